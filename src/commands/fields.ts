@@ -1,0 +1,11 @@
+// Placeholder: registered so the program builds; implemented by its issue.
+import type { Command } from 'commander';
+
+export function register(program: Command): void {
+  program
+    .command('fields')
+    .description('not implemented yet')
+    .action(() => {
+      throw new Error('fields is not implemented yet');
+    });
+}

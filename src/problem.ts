@@ -1,0 +1,182 @@
+// Every failure, local or remote, becomes one Problem. Its code decides the retry, the exit
+// code (DESIGN.md table) and the "what to do next" hint, in this one place.
+import { catalogEntry } from './error-catalog.js';
+
+/** Where a problem came from: the service's own problem body, the transport, or the client. */
+export type ProblemSource = 'server' | 'network' | 'client';
+
+/** Client-side codes that are not in the service's catalog. */
+export type LocalCode =
+  | 'usage_error' // bad flags or arguments
+  | 'invalid_input' // unreadable or malformed input file
+  | 'invalid_domain' // a value that is not a domain
+  | 'config_error' // missing base URL, bad config file, unsafe permissions
+  | 'insecure_http' // a key would go over plain http to a non-loopback host
+  | 'unexpected_response' // a body that is not what the contract says (HTML, truncated, not JSON)
+  | 'network_error' // connection refused, reset, DNS
+  | 'timeout' // no headers or body progress within --timeout, or the call deadline passed
+  | 'retry_after_too_long' // Retry-After asks for more than we are willing to sleep
+  | 'redirect_refused' // a redirect we will not follow with the key
+  | 'budget_exhausted' // the --budget of a batch is reached
+  | 'too_many_failures' // a batch stopped after a long run of consecutive failures
+  | 'interrupted' // SIGINT / SIGTERM
+  | 'internal_bug'; // anything we did not foresee
+
+export interface ProblemInit {
+  code: string;
+  status?: number;
+  title?: string;
+  detail?: string;
+  retryable?: boolean;
+  source?: ProblemSource;
+  /** Seconds the server asked us to wait (Retry-After), when it said so. */
+  retryAfterSeconds?: number;
+  /** Extra sentence appended to the hint (for example the command that resumes a batch). */
+  hint?: string;
+  cause?: unknown;
+}
+
+export class Problem extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string;
+  readonly retryable: boolean;
+  readonly source: ProblemSource;
+  readonly retryAfterSeconds?: number;
+  readonly extraHint?: string;
+
+  constructor(init: ProblemInit) {
+    const entry = catalogEntry(init.code);
+    const title = init.title ?? entry?.title ?? init.code.replaceAll('_', ' ');
+    super(init.detail ? `${title}: ${init.detail}` : title, init.cause ? { cause: init.cause } : undefined);
+    this.name = 'Problem';
+    this.code = init.code;
+    this.status = init.status ?? entry?.http_status ?? 0;
+    this.title = title;
+    this.detail = init.detail ?? entry?.detail ?? '';
+    this.retryable = init.retryable ?? entry?.retryable ?? false;
+    this.source = init.source ?? (entry ? 'server' : 'client');
+    this.retryAfterSeconds = init.retryAfterSeconds;
+    this.extraHint = init.hint;
+  }
+
+  get exitCode(): number {
+    return exitCodeFor(this);
+  }
+
+  get hint(): string {
+    const base = hintFor(this);
+    return this.extraHint ? `${base} ${this.extraHint}`.trim() : base;
+  }
+
+  /** The machine-readable form written to stderr with -o json / ndjson. */
+  toJSON(): Record<string, unknown> {
+    return {
+      code: this.code,
+      status: this.status,
+      title: this.title,
+      detail: this.detail,
+      retryable: this.retryable,
+      hint: this.hint,
+    };
+  }
+}
+
+export function isProblem(value: unknown): value is Problem {
+  return value instanceof Problem;
+}
+
+export function usageError(detail: string, hint?: string): Problem {
+  return new Problem({ code: 'usage_error', title: 'Usage error', detail, hint, source: 'client' });
+}
+
+const KEY_CODES = new Set(['invalid_api_key', 'api_key_restricted', 'upgrade_required']);
+const CREDIT_CODES = new Set(['insufficient_credits', 'max_credits_exceeded', 'budget_exhausted']);
+const INPUT_CODES = new Set([
+  'usage_error',
+  'invalid_input',
+  'invalid_domain',
+  'config_error',
+  'insecure_http',
+  'redirect_refused',
+]);
+const UNAVAILABLE_CODES = new Set([
+  'unexpected_response',
+  'network_error',
+  'timeout',
+  'retry_after_too_long',
+  'too_many_failures',
+]);
+
+/** The exit code table of DESIGN.md. */
+export function exitCodeFor(p: Pick<Problem, 'code' | 'status'>): number {
+  if (p.code === 'interrupted') return 130;
+  if (KEY_CODES.has(p.code)) return 3;
+  if (CREDIT_CODES.has(p.code)) return 4;
+  if (INPUT_CODES.has(p.code)) return 2;
+  if (UNAVAILABLE_CODES.has(p.code)) return 5;
+  if (p.status === 401 || p.status === 403) return 3;
+  if (p.status === 429 || p.status >= 500) return 5;
+  if (p.status === 400 || p.status === 413 || p.status === 415 || p.status === 422) return 2;
+  return 1;
+}
+
+const HINTS: Record<string, string> = {
+  invalid_api_key:
+    'Replace the key: set COMPANY_DATA_API_KEY, pass --api-key-file, or run `company-data config set-key`.',
+  api_key_restricted:
+    'Use a key that is permitted for this action (check `company-data me` for its capabilities).',
+  upgrade_required: 'Choose fields available on your plan (see `company-data fields`) or upgrade the plan.',
+  insufficient_credits:
+    'Top up the balance or use a key with enough credits; `company-data me` shows the balance.',
+  max_credits_exceeded:
+    'Raise --max-credits or select fewer products (see `company-data products` for costs).',
+  invalid_filter: 'Check filter names and values with `company-data fields`.',
+  invalid_field: 'Check field names with `company-data fields`.',
+  invalid_product: 'Check product ids with `company-data products`.',
+  field_not_in_product:
+    'Add the product that owns the field to --products, or drop the field from --include.',
+  product_without_visible_fields:
+    'Include at least one field of every selected product, or select fewer products.',
+  field_not_available_for_capability:
+    'That field is only available from enrichment: use `company-data enrich --products <its product>`.',
+  invalid_exclude_domains: 'Exclusions must be at most 20,000 domains or http(s) URLs.',
+  request_too_large: 'Send fewer exclusions (the body must stay under 5 MB).',
+  unsupported_media_type: 'This is a client bug; please report it.',
+  search_limit_exceeded:
+    'Narrow the search: use fewer query terms, fewer filter values, or a smaller --limit, then try again.',
+  search_contract_error: 'Do not retry unchanged; simplify the query or filters and try again.',
+  rate_limited: 'Wait for the Retry-After period, then try again (lower --concurrency for batches).',
+  budget_exhausted: 'Raise --budget and re-run the same command; journalled results are reused at no cost.',
+  interrupted: 'Re-run the same command to resume.',
+  config_error: 'Run `company-data config show` to see which settings are in effect.',
+  insecure_http:
+    'Use https://, or pass --allow-insecure-http if you really mean to send the key in clear text.',
+  redirect_refused: 'Point --base-url at the final address of the service.',
+  too_many_failures: 'The service looks unavailable; re-run the same command later to resume.',
+  internal_bug: 'This is a bug in company-data; re-run with --verbose and report the output.',
+};
+
+/** One sentence of what to do next, from the spec's handling-by-status rules. */
+export function hintFor(p: Pick<Problem, 'code' | 'status' | 'retryAfterSeconds'>): string {
+  if (p.code === 'retry_after_too_long' && p.retryAfterSeconds !== undefined) {
+    const when = new Date(Date.now() + p.retryAfterSeconds * 1000).toISOString();
+    return `The service asked to wait ${p.retryAfterSeconds}s; try again after ${when}.`;
+  }
+  const known = HINTS[p.code];
+  if (known) return known;
+  if (p.status === 400 || p.status === 413 || p.status === 415 || p.status === 422)
+    return 'Do not retry unchanged; fix the request first.';
+  if (p.status === 401) return HINTS.invalid_api_key;
+  if (p.status === 403) return 'Use a key with access, or a plan with the field or the balance.';
+  if (p.status === 429) return HINTS.rate_limited;
+  if (
+    p.status >= 500 ||
+    p.code === 'network_error' ||
+    p.code === 'timeout' ||
+    p.code === 'unexpected_response'
+  )
+    return 'The service is temporarily unavailable; try again later (retries are automatic, see --retries).';
+  return '';
+}

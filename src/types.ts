@@ -1,0 +1,117 @@
+// Shared interfaces between the layers (DESIGN.md: command -> api -> http -> api adapter -> output).
+// Implementations: src/io.ts (IO), src/config.ts (Config), src/http/client.ts (Client).
+import type { Readable, Writable } from 'node:stream';
+
+export type Format = 'table' | 'json' | 'ndjson' | 'csv';
+export type AuthHeader = 'bearer' | 'x-api-key';
+
+/** A progress indicator on stderr; a no-op object when stderr is not a TTY or --quiet is on. */
+export interface Spinner {
+  update(text: string): void;
+  /** Stops and clears the spinner line. */
+  stop(): void;
+}
+
+/** The one object that touches the process's streams (gh's iostreams). */
+export interface IO {
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly isStdinTTY: boolean;
+  readonly isStdoutTTY: boolean;
+  readonly isStderrTTY: boolean;
+  /** Colour on stdout/stderr: TTY, no NO_COLOR, no --no-color. */
+  readonly color: boolean;
+  /** Terminal width for tables and bars (80 when unknown). */
+  readonly columns: number;
+  /** Whether the terminal can show Unicode block characters (from LANG/LC_ALL/LC_CTYPE). */
+  readonly unicode: boolean;
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+  /** Raw data to stdout. */
+  out(text: string): void;
+  /** A line of talk to stderr (newline added), shown unless --quiet. */
+  info(message: string): void;
+  /** A warning line to stderr, shown even with --quiet. */
+  warn(message: string): void;
+  /** An error line to stderr, always shown. */
+  error(message: string): void;
+  /** A line to stderr only with --verbose. */
+  debug(message: string): void;
+  /** Starts a spinner on stderr (TTY only, not --quiet); otherwise returns a no-op spinner. */
+  spinner(text: string): Spinner;
+}
+
+export type SettingSource = 'flag' | 'environment' | 'config file' | 'default' | 'sandbox';
+
+export interface Setting<T> {
+  value: T;
+  source: SettingSource;
+}
+
+/** Settings after precedence: flags > environment > config file > defaults. */
+export interface Config {
+  baseUrl?: Setting<string>;
+  /** The key itself; never printed. */
+  apiKey?: Setting<string>;
+  authHeader: Setting<AuthHeader>;
+  format: Setting<Format>;
+  /** Per-attempt idle timeout for headers and body, in ms. */
+  timeoutMs: Setting<number>;
+  retries: Setting<number>;
+  allowInsecureHttp: boolean;
+  csvRaw: boolean;
+  /** Path of the config file (whether or not it exists). */
+  configPath: string;
+  /** Directory for cached catalogs. */
+  cacheDir: string;
+}
+
+export interface Credits {
+  /** Credits charged by the last response, when the server said so. */
+  charged?: number;
+  /** Balance left after the last response, when the server said so. */
+  remaining?: number;
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RequestOptions {
+  method: HttpMethod;
+  /** Path relative to the base URL, starting with /api/. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  /** JSON body; sent with Content-Type: application/json. */
+  body?: unknown;
+  /** false for the public endpoints: the key is never sent to them. */
+  auth: boolean;
+  /** Extra headers (sandbox fault switches in tests, for example). */
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Called before a retry of this problem (catalog_refresh_in_progress refreshes caches). */
+  onRetry?: (problem: import('./problem.js').Problem, attempt: number) => void | Promise<void>;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  data: T;
+  headers: Record<string, string>;
+  credits: Credits;
+  /** Number of attempts this call took (1 = no retry). */
+  attempts: number;
+}
+
+export interface Client {
+  /** Sends one call with retries; resolves with the parsed JSON body or throws a Problem. */
+  request<T = unknown>(options: RequestOptions): Promise<ApiResponse<T>>;
+  /** Credits of the most recent authenticated response. */
+  readonly lastCredits: Credits;
+  close(): Promise<void>;
+}
+
+/** What every command receives (gh's cmdutil.Factory). The client is created on first use. */
+export interface Context {
+  io: IO;
+  config: Config;
+  readonly client: Client;
+}
