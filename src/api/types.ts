@@ -1,0 +1,56 @@
+// One type per wire shape of docs/contract.md. Adapters (src/api/*.ts) turn whatever the server
+// sends into these, tolerating other plausible envelopes.
+
+export interface Product {
+  id: string;
+  description: string;
+  fields: string[];
+  bundles: string[];
+  credit_units: number;
+  default: boolean;
+  add_on: boolean;
+}
+
+export interface FieldFilter {
+  name: string;
+  value_source: 'enum' | 'free' | string;
+  values?: string[];
+}
+
+export interface FieldEntry {
+  name: string;
+  product: string;
+  type: string;
+  description: string;
+  filter: FieldFilter | null;
+  facet: boolean;
+  billing: { product: string; credit_units: number; charged?: string };
+  capabilities: string[];
+  plans: string[];
+}
+
+export interface ErrorsCatalog {
+  contract_version: string;
+  content_type: string;
+  errors: import('../error-catalog.js').ErrorCatalogEntry[];
+}
+
+export interface Account {
+  plan: string;
+  balance: number;
+  key_name?: string;
+  capabilities: string[];
+  [member: string]: unknown;
+}
+
+/** A domain lookup: `found` plus the record's fields at the top level. */
+export interface DomainResult {
+  found: boolean;
+  domain: string;
+  /** The record's fields (everything except found/domain/code/credits). */
+  record: Record<string, unknown>;
+  /** Credits charged, from the body or the headers. */
+  charged?: number;
+  /** Per-product charges when the server says. */
+  productCharges?: Record<string, number>;
+}
