@@ -31,7 +31,7 @@ function visibleLength(text: string): number {
   return [...text].length;
 }
 
-function fit(text: string, width: number, unicode: boolean): string {
+function padOrTruncate(text: string, width: number, unicode: boolean): string {
   const chars = [...text];
   if (chars.length <= width) return text + ' '.repeat(width - chars.length);
   if (width <= 0) return '';
@@ -84,7 +84,7 @@ export function renderBars(buckets: readonly BarBucket[], options: BarOptions): 
   const maxShare = Math.max(...buckets.map((b) => (Number.isFinite(b.share) ? b.share : 0)));
 
   return buckets.map((bucket, i) => {
-    const head = `${fit(labels[i], labelWidth, options.unicode)}${GAP}${counts[i].padStart(countWidth)}${GAP}${shares[i].padStart(shareWidth)}`;
+    const head = `${padOrTruncate(labels[i], labelWidth, options.unicode)}${GAP}${counts[i].padStart(countWidth)}${GAP}${shares[i].padStart(shareWidth)}`;
     const bar = barWidth > 0 ? drawBar(bucket.share, maxShare, barWidth, options.unicode) : '';
     const line = bar ? `${head}${GAP}${options.color ? `${CYAN}${bar}${RESET}` : bar}` : head;
     // Extremely narrow terminals: cut rather than wrap, so the picture keeps its rows.
