@@ -90,6 +90,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Called before a retry of this problem (catalog_refresh_in_progress refreshes caches). */
   onRetry?: (problem: import('./problem.js').Problem, attempt: number) => void | Promise<void>;
+  /** false: no spinner for this call (a batch draws its own progress). */
+  spinner?: false;
 }
 
 export interface ApiResponse<T = unknown> {
