@@ -1,0 +1,66 @@
+// The --budget of a batch: a credit cap that holds under any concurrency.
+//
+// Every request first reserves its worst-case cost; the reservation is replaced by the actual
+// charge when the answer arrives. Reserving and settling are synchronous, so two workers can never
+// both see room for one last request: JavaScript runs one of them to completion first.
+
+export interface Reservation {
+  readonly amount: number;
+  /** Set once settled, so a double settle (a bug) cannot release credits twice. */
+  settled: boolean;
+}
+
+export interface Budget {
+  /** The cap, or undefined when the run has none (reservations then always succeed). */
+  readonly limit: number | undefined;
+  /** Credits actually charged so far by this run. */
+  readonly spent: number;
+  /** Credits held by requests in flight. */
+  readonly reserved: number;
+  /**
+   * Reserves `amount` when spent + reserved + amount stays within the limit; otherwise null and
+   * nothing changes. Never awaits.
+   */
+  tryReserve(amount: number): Reservation | null;
+  /** Replaces the reservation by what the request really cost (0 for errors and not-found). */
+  settle(reservation: Reservation, charged: number): void;
+  /**
+   * True when no request of `amount` can ever fit again: even with nothing in flight the cap
+   * would be passed. While requests are in flight a refused reservation may still fit later,
+   * because most answers cost less than their worst case.
+   */
+  isExhaustedFor(amount: number): boolean;
+}
+
+export function createBudget(limit?: number): Budget {
+  if (limit !== undefined && (!Number.isFinite(limit) || limit < 0)) {
+    throw new RangeError(`budget must be a non-negative number, got ${limit}`);
+  }
+  let spent = 0;
+  let reserved = 0;
+  return {
+    limit,
+    get spent() {
+      return spent;
+    },
+    get reserved() {
+      return reserved;
+    },
+    tryReserve(amount) {
+      if (limit !== undefined && spent + reserved + amount > limit) return null;
+      reserved += amount;
+      return { amount, settled: false };
+    },
+    settle(reservation, charged) {
+      if (reservation.settled) return;
+      reservation.settled = true;
+      reserved -= reservation.amount;
+      // A server charging more than the worst case is recorded honestly; the cap then stops
+      // further requests through tryReserve.
+      spent += Math.max(0, charged);
+    },
+    isExhaustedFor(amount) {
+      return limit !== undefined && spent + amount > limit;
+    },
+  };
+}

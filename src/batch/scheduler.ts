@@ -1,0 +1,171 @@
+// How many enrichment requests are in flight, and when the next one may start.
+//
+// A FIFO gate with a limit that adapts to the service: a 429 halves the limit (never below 1) and
+// pauses every worker for the Retry-After period, so a rate-limited key settles into the rate it is
+// allowed instead of producing a storm of 429s; after `growAfter` consecutive successes the limit
+// grows back by one, up to the configured concurrency. It also counts consecutive failures, which
+// the run uses to stop burning through a file while the service is down.
+
+export type Outcome = 'success' | 'failure';
+
+export interface Slot {
+  released: boolean;
+}
+
+export interface SchedulerOptions {
+  /** The configured --concurrency: the starting and the highest limit. */
+  concurrency: number;
+  /** Consecutive successes before the limit grows by one (default 50). */
+  growAfter?: number;
+  now?: () => number;
+  setTimer?: (fn: () => void, ms: number) => { unref?(): void };
+}
+
+export interface Scheduler {
+  readonly limit: number;
+  readonly inFlight: number;
+  /** Waiting acquirers. */
+  readonly waiting: number;
+  /** Epoch ms until which no request may start (0 when not paused). */
+  readonly pausedUntil: number;
+  readonly consecutiveFailures: number;
+  /** Times the limit was cut because of a 429. */
+  readonly rateLimitCuts: number;
+  /** A slot once one is free and no pause is on; null once the scheduler is stopped. */
+  acquire(): Promise<Slot | null>;
+  release(slot: Slot, outcome: Outcome): void;
+  /** A 429 was seen: cut the limit (once per pause) and pause every worker. */
+  rateLimited(retryAfterSeconds: number | undefined): void;
+  /** No new slots: every waiter gets null now, later acquirers too. In-flight work finishes. */
+  stop(): void;
+  readonly stopped: boolean;
+  /** Resolves when nothing is in flight. */
+  idle(): Promise<void>;
+}
+
+export const DEFAULT_GROW_AFTER = 50;
+
+export function createScheduler(options: SchedulerOptions): Scheduler {
+  const max = Math.max(1, Math.floor(options.concurrency));
+  const growAfter = options.growAfter ?? DEFAULT_GROW_AFTER;
+  const now = options.now ?? Date.now;
+  const setTimer = options.setTimer ?? ((fn: () => void, ms: number) => setTimeout(fn, ms));
+
+  let limit = max;
+  let inFlight = 0;
+  let pausedUntil = 0;
+  let successes = 0;
+  let failures = 0;
+  let cuts = 0;
+  let stopped = false;
+  let timerArmed = false;
+  const queue: Array<(slot: Slot | null) => void> = [];
+  let idleWaiters: Array<() => void> = [];
+
+  const armTimer = () => {
+    if (timerArmed) return;
+    timerArmed = true;
+    const timer = setTimer(
+      () => {
+        timerArmed = false;
+        pump();
+      },
+      Math.max(0, pausedUntil - now()),
+    );
+    // A pause must not keep a finished process alive, nor end a busy one early: the run awaits
+    // its own work, so an unref'd timer is enough.
+    timer.unref?.();
+  };
+
+  const pump = () => {
+    if (stopped) {
+      for (const wake of queue.splice(0)) wake(null);
+      return;
+    }
+    if (queue.length > 0 && now() < pausedUntil) {
+      armTimer();
+      return;
+    }
+    while (queue.length > 0 && inFlight < limit) {
+      inFlight++;
+      queue.shift()!({ released: false });
+    }
+  };
+
+  const notifyIdle = () => {
+    if (inFlight !== 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const wake of waiters) wake();
+  };
+
+  return {
+    get limit() {
+      return limit;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    get waiting() {
+      return queue.length;
+    },
+    get pausedUntil() {
+      return pausedUntil > now() ? pausedUntil : 0;
+    },
+    get consecutiveFailures() {
+      return failures;
+    },
+    get rateLimitCuts() {
+      return cuts;
+    },
+    get stopped() {
+      return stopped;
+    },
+    acquire() {
+      if (stopped) return Promise.resolve(null);
+      return new Promise<Slot | null>((resolve) => {
+        queue.push(resolve);
+        pump();
+      });
+    },
+    release(slot, outcome) {
+      if (slot.released) return;
+      slot.released = true;
+      inFlight--;
+      if (outcome === 'success') {
+        failures = 0;
+        successes++;
+        if (successes >= growAfter && limit < max) {
+          limit++;
+          successes = 0;
+        }
+      } else {
+        failures++;
+        successes = 0;
+      }
+      pump();
+      notifyIdle();
+    },
+    rateLimited(retryAfterSeconds) {
+      const at = now();
+      successes = 0;
+      // Several workers see the same 429 window at once; one cut per pause is the signal, the
+      // rest are echoes of it.
+      if (at >= pausedUntil) {
+        limit = Math.max(1, Math.floor(limit / 2));
+        cuts++;
+      }
+      const seconds = retryAfterSeconds !== undefined && retryAfterSeconds > 0 ? retryAfterSeconds : 1;
+      pausedUntil = Math.max(pausedUntil, at + seconds * 1000);
+      if (queue.length > 0) armTimer();
+    },
+    stop() {
+      stopped = true;
+      pump();
+    },
+    idle() {
+      if (inFlight === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => idleWaiters.push(resolve));
+    },
+  };
+}
