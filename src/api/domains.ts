@@ -1,0 +1,131 @@
+// GET /api/domains/{domain}: the typed call and the adapter that reads its answer.
+//
+// docs/contract.md puts the record's fields at the top level next to `found`; the adapter also
+// accepts a record nested under `record`, `data` or `company`, and charges under `credits`, a
+// flat `credits_charged`, or only in the headers. A body it cannot read is an
+// `unexpected_response` problem, never a crash.
+
+import { oneLine } from '../output/sanitize.js';
+import { Problem } from '../problem.js';
+import type { Client, Credits, RequestOptions } from '../types.js';
+import type { DomainResult } from './types.js';
+
+export interface EnrichQuery {
+  products?: readonly string[];
+  include?: readonly string[];
+  maxCredits?: number;
+}
+
+export interface EnrichCallOptions {
+  onRetry?: RequestOptions['onRetry'];
+  /** false in batches, which draw their own progress. */
+  spinner?: false;
+  signal?: AbortSignal;
+}
+
+export interface EnrichResponse {
+  result: DomainResult;
+  /** Charged and remaining from the headers of this response. */
+  credits: Credits;
+  attempts: number;
+}
+
+/** Envelope members that are about the lookup, not fields of the record. */
+const META = new Set(['found', 'domain', 'code', 'credits', 'credits_charged', 'record', 'data', 'company']);
+const NESTED = ['record', 'data', 'company'] as const;
+
+export async function enrichDomain(
+  ctx: { client: Client },
+  domain: string,
+  query: EnrichQuery = {},
+  options: EnrichCallOptions = {},
+): Promise<EnrichResponse> {
+  const request: RequestOptions = {
+    method: 'GET',
+    path: `/api/domains/${encodeURIComponent(domain)}`,
+    query: {
+      products: query.products?.length ? query.products.join(',') : undefined,
+      include: query.include?.length ? query.include.join(',') : undefined,
+      max_credits: query.maxCredits,
+    },
+    auth: true,
+    onRetry: options.onRetry,
+    signal: options.signal,
+  };
+  if (options.spinner === false) request.spinner = false;
+  const response = await ctx.client.request<unknown>(request);
+  return {
+    result: adaptDomainResult(response.data, domain, response.credits),
+    credits: response.credits,
+    attempts: response.attempts,
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function finiteNumber(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
+  return undefined;
+}
+
+function unreadable(detail: string): Problem {
+  return new Problem({
+    code: 'unexpected_response',
+    title: 'Unexpected response',
+    detail: `GET /api/domains: ${detail}`,
+    source: 'server',
+    retryable: false,
+  });
+}
+
+/** Reads a domain lookup body into a DomainResult; `requested` fills in a missing `domain`. */
+export function adaptDomainResult(
+  body: unknown,
+  requested: string,
+  headerCredits: Credits = {},
+): DomainResult {
+  if (!isObject(body)) throw unreadable('the body is not a JSON object');
+  const nestedKey = NESTED.find((key) => isObject(body[key]));
+  const nested = nestedKey ? (body[nestedKey] as Record<string, unknown>) : undefined;
+
+  let found: boolean;
+  if (typeof body.found === 'boolean') found = body.found;
+  else if (body.code === 'domain_not_found') found = false;
+  else if (nested) found = true;
+  else throw unreadable('the body says neither `found` nor `code`');
+
+  const record: Record<string, unknown> = {};
+  if (found) {
+    const source = nested ?? body;
+    for (const [key, value] of Object.entries(source)) {
+      if (source === body ? META.has(key) : key === 'found' || key === 'domain') continue;
+      record[key] = value;
+    }
+  }
+
+  const domainValue = body.domain ?? nested?.domain;
+  const domain = typeof domainValue === 'string' && domainValue !== '' ? oneLine(domainValue) : requested;
+
+  const credits = isObject(body.credits) ? body.credits : undefined;
+  const charged =
+    finiteNumber(credits?.charged) ??
+    finiteNumber(body.credits_charged) ??
+    finiteNumber(body.credits) ??
+    headerCredits.charged;
+  let productCharges: Record<string, number> | undefined;
+  if (isObject(credits?.products)) {
+    productCharges = {};
+    for (const [product, value] of Object.entries(credits.products)) {
+      const n = finiteNumber(value);
+      if (n !== undefined) productCharges[product] = n;
+    }
+  }
+
+  const result: DomainResult = { found, domain, record };
+  if (charged !== undefined) result.charged = charged;
+  if (productCharges) result.productCharges = productCharges;
+  return result;
+}
