@@ -1,0 +1,81 @@
+// Where a call goes and whether the key may go with it. Every check here runs before any DNS
+// lookup or connection, so a refused call sends nothing at all.
+import { Problem } from '../problem.js';
+import type { Config, RequestOptions } from '../types.js';
+
+/** 127.0.0.0/8, ::1 and localhost: traffic that never leaves the machine. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
+  if (/^::ffff:127\.\d+\.\d+\.\d+$/.test(host)) return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+function configProblem(detail: string): Problem {
+  return new Problem({ code: 'config_error', title: 'Configuration error', detail, source: 'client' });
+}
+
+/** The parsed base URL, or a config_error that says how to set one. */
+export function resolveBaseUrl(config: Config, redact: (text: string) => string = (t) => t): URL {
+  const raw = config.baseUrl?.value?.trim();
+  if (!raw)
+    throw configProblem(
+      'No service URL is configured: set --base-url or COMPANY_DATA_BASE_URL, or use --sandbox.',
+    );
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw configProblem(
+      redact(`The base URL "${raw.slice(0, 200)}" is not a URL (expected https://host[/path]).`),
+    );
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw configProblem(`The base URL must start with https:// or http://, not ${url.protocol}//.`);
+  if (url.username || url.password)
+    throw configProblem('The base URL must not contain a user name or password.');
+  return url;
+}
+
+/** Joins the base URL (which may carry a path prefix) with an /api/ path and the query. */
+export function buildUrl(base: URL, path: string, query?: RequestOptions['query']): URL {
+  const url = new URL(base.toString());
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+  url.search = '';
+  url.hash = '';
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined) continue;
+    url.searchParams.append(name, String(value));
+  }
+  return url;
+}
+
+/**
+ * For an authenticated call: the key to send, or the problem that stops the call. The key
+ * never travels in clear text to another machine unless the user explicitly allowed it.
+ */
+export function keyFor(config: Config, url: URL): string {
+  const key = config.apiKey?.value;
+  if (!key)
+    throw new Problem({
+      code: 'invalid_api_key',
+      status: 401,
+      title: 'No API key',
+      detail: 'No API key configured.',
+      source: 'client',
+    });
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !config.allowInsecureHttp)
+    throw new Problem({
+      code: 'insecure_http',
+      title: 'Insecure HTTP refused',
+      detail: `Refusing to send the API key over plain http:// to ${url.host}; nothing was sent.`,
+      source: 'client',
+    });
+  return key;
+}
+
+/** The headers that carry the key in the configured style. */
+export function authHeaders(config: Config, key: string): Record<string, string> {
+  return config.authHeader.value === 'x-api-key' ? { 'x-api-key': key } : { authorization: `Bearer ${key}` };
+}
