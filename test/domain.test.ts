@@ -1,0 +1,145 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { normaliseDomain } from '../src/domain.js';
+
+// Lower-case ASCII labels, no leading/trailing hyphen, alphabetic or punycode TLD, <= 253 chars.
+const STRICT_DOMAIN =
+  /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
+
+describe('normaliseDomain: accepted forms', () => {
+  it.each([
+    ['example.com', 'example.com'],
+    ['https://www.Example.com/path?q', 'example.com'],
+    ['HTTP://shop.example.co.uk:8080/', 'shop.example.co.uk'],
+    ['https://www.Acme-Shoes.com/about', 'acme-shoes.com'],
+    ['  acme.com  ', 'acme.com'],
+    ['"acme.com"', 'acme.com'],
+    [` "'acme.com'" `, 'acme.com'],
+    ['<https://acme.com>', 'acme.com'],
+    ['\u200bacme.com\u00a0', 'acme.com'],
+    ['acme.com.', 'acme.com'],
+    ['ACME.COM', 'acme.com'],
+    ['acme.com:8080', 'acme.com'],
+    ['acme.com/path#frag', 'acme.com'],
+    ['acme.com?utm=1', 'acme.com'],
+    ['//acme.com/x', 'acme.com'],
+    ['https://user:secret@acme.com/', 'acme.com'],
+    ['www.www.acme.com', 'acme.com'],
+    ['www2.acme.com', 'www2.acme.com'],
+    ['shop.acme.com', 'shop.acme.com'],
+    ['www.com', 'www.com'],
+    ['Bücher.de', 'xn--bcher-kva.de'],
+    ['https://www.Bücher.de/', 'xn--bcher-kva.de'],
+    ['xn--bcher-kva.de', 'xn--bcher-kva.de'],
+    ['ａｃｍｅ．ｃｏｍ', 'acme.com'],
+    ['no-such-company.example', 'no-such-company.example'],
+    ['initech.co.uk', 'initech.co.uk'],
+  ])('%j -> %s', (input, expected) => {
+    expect(normaliseDomain(input)).toEqual({ ok: true, domain: expected });
+  });
+});
+
+describe('normaliseDomain: rejected forms', () => {
+  it.each([
+    ['', 'is empty'],
+    ['   ', 'is empty'],
+    ['""', 'is empty'],
+    ['acme shoes.com', 'contains spaces'],
+    ['jo@acme.com', 'looks like an e-mail address'],
+    ['mailto:jo@acme.com', 'looks like an e-mail address'],
+    ['MAILTO:jo@acme.com', 'looks like an e-mail address'],
+    ['ftp://acme.com', 'not a domain or an http(s) URL (scheme "ftp:")'],
+    ['javascript:alert(1)', 'not a domain or an http(s) URL (scheme "javascript:")'],
+    ['1.2.3.4', 'is an IP address, not a domain'],
+    ['http://10.0.0.1:8080/', 'is an IP address, not a domain'],
+    ['0x7f.1', 'is an IP address, not a domain'],
+    ['[::1]', 'is an IP address, not a domain'],
+    ['https://[2001:db8::1]/', 'is an IP address, not a domain'],
+    ['localhost', 'is a single name, not a domain (no public suffix)'],
+    ['localhost:3000', 'is a single name, not a domain (no public suffix)'],
+    ['acme', 'is a single name, not a domain (no public suffix)'],
+    ['co.uk', 'is a public suffix, not a company domain'],
+    ['https://', 'has no host name'],
+    ['a_b.acme.com', 'contains characters a domain cannot have'],
+    ['-acme.com', 'contains characters a domain cannot have'],
+    ['acme..com', 'contains characters a domain cannot have'],
+    ['acme.c0m', 'does not end in a valid top-level domain'],
+    [`${'a'.repeat(64)}.com`, 'has a label longer than 63 characters'],
+    [`${'abcdefghi.'.repeat(26)}com`, 'is longer than 253 characters'],
+  ])('%j: %s', (input, reason) => {
+    expect(normaliseDomain(input)).toEqual({ ok: false, reason });
+  });
+});
+
+const anyInput = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'grapheme' }),
+  fc.domain(),
+  fc.webUrl(),
+  fc.domain().map((d) => d.toUpperCase()),
+  fc
+    .constantFrom('www.', 'WWW.', 'https://www.', 'http://', '"', ' ')
+    .chain((prefix) => fc.domain().map((d) => prefix + d)),
+);
+
+describe('normaliseDomain: properties', () => {
+  it('is idempotent', () => {
+    fc.assert(
+      fc.property(anyInput, (input) => {
+        const first = normaliseDomain(input);
+        if (!first.ok) return;
+        expect(normaliseDomain(first.domain)).toEqual(first);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('never yields an invalid domain', () => {
+    fc.assert(
+      fc.property(anyInput, (input) => {
+        const result = normaliseDomain(input);
+        if (result.ok) expect(result.domain).toMatch(STRICT_DOMAIN);
+        else expect(result.reason.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('accepts the domains fast-check considers valid, unless they are a public suffix', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(fc.domain(), (domain) => {
+        const result = normaliseDomain(domain);
+        if (result.ok) accepted += 1;
+        else expect(result.reason).toMatch(/public suffix|top-level|not a valid domain|characters/);
+      }),
+      { numRuns: 500 },
+    );
+    // fc.domain() may produce odd TLDs or punycode; most of its output must still pass.
+    expect(accepted).toBeGreaterThan(250);
+  });
+
+  it('reduces every URL form of a domain to the domain', () => {
+    const urlForm = fc.record({
+      scheme: fc.constantFrom('', 'http://', 'https://', 'HTTPS://', '//'),
+      www: fc.boolean(),
+      upper: fc.boolean(),
+      port: fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }),
+      path: fc.constantFrom('', '/', '/about', '/a/b?x=1&y=2', '?q', '#top', '/p?q=a@b.c'),
+      trailingDot: fc.boolean(),
+      wrap: fc.constantFrom('', ' ', '"', "'", '\t'),
+    });
+    fc.assert(
+      fc.property(fc.domain(), urlForm, (domain, form) => {
+        const expected = normaliseDomain(domain);
+        if (!expected.ok) return;
+        let host = (form.www ? 'www.' : '') + domain + (form.trailingDot ? '.' : '');
+        if (form.upper) host = host.toUpperCase();
+        const port = form.port === undefined ? '' : `:${form.port}`;
+        const input = `${form.wrap}${form.scheme}${host}${port}${form.path}${form.wrap}`;
+        expect(normaliseDomain(input)).toEqual(expected);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
