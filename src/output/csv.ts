@@ -1,0 +1,26 @@
+// CSV for spreadsheets and scripts: a header row, then one line per record. Cells that a
+// spreadsheet would run as a formula are neutralised unless the user asked for raw output.
+import { stringify } from 'csv-stringify/sync';
+import { cellText } from './cell.js';
+import { neutraliseFormula } from './sanitize.js';
+
+export interface CsvOptions {
+  /** --csv-raw: keep cells exactly as the data has them (no formula neutralisation). */
+  raw: boolean;
+}
+
+export function csvCell(value: unknown, options: CsvOptions): string {
+  const text = cellText(value, 'csv');
+  return options.raw ? text : neutraliseFormula(text);
+}
+
+/** The header is written even with no records, so an empty result is still a valid CSV. */
+export function renderCsv(
+  columns: string[],
+  records: Record<string, unknown>[],
+  options: CsvOptions,
+): string {
+  const header = columns.map((c) => csvCell(c, options));
+  const lines = records.map((record) => columns.map((c) => csvCell(record[c], options)));
+  return stringify([header, ...lines], { record_delimiter: 'unix' });
+}
