@@ -1,8 +1,11 @@
-// Settings with precedence flags > environment > config file > defaults.
-// (Minimal version; the config issue completes file handling and `config` subcommands.)
+// Settings with precedence flags > environment > config file > defaults, each with its source,
+// so `config show` can say where a value came from and errors can name the culprit.
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
-import type { AuthHeader, Config, Format } from './types.js';
+import { dirname, join } from 'node:path';
+import { Problem } from './problem.js';
+import type { AuthHeader, Config, Format, Setting, SettingSource } from './types.js';
 
 /** Global flags as Commander parsed them. */
 export interface GlobalFlags {
@@ -20,9 +23,249 @@ export interface GlobalFlags {
   csvRaw?: boolean;
 }
 
+/** The config file's members (snake_case, as written by `config set-key` / `config set`). */
+export interface ConfigFile {
+  base_url?: string;
+  api_key?: string;
+  auth_header?: string;
+  format?: string;
+  timeout?: number | string;
+  retries?: number | string;
+  [member: string]: unknown;
+}
+
+export const FORMATS: readonly Format[] = ['table', 'json', 'ndjson', 'csv'];
+export const AUTH_HEADERS: readonly AuthHeader[] = ['bearer', 'x-api-key'];
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+export const DEFAULT_RETRIES = 3;
+export const MAX_RETRIES = 10;
+
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
   return join(base, 'company-data');
+}
+
+export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(configDir(env), 'config.json');
+}
+
+export function cacheDirFor(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'company-data');
+}
+
+/** Shows enough of a key to recognise it: `cd_s…9c2e`; short keys are fully hidden. */
+export function redactKey(key: string): string {
+  return key.length >= 12 ? `${key.slice(0, 4)}…${key.slice(-4)}` : '***';
+}
+
+/** Where a value came from, in words, for error messages. */
+export interface Origin {
+  source: SettingSource;
+  /** "--timeout", "COMPANY_DATA_TIMEOUT", "timeout in /path/config.json". */
+  label: string;
+}
+
+function invalid(origin: Origin, detail: string): Problem {
+  const where =
+    origin.source === 'flag'
+      ? origin.label
+      : origin.source === 'environment'
+        ? `${origin.label} (environment)`
+        : origin.label;
+  const code = origin.source === 'flag' ? 'usage_error' : 'config_error';
+  return new Problem({
+    code,
+    title: code === 'usage_error' ? 'Usage error' : 'Configuration error',
+    detail: `${where}: ${detail}`,
+    source: 'client',
+  });
+}
+
+export function parseFormat(raw: unknown, origin: Origin): Format {
+  if (typeof raw === 'string' && (FORMATS as readonly string[]).includes(raw)) return raw as Format;
+  throw invalid(origin, `format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(raw)}`);
+}
+
+export function parseAuthHeader(raw: unknown, origin: Origin): AuthHeader {
+  if (typeof raw === 'string' && (AUTH_HEADERS as readonly string[]).includes(raw)) return raw as AuthHeader;
+  throw invalid(origin, `auth header must be bearer or x-api-key, got ${JSON.stringify(raw)}`);
+}
+
+/** Seconds (fractions allowed, e.g. 0.5) -> milliseconds. */
+export function parseTimeoutMs(raw: unknown, origin: Origin): number {
+  const seconds =
+    typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN;
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw invalid(origin, `timeout must be a positive number of seconds, got ${JSON.stringify(raw)}`);
+  }
+  return Math.round(seconds * 1000);
+}
+
+export function parseRetries(raw: unknown, origin: Origin): number {
+  const n =
+    typeof raw === 'number'
+      ? raw
+      : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw)
+        ? Number(raw)
+        : Number.NaN;
+  if (!Number.isInteger(n) || n < 0 || n > MAX_RETRIES) {
+    throw invalid(
+      origin,
+      `retries must be a whole number from 0 to ${MAX_RETRIES}, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return n;
+}
+
+export function parseBaseUrl(raw: unknown, origin: Origin): string {
+  if (typeof raw === 'string') {
+    try {
+      const url = new URL(raw);
+      if (url.protocol === 'http:' || url.protocol === 'https:') return raw.replace(/\/+$/, '');
+    } catch {
+      // reported below
+    }
+  }
+  throw invalid(origin, `base URL must be an http:// or https:// URL, got ${JSON.stringify(raw)}`);
+}
+
+/**
+ * A secret readable by anyone but its owner is refused rather than used: the key may already
+ * have leaked, and silently using it would hide that. (POSIX only; Windows has no mode bits.)
+ */
+async function assertPrivate(path: string, what: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const info = await stat(path);
+  if ((info.mode & 0o077) !== 0) {
+    const mode = (info.mode & 0o777).toString(8).padStart(3, '0');
+    throw new Problem({
+      code: 'config_error',
+      title: 'Configuration error',
+      detail: `${what} ${path} is readable by other users (mode ${mode}); run: chmod 600 ${path}`,
+      source: 'client',
+    });
+  }
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+/** The config file, or undefined when there is none. */
+export async function readConfigFile(
+  path: string,
+  options: { checkPermissions?: boolean } = {},
+): Promise<ConfigFile | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw new Problem({
+      code: 'config_error',
+      title: 'Configuration error',
+      detail: `cannot read config file ${path}: ${(error as Error).message}`,
+      source: 'client',
+    });
+  }
+  if (options.checkPermissions !== false) await assertPrivate(path, 'config file');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new Problem({
+      code: 'config_error',
+      title: 'Configuration error',
+      detail: `config file ${path} is not a JSON object; fix it or remove it`,
+      source: 'client',
+    });
+  }
+  return parsed as ConfigFile;
+}
+
+/** Atomic: a temporary file in the same directory (mode 0600) renamed over the old one. */
+export async function writeConfigFile(path: string, data: ConfigFile): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const temp = join(dir, `.config.json.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await open(temp, 'wx', 0o600);
+  try {
+    await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`, 'utf8');
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+  await handle.close();
+  // The umask cannot widen 0600, but be explicit in case the file system ignored the open mode.
+  await chmod(temp, 0o600);
+  await rename(temp, path);
+}
+
+export async function readKeyFile(path: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new Problem({
+      code: 'config_error',
+      title: 'Configuration error',
+      detail: `cannot read key file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+      source: 'client',
+    });
+  }
+  await assertPrivate(path, 'key file');
+  const key = text.trim();
+  if (key === '') {
+    throw new Problem({
+      code: 'config_error',
+      title: 'Configuration error',
+      detail: `key file ${path} is empty`,
+      source: 'client',
+    });
+  }
+  return key;
+}
+
+/**
+ * Commander's `.env()` (cli.ts) fills a flag from its environment variable, so a flag value equal
+ * to the variable is reported as coming from the environment: the value is the same either way.
+ */
+function pick(
+  flag: string | undefined,
+  flagName: string,
+  env: NodeJS.ProcessEnv,
+  envName: string,
+  file: ConfigFile | undefined,
+  fileMember: keyof ConfigFile,
+  filePath: string,
+): { raw: unknown; origin: Origin } | undefined {
+  const fromEnv = env[envName];
+  if (flag !== undefined && flag !== fromEnv)
+    return { raw: flag, origin: { source: 'flag', label: flagName } };
+  if (fromEnv !== undefined && fromEnv !== '')
+    return { raw: fromEnv, origin: { source: 'environment', label: envName } };
+  const fromFile = file?.[fileMember];
+  if (fromFile !== undefined && fromFile !== null) {
+    return {
+      raw: fromFile,
+      origin: { source: 'config file', label: `${String(fileMember)} in ${filePath}` },
+    };
+  }
+  return undefined;
+}
+
+function setting<T>(
+  picked: { raw: unknown; origin: Origin } | undefined,
+  parse: (raw: unknown, o: Origin) => T,
+  fallback: T,
+): Setting<T> {
+  if (!picked) return { value: fallback, source: 'default' };
+  return { value: parse(picked.raw, picked.origin), source: picked.origin.source };
 }
 
 export async function resolveConfig(
@@ -30,28 +273,50 @@ export async function resolveConfig(
   env: NodeJS.ProcessEnv,
   stdoutIsTTY: boolean,
 ): Promise<Config> {
-  const dir = configDir(env);
-  const format = (flags.format ?? env.COMPANY_DATA_FORMAT ?? (stdoutIsTTY ? 'table' : 'json')) as Format;
+  const configPath = configFilePath(env);
+  const file = await readConfigFile(configPath);
+  const from = (flag: string | undefined, flagName: string, envName: string, member: keyof ConfigFile) =>
+    pick(flag, flagName, env, envName, file, member, configPath);
+
+  const baseUrlPick = from(flags.baseUrl, '--base-url', 'COMPANY_DATA_BASE_URL', 'base_url');
+  const baseUrl = baseUrlPick ? setting(baseUrlPick, parseBaseUrl, '') : undefined;
+
+  let apiKey: Setting<string> | undefined;
+  if (flags.apiKeyFile !== undefined) {
+    apiKey = { value: await readKeyFile(flags.apiKeyFile), source: 'flag' };
+  } else if (env.COMPANY_DATA_API_KEY?.trim()) {
+    apiKey = { value: env.COMPANY_DATA_API_KEY.trim(), source: 'environment' };
+  } else if (typeof file?.api_key === 'string' && file.api_key.trim() !== '') {
+    apiKey = { value: file.api_key.trim(), source: 'config file' };
+  }
+
+  const defaultFormat: Format = stdoutIsTTY ? 'table' : 'json';
   return {
-    baseUrl: flags.baseUrl
-      ? { value: flags.baseUrl, source: 'flag' }
-      : env.COMPANY_DATA_BASE_URL
-        ? { value: env.COMPANY_DATA_BASE_URL, source: 'environment' }
-        : undefined,
-    apiKey: env.COMPANY_DATA_API_KEY ? { value: env.COMPANY_DATA_API_KEY, source: 'environment' } : undefined,
-    authHeader: {
-      value: (flags.authHeader ?? env.COMPANY_DATA_AUTH_HEADER ?? 'bearer') as AuthHeader,
-      source: 'default',
-    },
-    format: { value: format, source: flags.format ? 'flag' : 'default' },
-    timeoutMs: {
-      value: flags.timeout ? Number(flags.timeout) * 1000 : 30_000,
-      source: flags.timeout ? 'flag' : 'default',
-    },
-    retries: { value: flags.retries ? Number(flags.retries) : 3, source: flags.retries ? 'flag' : 'default' },
+    baseUrl,
+    apiKey,
+    authHeader: setting(
+      from(flags.authHeader, '--auth-header', 'COMPANY_DATA_AUTH_HEADER', 'auth_header'),
+      parseAuthHeader,
+      'bearer',
+    ),
+    format: setting(
+      from(flags.format, '--format', 'COMPANY_DATA_FORMAT', 'format'),
+      parseFormat,
+      defaultFormat,
+    ),
+    timeoutMs: setting(
+      from(flags.timeout, '--timeout', 'COMPANY_DATA_TIMEOUT', 'timeout'),
+      parseTimeoutMs,
+      DEFAULT_TIMEOUT_SECONDS * 1000,
+    ),
+    retries: setting(
+      from(flags.retries, '--retries', 'COMPANY_DATA_RETRIES', 'retries'),
+      parseRetries,
+      DEFAULT_RETRIES,
+    ),
     allowInsecureHttp: Boolean(flags.allowInsecureHttp),
     csvRaw: Boolean(flags.csvRaw),
-    configPath: join(dir, 'config.json'),
-    cacheDir: join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'company-data'),
+    configPath,
+    cacheDir: cacheDirFor(env),
   };
 }
