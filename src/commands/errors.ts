@@ -1,11 +1,50 @@
-// Placeholder: registered so the program builds; implemented by its issue.
+// `company-data errors`: the problem codes the service can answer with, from its own catalog.
 import type { Command } from 'commander';
+import { withContext } from '../command-kit.js';
+import type { Context } from '../types.js';
 
 export function register(program: Command): void {
   program
     .command('errors')
-    .description('not implemented yet')
-    .action(() => {
-      throw new Error('errors is not implemented yet');
-    });
+    .description('List the problem codes of the service (public: no key needed)')
+    .addHelpText(
+      'after',
+      `
+Retryable problems are retried automatically (see --retries); the others need a change first.
+
+Examples:
+  $ company-data --sandbox errors
+  $ company-data --sandbox errors -o csv`,
+    )
+    .action(withContext(runErrors));
+}
+
+export async function runErrors(ctx: Context): Promise<number> {
+  const [{ loadErrors }, { formatOf, printJson, printList }, { oneLine }] = await Promise.all([
+    import('../api/catalogs.js'),
+    import('../output/format.js'),
+    import('../output/sanitize.js'),
+  ]);
+  const catalog = await loadErrors(ctx);
+  const rows = catalog.errors as unknown as Record<string, unknown>[];
+  switch (formatOf(ctx)) {
+    case 'json':
+      printJson(ctx, catalog);
+      return 0;
+    case 'ndjson':
+      printList(ctx, rows);
+      return 0;
+    case 'csv':
+      printList(ctx, rows, { columns: ['code', 'http_status', 'title', 'detail', 'retryable', 'charged'] });
+      return 0;
+    default: {
+      const version = oneLine(catalog.contract_version || 'unknown');
+      ctx.io.out(`Contract ${version} (${oneLine(catalog.content_type)})\n`);
+      printList(ctx, rows, {
+        columns: ['code', 'http_status', 'retryable', 'title'],
+        emptyMessage: 'The service publishes no problem codes.',
+      });
+      return 0;
+    }
+  }
 }

@@ -1,11 +1,84 @@
-// Placeholder: registered so the program builds; implemented by its issue.
+// `company-data fields`: every field, its product, whether and how it can filter a search,
+// whether it is a breakdown facet, what it costs, and where and on which plans it is available.
 import type { Command } from 'commander';
+import type { FieldEntry } from '../api/types.js';
+import { withContext } from '../command-kit.js';
+import type { Context } from '../types.js';
+
+interface FieldsOptions {
+  facets?: boolean;
+  filters?: boolean;
+  product?: string;
+}
 
 export function register(program: Command): void {
   program
     .command('fields')
-    .description('not implemented yet')
-    .action(() => {
-      throw new Error('fields is not implemented yet');
-    });
+    .description('List fields, search filters and breakdown facets (public: no key needed)')
+    .option('--facets', 'only the fields accepted by `breakdown`')
+    .option('--filters', 'only the fields usable as search filters')
+    .option('--product <id>', 'only the fields of this product')
+    .addHelpText(
+      'after',
+      `
+"values" says what a filter accepts: an enum (exact catalog values; -o json lists them) or
+free text. "facet" marks the fields that \`company-data breakdown\` accepts.
+
+Examples:
+  $ company-data --sandbox fields
+  $ company-data --sandbox fields --facets
+  $ company-data --sandbox fields --filters -o json`,
+    )
+    .action(withContext(runFields));
+}
+
+/** "enum (12 values)", "free", or null when the field cannot filter. */
+export function valueSource(field: FieldEntry): string | null {
+  if (!field.filter) return null;
+  if (field.filter.value_source === 'enum') {
+    const count = field.filter.values?.length ?? 0;
+    return `enum (${count} value${count === 1 ? '' : 's'})`;
+  }
+  return field.filter.value_source;
+}
+
+export function selectFields(fields: FieldEntry[], options: FieldsOptions): FieldEntry[] {
+  return fields.filter(
+    (f) =>
+      (!options.facets || f.facet) &&
+      (!options.filters || f.filter !== null) &&
+      (!options.product || f.product === options.product),
+  );
+}
+
+export async function runFields(ctx: Context, options: FieldsOptions): Promise<number> {
+  const [{ loadFields }, { isJsonFormat, printList }] = await Promise.all([
+    import('../api/catalogs.js'),
+    import('../output/format.js'),
+  ]);
+  const fields = selectFields(await loadFields(ctx), options);
+  const emptyMessage = 'No fields match.';
+  if (isJsonFormat(ctx)) {
+    printList(ctx, fields as unknown as Record<string, unknown>[], { emptyMessage });
+    return 0;
+  }
+  const rows = fields.map((f) => ({
+    name: f.name,
+    product: f.product,
+    type: f.type,
+    filter: f.filter?.name ?? null,
+    values: valueSource(f),
+    facet: f.facet,
+    credit_units: f.billing.credit_units,
+    capabilities: f.capabilities,
+    plans: f.plans,
+    description: f.description,
+  }));
+  const columns = ['name', 'product', 'filter', 'values', 'facet', 'credit_units', 'capabilities', 'plans'];
+  // CSV is for spreadsheets: give it the type and description too, which a terminal has no room for.
+  printList(ctx, rows, {
+    emptyMessage,
+    columns: ctx.config.format.value === 'csv' ? [...columns, 'type', 'description'] : columns,
+  });
+  return 0;
 }

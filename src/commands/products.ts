@@ -1,11 +1,51 @@
-// Placeholder: registered so the program builds; implemented by its issue.
+// `company-data products`: the data products, what each costs, and which fields it carries.
 import type { Command } from 'commander';
+import type { Product } from '../api/types.js';
+import { withContext } from '../command-kit.js';
+import type { Context } from '../types.js';
 
 export function register(program: Command): void {
   program
     .command('products')
-    .description('not implemented yet')
-    .action(() => {
-      throw new Error('products is not implemented yet');
-    });
+    .description('List the data products, their credit units and fields (public: no key needed)')
+    .addHelpText(
+      'after',
+      `
+A domain lookup is charged the credit units of each selected product that returns data.
+Products marked "default" are selected when --products is not given; add-ons are paid extras.
+
+Examples:
+  $ company-data --sandbox products
+  $ company-data --sandbox products -o json`,
+    )
+    .action(withContext(runProducts));
+}
+
+/** Whether a product is selected by default, an add-on, or optional. */
+export function productKind(product: Product): string {
+  if (product.default) return 'default';
+  return product.add_on ? 'add-on' : 'optional';
+}
+
+export async function runProducts(ctx: Context): Promise<number> {
+  const [{ loadProducts }, { isJsonFormat, printList }] = await Promise.all([
+    import('../api/catalogs.js'),
+    import('../output/format.js'),
+  ]);
+  const products = await loadProducts(ctx);
+  const emptyMessage = 'The service publishes no products.';
+  if (isJsonFormat(ctx)) {
+    printList(ctx, products as unknown as Record<string, unknown>[], { emptyMessage });
+    return 0;
+  }
+  const rows = products.map((p) => ({
+    id: p.id,
+    description: p.description,
+    credit_units: p.credit_units,
+    kind: productKind(p),
+    fields: p.fields,
+    bundles: p.bundles,
+  }));
+  printList(ctx, rows, { emptyMessage, columns: ['id', 'description', 'credit_units', 'kind', 'fields'] });
+  return 0;
 }

@@ -1,0 +1,62 @@
+// GET /api/me: the plan, balance and capabilities of the key. The spec does not name the
+// members; docs/contract.md does, and the adapter also accepts a few plausible alternatives.
+import { Problem } from '../problem.js';
+import type { Context, Credits } from '../types.js';
+import type { Account } from './types.js';
+
+export interface AccountResult {
+  account: Account;
+  /** Credit headers of the response (me never charges; the balance is useful). */
+  credits: Credits;
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Capabilities as a list, from a list or from an object of booleans ({ search: true }). */
+function capabilityList(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  if (isObject(value))
+    return Object.entries(value)
+      .filter(([, allowed]) => allowed === true)
+      .map(([name]) => name);
+  return [];
+}
+
+export function adaptAccount(body: unknown): Account {
+  // Some services wrap the account: { account: {...} } or { data: {...} }.
+  let source: unknown = body;
+  if (isObject(body) && body.plan === undefined) {
+    source = isObject(body.account) ? body.account : isObject(body.data) ? body.data : body;
+  }
+  if (!isObject(source)) {
+    throw new Problem({
+      code: 'unexpected_response',
+      title: 'Unexpected response',
+      detail: 'GET /api/me did not return an account object',
+      source: 'client',
+    });
+  }
+  const plan = source.plan;
+  const balance = source.balance ?? source.credits ?? source.credit_balance;
+  const planName =
+    typeof plan === 'string' ? plan : isObject(plan) && typeof plan.name === 'string' ? plan.name : '';
+  return {
+    ...source,
+    plan: planName,
+    balance: typeof balance === 'number' ? balance : Number(balance ?? Number.NaN),
+    capabilities: capabilityList(source.capabilities ?? source.permissions),
+  };
+}
+
+export async function getAccount(ctx: Context): Promise<AccountResult> {
+  const response = await ctx.client.request<unknown>({ method: 'GET', path: '/api/me', auth: true });
+  const account = adaptAccount(response.data);
+  if (!Number.isFinite(account.balance) && typeof response.credits.remaining === 'number') {
+    account.balance = response.credits.remaining;
+  }
+  return { account, credits: response.credits };
+}

@@ -1,0 +1,235 @@
+// The public catalogs (products, fields, errors): fetched without the key, read through tolerant
+// adapters, and cached on disk.
+//
+// Cache: one JSON file per catalog in <cacheDir>/catalogs/<hash of base URL>/, holding the raw
+// response and when it was fetched. Entries live 10 minutes: long enough that a script calling
+// `search` in a loop does not fetch the fields catalog every time, short enough that a changed
+// catalog is picked up within minutes. `catalog_refresh_in_progress` drops the cache at once.
+// A cache that cannot be read or written is ignored: no command fails because of its cache.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ErrorCatalogEntry } from '../error-catalog.js';
+import { checkContractVersion } from '../http/contract.js';
+import { Problem } from '../problem.js';
+import type { Context, RequestOptions } from '../types.js';
+import type { ErrorsCatalog, FieldEntry, FieldFilter, Product } from './types.js';
+
+export const CATALOG_TTL_MS = 10 * 60 * 1000;
+
+type CatalogName = 'products' | 'fields' | 'errors';
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const str = (value: unknown, fallback = ''): string => (typeof value === 'string' ? value : fallback);
+const num = (value: unknown, fallback = 0): number => {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) ? n : fallback;
+};
+const bool = (value: unknown, fallback = false): boolean => (typeof value === 'boolean' ? value : fallback);
+/** An array of names; entries that are objects contribute their `name` or `id`. */
+const names = (value: unknown): string[] => {
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  if (!Array.isArray(value)) return [];
+  return value
+    .map((item) => (isObject(item) ? str(item.name, str(item.id)) : typeof item === 'string' ? item : ''))
+    .filter((s) => s !== '');
+};
+
+/**
+ * The entries of a catalog: under the expected member, as a bare array, or as the first member
+ * holding an array of objects (a renamed envelope).
+ */
+export function findEntries(body: unknown, member: string): Json[] | undefined {
+  let list: unknown;
+  if (Array.isArray(body)) list = body;
+  else if (isObject(body)) {
+    list = Array.isArray(body[member])
+      ? body[member]
+      : Object.values(body).find((v) => Array.isArray(v) && v.some(isObject));
+  }
+  return Array.isArray(list) ? list.filter(isObject) : undefined;
+}
+
+function unexpected(name: CatalogName): Problem {
+  return new Problem({
+    code: 'unexpected_response',
+    title: 'Unexpected response',
+    detail: `GET /api/${name} did not return a ${name} catalog`,
+    source: 'client',
+  });
+}
+
+export function adaptProducts(body: unknown): Product[] {
+  const entries = findEntries(body, 'products');
+  if (!entries) throw unexpected('products');
+  return entries
+    .map((p) => ({
+      ...p,
+      id: str(p.id, str(p.name)),
+      description: str(p.description),
+      fields: names(p.fields),
+      bundles: names(p.bundles),
+      credit_units: num(p.credit_units ?? p.credits ?? p.cost),
+      default: bool(p.default),
+      add_on: bool(p.add_on ?? p.addon),
+    }))
+    .filter((p) => p.id !== '');
+}
+
+function adaptFilter(value: unknown, fieldName: string): FieldFilter | null {
+  if (!isObject(value)) return null;
+  const values = Array.isArray(value.values) ? value.values.map((v) => String(v)) : undefined;
+  return {
+    ...value,
+    name: str(value.name, fieldName),
+    value_source: str(value.value_source, values ? 'enum' : 'free'),
+    ...(values ? { values } : {}),
+  };
+}
+
+export function adaptFields(body: unknown): FieldEntry[] {
+  const entries = findEntries(body, 'fields');
+  if (!entries) throw unexpected('fields');
+  return entries
+    .map((f) => {
+      const name = str(f.name, str(f.id));
+      const product = str(f.product);
+      const billing = isObject(f.billing) ? f.billing : {};
+      return {
+        ...f,
+        name,
+        product,
+        type: str(f.type, 'string'),
+        description: str(f.description),
+        filter: adaptFilter(f.filter, name),
+        facet: bool(f.facet ?? f.breakdown),
+        billing: {
+          ...billing,
+          product: str(billing.product, product),
+          credit_units: num(billing.credit_units),
+          ...(typeof billing.charged === 'string' ? { charged: billing.charged } : {}),
+        },
+        capabilities: names(f.capabilities),
+        plans: names(f.plans),
+      };
+    })
+    .filter((f) => f.name !== '');
+}
+
+export function adaptErrors(body: unknown): ErrorsCatalog {
+  const entries = findEntries(body, 'errors');
+  if (!entries) throw unexpected('errors');
+  const envelope = isObject(body) ? body : {};
+  const errors: ErrorCatalogEntry[] = entries
+    .map((e) => ({
+      ...e,
+      code: str(e.code),
+      http_status: num(e.http_status ?? e.status),
+      title: str(e.title, str(e.code)),
+      detail: str(e.detail),
+      retryable: bool(e.retryable),
+      charged: bool(e.charged),
+    }))
+    .filter((e) => e.code !== '');
+  return {
+    ...envelope,
+    contract_version: str(envelope.contract_version),
+    content_type: str(envelope.content_type, 'application/problem+json'),
+    errors,
+  };
+}
+
+/** The cache directory of this base URL, or undefined when nothing should be cached. */
+function cacheDirOf(ctx: Context): string | undefined {
+  const base = ctx.config.baseUrl;
+  // An in-process sandbox lives on a new port each run: caching it would only leave litter.
+  if (!base || base.source === 'sandbox') return undefined;
+  const hash = createHash('sha256').update(base.value).digest('hex').slice(0, 16);
+  return join(ctx.config.cacheDir, 'catalogs', hash);
+}
+
+async function readCache(dir: string, name: CatalogName): Promise<unknown> {
+  try {
+    const entry: unknown = JSON.parse(await readFile(join(dir, `${name}.json`), 'utf8'));
+    if (!isObject(entry) || typeof entry.fetched_at !== 'number') return undefined;
+    const age = Date.now() - entry.fetched_at;
+    return age >= 0 && age < CATALOG_TTL_MS ? entry.body : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeCache(dir: string, name: CatalogName, baseUrl: string, body: unknown): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const temp = join(dir, `.${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    await writeFile(temp, JSON.stringify({ fetched_at: Date.now(), base_url: baseUrl, body }), {
+      mode: 0o600,
+    });
+    await rename(temp, join(dir, `${name}.json`));
+  } catch {
+    // A read-only or full disk only costs a refetch next time.
+  }
+}
+
+/** Drops the cached catalogs of the current base URL. */
+export async function refreshCatalogs(ctx: Context): Promise<void> {
+  const dir = cacheDirOf(ctx);
+  if (dir) await rm(dir, { recursive: true, force: true }).catch(() => {});
+}
+
+/**
+ * An onRetry hook for any request: when the service says its catalog is changing, cached
+ * catalogs are dropped before the retry so the next lookup sees the new one.
+ */
+export function catalogRetryHook(ctx: Context): NonNullable<RequestOptions['onRetry']> {
+  return async (problem) => {
+    if (problem.code === 'catalog_refresh_in_progress') await refreshCatalogs(ctx);
+  };
+}
+
+async function loadCatalog<T>(ctx: Context, name: CatalogName, adapt: (body: unknown) => T): Promise<T> {
+  const dir = cacheDirOf(ctx);
+  if (dir) {
+    const cached = await readCache(dir, name);
+    if (cached !== undefined) {
+      try {
+        return adapt(cached);
+      } catch {
+        // A cache written by another version of the CLI: fetch afresh.
+      }
+    }
+  }
+  const response = await ctx.client.request<unknown>({
+    method: 'GET',
+    path: `/api/${name}`,
+    auth: false,
+    onRetry: catalogRetryHook(ctx),
+  });
+  const value = adapt(response.data);
+  if (dir && ctx.config.baseUrl) await writeCache(dir, name, ctx.config.baseUrl.value, response.data);
+  return value;
+}
+
+export function loadProducts(ctx: Context): Promise<Product[]> {
+  return loadCatalog(ctx, 'products', adaptProducts);
+}
+
+export function loadFields(ctx: Context): Promise<FieldEntry[]> {
+  return loadCatalog(ctx, 'fields', adaptFields);
+}
+
+export async function loadErrors(ctx: Context): Promise<ErrorsCatalog> {
+  const catalog = await loadCatalog(ctx, 'errors', adaptErrors);
+  if (catalog.contract_version) checkContractVersion(ctx.io, catalog.contract_version);
+  return catalog;
+}
