@@ -1,0 +1,60 @@
+// The sandbox's request log (GET /_sandbox/requests): what tests and soak runs inspect to see
+// what the client really sent. It records how a request authenticated, never with what.
+
+export interface RequestLogEntry {
+  seq: number;
+  method: string;
+  path: string;
+  /** The raw query string without "?", "" when there was none. */
+  query: string;
+  auth: 'bearer' | 'x-api-key' | null;
+  /** The sandbox key's name (`full`, ...) when the key was valid. */
+  key_name: string | null;
+  /** HTTP status sent, or null when the connection was reset before any response. */
+  status: number | null;
+  fault: string | null;
+  content_type: string | null;
+  body_bytes: number;
+}
+
+export const REQUEST_LOG_CAPACITY = 100_000;
+
+/** A ring buffer, so a long soak run neither grows memory nor pays for Array#shift. */
+export class RequestLog {
+  private readonly ring: RequestLogEntry[] = [];
+  private next = 0;
+  private seq = 0;
+
+  constructor(private readonly capacity = REQUEST_LOG_CAPACITY) {}
+
+  add(entry: Omit<RequestLogEntry, 'seq'>): void {
+    this.seq += 1;
+    const full = { seq: this.seq, ...entry };
+    if (this.ring.length < this.capacity) this.ring.push(full);
+    else this.ring[this.next] = full;
+    this.next = (this.next + 1) % this.capacity;
+  }
+
+  /** Oldest first. */
+  entries(): RequestLogEntry[] {
+    if (this.ring.length < this.capacity) return this.ring.slice();
+    return [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
+  }
+
+  clear(): void {
+    this.ring.length = 0;
+    this.next = 0;
+  }
+}
+
+/**
+ * Removes secrets from text bound for the log: a client that wrongly puts its key in the URL
+ * must not find it in the log either.
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join('[redacted]');
+  }
+  return out;
+}
