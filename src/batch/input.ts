@@ -1,0 +1,192 @@
+// Reads a batch input (a CSV with a header, or a plain list of domains) as a stream of rows in
+// file order. Every record becomes exactly one row: a malformed one carries an `invalid_input`
+// error instead of stopping the run, so the output keeps one line per input row.
+import type { Readable } from 'node:stream';
+import { normaliseDomain } from '../domain.js';
+import { Problem, usageError } from '../problem.js';
+import { type CsvRecord, readCsvRecords } from './csv-records.js';
+
+export interface InputRow {
+  /** 0-based data row (the header does not count). */
+  index: number;
+  /** 1-based line of the file where the record starts. */
+  line: number;
+  /** Exactly as parsed, one per header column; for malformed records the best raw text. */
+  cells: string[];
+  /** The cell of the domain column, untouched (normalisation happens later). */
+  domainRaw: string;
+  error?: { code: 'invalid_input'; detail: string };
+}
+
+export interface InputReader {
+  /** null for a plain list of domains (one per line, no header). */
+  header: string[] | null;
+  domainColumn: number;
+  rows: AsyncIterable<InputRow>;
+}
+
+export interface InputOptions {
+  /** Header name of the domain column (case-insensitive); found automatically when absent. */
+  column?: string;
+  /** Field delimiter; `\t` or `tab` for tab-separated files. Default `,`. */
+  delimiter?: string;
+  encoding?: 'utf8' | 'latin1';
+}
+
+/** Header names taken as the domain column, in order of preference (case-insensitive). */
+export const DOMAIN_COLUMN_NAMES = ['domain', 'website', 'url', 'company_domain', 'homepage'] as const;
+
+function normaliseDelimiter(delimiter: string | undefined): string {
+  if (delimiter === undefined) return ',';
+  if (delimiter === '\\t' || delimiter.toLowerCase() === 'tab') return '\t';
+  if (delimiter === '' || /["\r\n]/.test(delimiter)) {
+    throw usageError(
+      `--delimiter ${JSON.stringify(delimiter)} cannot separate fields`,
+      'Use e.g. "," ";" or "tab".',
+    );
+  }
+  return delimiter;
+}
+
+function readFailure(error: unknown): Problem {
+  if (error instanceof Problem) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new Problem({ code: 'invalid_input', detail: `cannot read the input: ${message}`, cause: error });
+}
+
+function listHeader(header: string[]): string {
+  return header.map((name) => JSON.stringify(name)).join(', ');
+}
+
+function findColumn(header: string[], wanted: string): number {
+  const key = wanted.trim().toLowerCase();
+  return header.findIndex((name) => name.trim().toLowerCase() === key);
+}
+
+function chooseDomainColumn(header: string[], column: string | undefined): number {
+  if (column !== undefined) {
+    const index = findColumn(header, column);
+    if (index === -1) {
+      throw usageError(
+        `--column ${JSON.stringify(column)} is not in the header; the columns are ${listHeader(header)}`,
+      );
+    }
+    return index;
+  }
+  for (const name of DOMAIN_COLUMN_NAMES) {
+    const index = findColumn(header, name);
+    if (index !== -1) return index;
+  }
+  // A one-column file with its own title: that column can only be the domains.
+  if (header.length === 1) return 0;
+  throw usageError(
+    `no domain column found; expected one of ${DOMAIN_COLUMN_NAMES.join(', ')}; the columns are ${listHeader(header)}`,
+    'Name the column with --column <name>.',
+  );
+}
+
+/** A first line with one field that reads as a domain or URL starts a plain list, not a header. */
+function startsPlainList(first: CsvRecord): boolean {
+  if (first.malformed || first.cells.length !== 1) return false;
+  const value = first.cells[0];
+  return normaliseDomain(value).ok || /[./@]/.test(value.trim());
+}
+
+function isBlank(record: CsvRecord): boolean {
+  return !record.malformed && record.cells.every((cell) => cell.trim() === '');
+}
+
+/** Fits a record to the header: missing fields are empty, extra fields rejoin the last one. */
+function fitToHeader(cells: string[], width: number, delimiter: string): string[] {
+  if (cells.length === width) return cells;
+  if (cells.length < width) return [...cells, ...Array<string>(width - cells.length).fill('')];
+  return [...cells.slice(0, width - 1), cells.slice(width - 1).join(delimiter)];
+}
+
+/**
+ * Opens a batch input: reads the first record to tell a header from a plain list and to find
+ * the domain column, then streams the rows (backpressure through async iteration).
+ */
+export async function openInput(source: Readable, options: InputOptions = {}): Promise<InputReader> {
+  const delimiter = normaliseDelimiter(options.delimiter);
+  const records = readCsvRecords(source, { delimiter, encoding: options.encoding ?? 'utf8' });
+
+  let first: CsvRecord | undefined;
+  try {
+    for (;;) {
+      const next = await records.next();
+      if (next.done) break;
+      // A line of only spaces before the header is not the header.
+      if (!(isBlank(next.value) && next.value.cells.length === 1)) {
+        first = next.value;
+        break;
+      }
+    }
+  } catch (error) {
+    throw readFailure(error);
+  }
+
+  if (first === undefined) {
+    return { header: null, domainColumn: 0, rows: (async function* () {})() };
+  }
+  const plainList = options.column === undefined && startsPlainList(first);
+  if (!plainList && first.malformed) {
+    source.destroy();
+    throw new Problem({
+      code: 'invalid_input',
+      detail: `the header on line ${first.line} is malformed: ${first.malformed}`,
+    });
+  }
+  const header = plainList ? null : first.cells;
+  let domainColumn = 0;
+  if (header) {
+    try {
+      domainColumn = chooseDomainColumn(header, options.column);
+    } catch (error) {
+      source.destroy();
+      throw error;
+    }
+  }
+  const width = header?.length ?? 1;
+
+  const toRow = (record: CsvRecord, index: number): InputRow => {
+    let cells = record.cells;
+    let error: InputRow['error'];
+    if (record.malformed) {
+      error = { code: 'invalid_input', detail: `line ${record.line}: ${record.malformed}` };
+      cells = fitToHeader(cells, width, delimiter);
+    } else if (header === null) {
+      // A URL in a plain list may hold the delimiter (`?a=1,2`): the whole line is the value.
+      cells = cells.length === 1 ? cells : [cells.join(delimiter)];
+    } else if (cells.length !== width) {
+      error = {
+        code: 'invalid_input',
+        detail: `line ${record.line}: ${cells.length} field${cells.length === 1 ? '' : 's'} where the header has ${width}`,
+      };
+      cells = fitToHeader(cells, width, delimiter);
+    }
+    const row: InputRow = { index, line: record.line, cells, domainRaw: cells[domainColumn] ?? '' };
+    if (error) row.error = error;
+    return row;
+  };
+
+  async function* rows(): AsyncGenerator<InputRow> {
+    let index = 0;
+    if (header === null) yield toRow(first!, index++);
+    try {
+      for (;;) {
+        const next = await records.next();
+        if (next.done) return;
+        // Whitespace-only lines are treated like the empty lines csv-parse already skips.
+        if (isBlank(next.value) && next.value.cells.length === 1) continue;
+        yield toRow(next.value, index++);
+      }
+    } catch (error) {
+      throw readFailure(error);
+    } finally {
+      await records.return(undefined);
+    }
+  }
+
+  return { header, domainColumn, rows: rows() };
+}
