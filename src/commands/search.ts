@@ -1,11 +1,130 @@
-// Placeholder: registered so the program builds; implemented by its issue.
+// `company-data search`: companies matching a business-language query and exact filters, minus an
+// exclusion list. Everything that can be checked locally (flags, filters and fields against the
+// catalog, exclusions and their limits) is checked before the search is sent.
 import type { Command } from 'commander';
+import type { Filters } from '../api/filters.js';
+import { MAX_SEARCH_LIMIT, type SearchRequest } from '../api/search.js';
+import { parseIntOption, withContext } from '../command-kit.js';
+import {
+  addFilterOptions,
+  collect,
+  explainProblem,
+  type FilterFlags,
+  fieldsForChecks,
+  filtersFromFlags,
+} from '../search/options.js';
+import type { Context } from '../types.js';
+
+export interface SearchFlags extends FilterFlags {
+  exclude?: string[];
+  excludeDomain?: string[];
+  include?: string;
+  limit?: number;
+}
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('search')
-    .description('not implemented yet')
-    .action(() => {
-      throw new Error('search is not implemented yet');
-    });
+    .description('Search companies by a business-language description and exact filters, with exclusions')
+    .argument('[query]', 'what you are looking for, e.g. "shopify shoes" (empty: every company)');
+  addFilterOptions(command)
+    .option(
+      '--exclude <file|->',
+      'CSV (domain column) or list of domains to leave out; - reads stdin; repeatable',
+      collect,
+    )
+    .option('--exclude-domain <domain>', 'one domain or URL to leave out; repeatable', collect)
+    .option('--include <fields>', 'comma-separated fields per row (see `company-data fields`)')
+    .option(
+      '--limit <n>',
+      `number of rows, 1-${MAX_SEARCH_LIMIT} (service default 25)`,
+      parseIntOption('--limit', 1, MAX_SEARCH_LIMIT),
+    )
+    .addHelpText(
+      'after',
+      `
+Filter names and values are checked against the fields catalog before anything is sent.
+Exclusions (at most 20,000 unique domains) are normalised like the service does; an entry
+that is not a domain stops the search, so no company you meant to exclude can slip through.
+With exclusions the search is sent as POST (they never go into a URL).
+
+Output: a table of the included fields with the total on stderr; -o json gives
+{ total, rows, ... }; -o ndjson one row per line; -o csv the rows.
+
+Examples:
+  $ company-data --sandbox search "shopify shoes" --filter country=US --limit 5
+  $ company-data --sandbox search coffee --filter country=US,GB --include domain,company_name,tech
+  $ company-data --sandbox search --filters '{"site_category":["fashion"]}' --exclude-domain example.com -o csv
+  $ printf 'domain\\nexample.com\\n' | company-data --sandbox search fashion --exclude - --limit 10`,
+    )
+    .action(withContext(runSearch));
+}
+
+/** Checks the flags and builds the request; throws a usage Problem before anything is sent. */
+export async function planSearch(
+  ctx: Context,
+  query: string | undefined,
+  flags: SearchFlags,
+): Promise<SearchRequest> {
+  const { parseInclude, validateFilters, validateInclude } = await import('../api/filters.js');
+  let filters: Filters = filtersFromFlags(flags);
+  const include = flags.include !== undefined ? parseInclude(flags.include) : undefined;
+  // Exclusions first: they are local, and a refused list must not even fetch the catalog.
+  let excludeDomains: string[] | undefined;
+  if (flags.exclude?.length || flags.excludeDomain?.length) {
+    const { loadExclusions } = await import('../exclusions.js');
+    const list = await loadExclusions(
+      { files: flags.exclude ?? [], domains: flags.excludeDomain ?? [] },
+      ctx.io,
+    );
+    excludeDomains = list.domains;
+    const dropped =
+      list.duplicates > 0 ? ` (${list.duplicates} duplicate${list.duplicates === 1 ? '' : 's'} dropped)` : '';
+    ctx.io.info(`Excluding ${list.domains.length.toLocaleString('en-US')} domains${dropped}.`);
+  }
+  const fields = await fieldsForChecks(ctx);
+  if (fields) {
+    filters = validateFilters(filters, fields);
+    if (include) validateInclude(include, fields, 'search');
+  }
+  return { query, operator: flags.operator, filters, include, limit: flags.limit, excludeDomains };
+}
+
+export async function runSearch(
+  ctx: Context,
+  query: string | undefined,
+  flags: SearchFlags,
+): Promise<number> {
+  const request = await planSearch(ctx, query, flags);
+  const [{ adaptSearchResponse, buildSearchCall }, { catalogRetryHook }, format] = await Promise.all([
+    import('../api/search.js'),
+    import('../api/catalogs.js'),
+    import('../output/format.js'),
+  ]);
+  // Built before sending so that an oversized body is refused locally.
+  const call = buildSearchCall(request);
+  let response: Awaited<ReturnType<Context['client']['request']>>;
+  try {
+    response = await ctx.client.request<unknown>({ ...call, onRetry: catalogRetryHook(ctx) });
+  } catch (error) {
+    throw await explainProblem(ctx, error, request);
+  }
+  const result = adaptSearchResponse(response.data);
+  if (!result) {
+    ctx.io.warn('warning: the search response has no recognisable list of rows; printing it as received.');
+    format.printJson(ctx, response.data);
+    format.printCredits(ctx, response.credits);
+    return 0;
+  }
+  if (format.formatOf(ctx) === 'json') format.printJson(ctx, result.document);
+  else format.printList(ctx, result.rows, { columns: request.include ? [...request.include] : undefined });
+  if (result.rows.length === 0) ctx.io.info('No companies match.');
+  else {
+    const noun = result.total === 1 ? 'company' : 'companies';
+    ctx.io.info(
+      `Showing ${result.rows.length.toLocaleString('en-US')} of ${result.total.toLocaleString('en-US')} ${noun}`,
+    );
+  }
+  format.printCredits(ctx, response.credits);
+  return 0;
 }

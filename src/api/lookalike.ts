@@ -1,0 +1,74 @@
+// GET /api/lookalike/{domain}: the call and the reader of its response. The reader follows
+// docs/contract.md (`found`, `seed`, `results` ranked, `evidence` per candidate on request) and
+// tolerates another envelope: candidates under another name, no `found`, no rank or score.
+import type { ApiResponse, Context, RequestOptions } from '../types.js';
+import { countFilterValues, type Filters } from './filters.js';
+import { findRows, isPlainObject, numberMember, type Row } from './search.js';
+
+/** Documented maximum of k (docs/contract.md). */
+export const MAX_K = 100;
+
+export interface LookalikeRequest {
+  /** Normalised seed domain. */
+  seed: string;
+  k?: number;
+  filters: Filters;
+  include?: readonly string[];
+  evidence: boolean;
+}
+
+export function buildLookalikeCall(req: LookalikeRequest): RequestOptions {
+  return {
+    method: 'GET',
+    path: `/api/lookalike/${encodeURIComponent(req.seed)}`,
+    query: {
+      k: req.k,
+      filters: countFilterValues(req.filters) > 0 ? JSON.stringify(req.filters) : undefined,
+      include: req.include?.length ? req.include.join(',') : undefined,
+      include_evidence: req.evidence ? true : undefined,
+    },
+    auth: true,
+  };
+}
+
+export async function fetchLookalikes(ctx: Context, req: LookalikeRequest): Promise<ApiResponse<unknown>> {
+  return ctx.client.request<unknown>(buildLookalikeCall(req));
+}
+
+export interface LookalikeResult {
+  found: boolean;
+  seed?: string;
+  code?: string;
+  /** Candidates in rank order, each with `rank` and, when the server gave one, `score`. */
+  candidates: Row[];
+  /** What -o json prints: the response with its candidates under `results`, evidence kept whole. */
+  document: Record<string, unknown>;
+}
+
+const CANDIDATE_MEMBERS = ['results', 'candidates', 'lookalikes', 'companies', 'rows', 'data', 'items'];
+
+/** The candidates of a lookalike response, or undefined when the body has no recognisable shape. */
+export function adaptLookalikeResponse(body: unknown): LookalikeResult | undefined {
+  if (!isPlainObject(body) && !Array.isArray(body)) return undefined;
+  const members = isPlainObject(body) ? body : {};
+  const code = typeof members.code === 'string' ? members.code : undefined;
+  const foundRows = findRows(body, CANDIDATE_MEMBERS);
+  const notAvailable = members.found === false || code === 'lookalike_not_available';
+  if (!foundRows && !notAvailable) return undefined;
+
+  const candidates = (foundRows?.rows ?? []).map((raw, index): Row => {
+    const rank = numberMember(raw, ['rank', 'position']) ?? index + 1;
+    const score = numberMember(raw, ['score', 'similarity']);
+    return score === undefined ? { ...raw, rank } : { ...raw, rank, score };
+  });
+  candidates.sort((a, b) => (a.rank as number) - (b.rank as number));
+  const seed = ['seed', 'domain', 'seed_domain'].map((k) => members[k]).find((v) => typeof v === 'string') as
+    | string
+    | undefined;
+
+  const document: Record<string, unknown> = { ...members };
+  if (foundRows?.key && foundRows.key !== 'results') delete document[foundRows.key];
+  document.found = !notAvailable;
+  document.results = candidates;
+  return { found: !notAvailable, seed, code, candidates, document };
+}

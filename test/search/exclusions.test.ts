@@ -1,0 +1,108 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadExclusions, MAX_EXCLUSIONS } from '../../src/exclusions.js';
+import { Problem } from '../../src/problem.js';
+
+let dir: string;
+const noStdin = { stdin: Readable.from([]) };
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cd-exclusions-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function file(name: string, text: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, text);
+  return path;
+}
+
+async function problemOf(promise: Promise<unknown>): Promise<Problem> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof Problem) return error;
+    throw error;
+  }
+  throw new Error('expected a Problem');
+}
+
+describe('loadExclusions', () => {
+  it('reads the domain column of a CSV, normalising URLs and dropping duplicates', async () => {
+    const csv = await file(
+      'companies.csv',
+      'name,website\nAcme,https://www.Acme-Shoes.com/about\nAcme again,acme-shoes.com\nBeta,http://beta.io\n\n',
+    );
+    const list = await loadExclusions({ files: [csv], domains: ['BETA.io', 'gamma.dev'] }, noStdin);
+    expect(list.domains).toEqual(['acme-shoes.com', 'beta.io', 'gamma.dev']);
+    expect(list.entries).toBe(5);
+    expect(list.duplicates).toBe(2);
+  });
+
+  it('reads a plain list from stdin', async () => {
+    const stdin = Readable.from(['one.com\nwww.two.com\n', 'one.com\n']);
+    const list = await loadExclusions({ files: ['-'], domains: [] }, { stdin });
+    expect(list.domains).toEqual(['one.com', 'two.com']);
+  });
+
+  it('refuses bad entries, naming where they are, rather than skipping them', async () => {
+    const list = await file('bad.txt', 'good.com\nnot a domain\njo@acme.com\n');
+    const p = await problemOf(loadExclusions({ files: [list], domains: [] }, noStdin));
+    expect(p.code).toBe('usage_error');
+    expect(p.exitCode).toBe(2);
+    expect(p.detail).toMatch(/^2 exclusion entries are not a domain: /);
+    expect(p.detail).toContain('bad.txt line 2: "not a domain"');
+    expect(p.detail).toContain('bad.txt line 3: "jo@acme.com" looks like an e-mail address');
+  });
+
+  it('names only the first few bad entries', async () => {
+    const lines = ['domain', ...Array.from({ length: 9 }, (_, i) => `bad entry ${i}`)].join('\n');
+    const p = await problemOf(
+      loadExclusions({ files: [await file('many-bad.txt', lines)], domains: [] }, noStdin),
+    );
+    expect(p.detail).toContain('; and 4 more');
+  });
+
+  it(`refuses more than ${MAX_EXCLUSIONS} unique domains and accepts exactly that many`, async () => {
+    const domains = Array.from({ length: MAX_EXCLUSIONS }, (_, i) => `company-${i}.com`);
+    const exact = await file('exact.txt', `${domains.join('\n')}\n`);
+    expect((await loadExclusions({ files: [exact], domains: [] }, noStdin)).domains).toHaveLength(
+      MAX_EXCLUSIONS,
+    );
+    const p = await problemOf(loadExclusions({ files: [exact], domains: ['one-more.com'] }, noStdin));
+    expect(p.exitCode).toBe(2);
+    expect(p.detail).toBe('20,001 unique exclusions; the service accepts at most 20,000 per search');
+  });
+
+  it('counts unique domains, so duplicates do not push a list over the limit', async () => {
+    const domains = Array.from({ length: MAX_EXCLUSIONS }, (_, i) => `company-${i}.com`);
+    const twice = await file('twice.txt', `${[...domains, ...domains].join('\n')}\n`);
+    const list = await loadExclusions({ files: [twice], domains: [] }, noStdin);
+    expect(list.domains).toHaveLength(MAX_EXCLUSIONS);
+    expect(list.duplicates).toBe(MAX_EXCLUSIONS);
+  });
+
+  it('explains a missing file, a directory, and stdin given twice', async () => {
+    const missing = await problemOf(loadExclusions({ files: [join(dir, 'nope.csv')], domains: [] }, noStdin));
+    expect(missing.code).toBe('invalid_input');
+    expect(missing.exitCode).toBe(2);
+    expect(missing.detail).toContain('nope.csv: no such file');
+    const directory = await problemOf(loadExclusions({ files: [dir], domains: [] }, noStdin));
+    expect(directory.detail).toContain('is a directory');
+    const twice = await problemOf(loadExclusions({ files: ['-', '-'], domains: [] }, noStdin));
+    expect(twice.code).toBe('usage_error');
+  });
+
+  it('says which file lacks a domain column', async () => {
+    const csv = await file('no-domain.csv', 'name,city\nAcme,Paris\n');
+    const p = await problemOf(loadExclusions({ files: [csv], domains: [] }, noStdin));
+    expect(p.exitCode).toBe(2);
+    expect(p.detail).toContain('no-domain.csv');
+    expect(p.detail).toContain('no domain column');
+  });
+});
