@@ -1,0 +1,374 @@
+// createClient against small real HTTP servers on 127.0.0.1: every fault is produced on a real
+// socket, and attempts are counted (and timed) by the server itself.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ClientOptions, createClient } from '../../src/http/client.js';
+import { createIO } from '../../src/io.js';
+import { Problem } from '../../src/problem.js';
+import type { Client, Config, IO, RequestOptions } from '../../src/types.js';
+
+const KEY = 'cd_test_secret_9f8e7d';
+const FAST: ClientOptions = { retryPolicy: { baseMs: 5, capMs: 20, throttleFloorMs: 10 }, env: {} };
+
+interface Hit {
+  at: number;
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+}
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A server answering the n-th request with handlers[n] (the last handler repeats). */
+async function serve(...handlers: Handler[]): Promise<{ url: string; hits: Hit[] }> {
+  const hits: Hit[] = [];
+  const server = createServer((req, res) => {
+    const handler = handlers[Math.min(hits.length, handlers.length - 1)];
+    hits.push({ at: Date.now(), method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    req.resume();
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits };
+}
+
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Handler =>
+  (_req, res) => {
+    const contentType = status >= 400 ? 'application/problem+json' : 'application/json';
+    res.writeHead(status, { 'content-type': contentType, ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+const problem = (code: string, status: number, headers: Record<string, string> = {}): Handler =>
+  json(status, { type: `https://x.dev/problems/${code}`, title: code, status, code, detail: code }, headers);
+
+function config(baseUrl: string, overrides: Partial<Config> = {}): Config {
+  return {
+    baseUrl: { value: baseUrl, source: 'flag' },
+    apiKey: { value: KEY, source: 'environment' },
+    authHeader: { value: 'bearer', source: 'default' },
+    format: { value: 'json', source: 'default' },
+    timeoutMs: { value: 2_000, source: 'default' },
+    retries: { value: 2, source: 'flag' },
+    allowInsecureHttp: false,
+    csvRaw: false,
+    configPath: '/nonexistent/config.json',
+    cacheDir: '/nonexistent/cache',
+    ...overrides,
+  };
+}
+
+function fakeIO(verbose = false): { io: IO; stderr: () => string } {
+  let err = '';
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      err += String(chunk);
+      done();
+    },
+  });
+  return { io: createIO({ stdout: sink, stderr: sink, verbose, env: {} }), stderr: () => err };
+}
+
+function client(cfg: Config, io: IO = fakeIO().io, options: ClientOptions = FAST): Client {
+  const c = createClient(cfg, io, options);
+  cleanups.push(() => c.close());
+  return c;
+}
+
+const ME: RequestOptions = { method: 'GET', path: '/api/me', auth: true };
+
+async function failure(promise: Promise<unknown>): Promise<Problem> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof Problem) return error;
+    throw error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('createClient retries', () => {
+  it('retries a 503 problem twice and then succeeds', async () => {
+    const s = await serve(
+      problem('search_unavailable', 503),
+      problem('search_unavailable', 503),
+      json(200, { ok: 1 }),
+    );
+    const retried: Array<[string, number]> = [];
+    const res = await client(config(s.url)).request({
+      ...ME,
+      onRetry: (p, attempt) => {
+        retried.push([p.code, attempt]);
+      },
+    });
+    expect(res).toMatchObject({ status: 200, data: { ok: 1 }, attempts: 3 });
+    expect(s.hits).toHaveLength(3);
+    expect(retried).toEqual([
+      ['search_unavailable', 1],
+      ['search_unavailable', 2],
+    ]);
+  });
+
+  it('waits at least Retry-After after a 429', async () => {
+    const s = await serve(problem('rate_limited', 429, { 'retry-after': '1' }), json(200, {}));
+    await client(config(s.url)).request(ME);
+    expect(s.hits).toHaveLength(2);
+    // Server-side arrival times; a few ms of slack for timer rounding, never "too late" checks.
+    expect(s.hits[1].at - s.hits[0].at).toBeGreaterThanOrEqual(995);
+  });
+
+  it.each([
+    [400, 'invalid_request', 2],
+    [401, 'invalid_api_key', 3],
+    [403, 'insufficient_credits', 4],
+  ])('attempts a %d exactly once', async (status, code, exit) => {
+    const s = await serve(problem(code, status));
+    const p = await failure(client(config(s.url)).request(ME));
+    expect(p).toMatchObject({ code, status, source: 'server' });
+    expect(p.exitCode).toBe(exit);
+    expect(s.hits).toHaveLength(1);
+  });
+
+  it('gives up on an HTML 502 after retries + 1 attempts with exit code 5', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html><body><h1>502 Bad Gateway</h1>\x1b[31mnginx</body></html>');
+    });
+    const p = await failure(client(config(s.url)).request(ME));
+    expect(s.hits).toHaveLength(3);
+    expect(p).toMatchObject({ code: 'unexpected_response', status: 502 });
+    expect(p.detail).toContain('HTML page');
+    expect(p.detail).toContain('gave up after 3 attempts');
+    expect(p.detail).not.toContain('\x1b');
+    expect(p.exitCode).toBe(5);
+  });
+
+  it('retries a truncated 200 body and succeeds when a whole one arrives', async () => {
+    const truncated: Handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"found":true,"dom');
+      setImmediate(() => res.socket?.destroy());
+    };
+    const s = await serve(truncated, json(200, { found: true }));
+    const res = await client(config(s.url)).request(ME);
+    expect(res).toMatchObject({ data: { found: true }, attempts: 2 });
+
+    const always = await serve(truncated);
+    const p = await failure(client(config(always.url)).request(ME));
+    expect(always.hits).toHaveLength(3);
+    expect(p).toMatchObject({ code: 'unexpected_response', status: 200 });
+    expect(p.exitCode).toBe(5);
+  });
+
+  it('retries a reset connection and reports a network error', async () => {
+    const s = await serve((req) => req.socket.destroy());
+    const p = await failure(client(config(s.url)).request(ME));
+    expect(s.hits).toHaveLength(3);
+    expect(p).toMatchObject({ code: 'network_error', source: 'network' });
+    expect(p.exitCode).toBe(5);
+  });
+
+  it('times out a server that never answers, per attempt', async () => {
+    const s = await serve(() => {});
+    const cfg = config(s.url, {
+      timeoutMs: { value: 300, source: 'flag' },
+      retries: { value: 1, source: 'flag' },
+    });
+    const p = await failure(client(cfg).request(ME));
+    expect(s.hits).toHaveLength(2);
+    expect(p).toMatchObject({ code: 'timeout', source: 'network' });
+    expect(p.detail).toContain('0.3s');
+    expect(p.exitCode).toBe(5);
+  });
+
+  it('fails at once when Retry-After is longer than it is willing to wait', async () => {
+    const s = await serve(problem('rate_limited', 429, { 'retry-after': '600' }));
+    const p = await failure(client(config(s.url)).request(ME));
+    expect(s.hits).toHaveLength(1);
+    expect(p).toMatchObject({ code: 'retry_after_too_long', status: 429, retryAfterSeconds: 600 });
+    expect(p.exitCode).toBe(5);
+    expect(p.hint).toContain('600s');
+  });
+
+  it('refuses a redirect without following it', async () => {
+    const target = await serve(json(200, {}));
+    const s = await serve((_req, res) => {
+      res.writeHead(307, { location: `${target.url}/api/me` });
+      res.end();
+    });
+    const p = await failure(client(config(s.url)).request(ME));
+    expect(p).toMatchObject({ code: 'redirect_refused', status: 307 });
+    expect(p.detail).toContain(`${target.url}/api/me`);
+    expect(s.hits).toHaveLength(1);
+    expect(target.hits).toHaveLength(0);
+  });
+
+  it('stops when the caller aborts', async () => {
+    const s = await serve(() => {});
+    const controller = new AbortController();
+    const call = client(config(s.url)).request({ ...ME, signal: controller.signal });
+    while (s.hits.length === 0) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    expect((await failure(call)).code).toBe('interrupted');
+  });
+});
+
+describe('createClient auth and safety', () => {
+  it('sends Bearer by default and x-api-key when configured', async () => {
+    const s = await serve(json(200, {}));
+    await client(config(s.url)).request(ME);
+    await client(config(s.url, { authHeader: { value: 'x-api-key', source: 'flag' } })).request(ME);
+    expect(s.hits[0].headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(s.hits[0].headers['x-api-key']).toBeUndefined();
+    expect(s.hits[1].headers['x-api-key']).toBe(KEY);
+    expect(s.hits[1].headers.authorization).toBeUndefined();
+  });
+
+  it('never sends the key to public endpoints, even when a caller passes it', async () => {
+    const s = await serve(json(200, { products: [] }));
+    await client(config(s.url)).request({
+      method: 'GET',
+      path: '/api/products',
+      auth: false,
+      headers: { Authorization: `Bearer ${KEY}`, 'x-api-key': KEY },
+    });
+    expect(s.hits[0].headers.authorization).toBeUndefined();
+    expect(s.hits[0].headers['x-api-key']).toBeUndefined();
+    expect(JSON.stringify(s.hits[0])).not.toContain(KEY);
+  });
+
+  it('sends nothing without a key, and says so', async () => {
+    const s = await serve(json(200, {}));
+    const p = await failure(client(config(s.url, { apiKey: undefined })).request(ME));
+    expect(p).toMatchObject({ code: 'invalid_api_key', detail: 'No API key configured.' });
+    expect(p.exitCode).toBe(3);
+    expect(s.hits).toHaveLength(0);
+  });
+
+  it('refuses plain http to a non-loopback host before any lookup or connection', async () => {
+    const p = await failure(client(config('http://example.invalid')).request(ME));
+    // Had it looked the name up, .invalid would have failed as a network error instead.
+    expect(p.code).toBe('insecure_http');
+    expect(p.exitCode).toBe(2);
+  });
+
+  it('explains a missing base URL', async () => {
+    const p = await failure(client(config('', { baseUrl: undefined })).request(ME));
+    expect(p.code).toBe('config_error');
+    expect(p.detail).toContain('--base-url or COMPANY_DATA_BASE_URL, or use --sandbox');
+  });
+
+  it('tunnels through HTTP_PROXY to remote hosts but goes direct to loopback', async () => {
+    const upstream = await serve(json(200, { via: 'upstream' }));
+    const tunnels: string[] = [];
+    const proxy = createServer((_req, res) => res.writeHead(405).end());
+    proxy.on('connect', (req: IncomingMessage, socket: Socket) => {
+      tunnels.push(req.url ?? '');
+      const port = Number(new URL(upstream.url).port);
+      const onward = connect(port, '127.0.0.1', () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        onward.pipe(socket).pipe(onward);
+      });
+      onward.on('error', () => socket.destroy());
+      socket.on('error', () => onward.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          proxy.closeAllConnections();
+          proxy.close(() => resolve());
+        }),
+    );
+    const env = { HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
+    const remote = config('http://service.invalid', { allowInsecureHttp: true });
+    const res = await client(remote, fakeIO().io, { ...FAST, env }).request(ME);
+    expect(res.data).toEqual({ via: 'upstream' });
+    expect(tunnels).toEqual(['service.invalid:80']);
+    expect(upstream.hits[0].headers.host).toBe('service.invalid');
+    await client(config(upstream.url), fakeIO().io, { ...FAST, env }).request(ME);
+    expect(upstream.hits).toHaveLength(2);
+    expect(tunnels).toHaveLength(1);
+  });
+});
+
+describe('createClient credits, logging, spinner', () => {
+  it('reads credits on success and keeps lastCredits on errors too', async () => {
+    const s = await serve(
+      json(200, {}, { 'x-credits-charged': '2', 'x-credits-remaining': '998' }),
+      problem('insufficient_credits', 403, { 'x-credit-cost': '0', 'x-credit-balance': '0' }),
+    );
+    const c = client(config(s.url));
+    const res = await c.request(ME);
+    expect(res.credits).toEqual({ charged: 2, remaining: 998 });
+    expect(c.lastCredits).toEqual({ charged: 2, remaining: 998 });
+    await failure(c.request(ME));
+    expect(c.lastCredits).toEqual({ charged: 0, remaining: 0 });
+  });
+
+  it('logs each attempt with -v and never the key, even one inside the URL', async () => {
+    const s = await serve(problem('internal_error', 500), json(200, {}, { 'x-credits-charged': '1' }));
+    const { io, stderr } = fakeIO(true);
+    await client(config(`${s.url}/${KEY}`), io).request({ ...ME, query: { q: KEY, limit: 3 } });
+    const log = stderr();
+    expect(s.hits[0].url).toContain(KEY);
+    expect(log).not.toContain(KEY);
+    expect(log).toMatch(
+      /GET http:\/\/127\.0\.0\.1:\d+\/\*\*\*\/api\/me\?q=\*\*\*&limit=3 -> 500 in \d+ ms \(attempt 1\/3\)/,
+    );
+    expect(log).toMatch(/-> 200 in \d+ ms \(attempt 2\/3, charged 1\)/);
+    expect(log).toContain('retrying in');
+  });
+
+  it('logs nothing without -v', async () => {
+    const s = await serve(json(200, {}));
+    const { io, stderr } = fakeIO(false);
+    await client(config(s.url), io).request(ME);
+    expect(stderr()).toBe('');
+  });
+
+  it('shows a spinner while a call is slow, and none when the call turns it off', async () => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    const events: string[] = [];
+    const base = fakeIO().io;
+    const io: IO = {
+      ...base,
+      spinner(text) {
+        events.push(`start ${text}`);
+        release();
+        return { update: (t) => events.push(`update ${t}`), stop: () => events.push('stop') };
+      },
+    };
+    // The server only answers once the spinner is up, so this cannot race.
+    const s = await serve((_req, res) => {
+      void released.then(() => json(200, {})(_req, res));
+    });
+    const c = client(config(s.url), io, { ...FAST, spinnerDelayMs: 1 });
+    await c.request(ME);
+    expect(events).toEqual(['start Waiting for /api/me…', 'stop']);
+
+    events.length = 0;
+    const slow = await serve((_req, res) => {
+      setTimeout(() => json(200, {})(_req, res), 50);
+    });
+    await client(config(slow.url), io, { ...FAST, spinnerDelayMs: 0 }).request({ ...ME, spinner: false });
+    expect(events).toEqual([]);
+  });
+});
