@@ -1,0 +1,115 @@
+// Where a batch reads, writes and keeps its journal, and how the output file appears only once
+// it is complete (a temporary file beside it, fsynced, renamed into place).
+import { createReadStream, createWriteStream, type ReadStream, type WriteStream } from 'node:fs';
+import { open, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { Problem } from '../problem.js';
+import type { IO } from '../types.js';
+
+export interface InputSource {
+  stream: Readable;
+  /** Bytes of a file input, for a percentage; unknown for stdin. */
+  size?: number;
+  bytesRead(): number | undefined;
+}
+
+function inputProblem(detail: string): Problem {
+  return new Problem({ code: 'invalid_input', title: 'Cannot read the input', detail, source: 'client' });
+}
+
+export async function openInputSource(path: string, io: IO): Promise<InputSource> {
+  if (path === '-') return { stream: io.stdin, bytesRead: () => undefined };
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) throw inputProblem(`${path} is a directory`);
+    size = info.size;
+  } catch (error) {
+    if (error instanceof Problem) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw inputProblem(code === 'ENOENT' ? `no such file: ${path}` : `${path}: ${code ?? String(error)}`);
+  }
+  const stream: ReadStream = createReadStream(path);
+  return { stream, size, bytesRead: () => stream.bytesRead };
+}
+
+export interface OutputTarget {
+  stream: Writable;
+  /** The final path, or undefined for stdout. */
+  path?: string;
+  /** Flushes, fsyncs and renames the temporary file into place. */
+  commit(): Promise<void>;
+  /** Removes the temporary file (an interrupted or aborted run leaves no half output behind). */
+  discard(): Promise<void>;
+}
+
+function closeStream(stream: WriteStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (stream.closed) return resolve();
+    stream.once('error', reject);
+    stream.once('close', () => resolve());
+    if (!stream.writableEnded) stream.end();
+  });
+}
+
+export async function openOutputTarget(path: string | undefined, io: IO): Promise<OutputTarget> {
+  if (path === undefined || path === '-') {
+    return { stream: io.stdout, commit: async () => {}, discard: async () => {} };
+  }
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const stream = createWriteStream(temp);
+  await new Promise<void>((resolve, reject) => {
+    stream.once('open', () => resolve());
+    stream.once('error', (error) =>
+      reject(
+        new Problem({
+          code: 'invalid_input',
+          title: 'Cannot write the output',
+          detail: `${path}: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
+          source: 'client',
+        }),
+      ),
+    );
+  });
+  return {
+    stream,
+    path,
+    async commit() {
+      await closeStream(stream);
+      const handle = await open(temp, 'r+');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, path);
+    },
+    async discard() {
+      await closeStream(stream).catch(() => {});
+      await rm(temp, { force: true });
+    },
+  };
+}
+
+/**
+ * --journal, else beside the output, else beside the input when the output is stdout. Reading
+ * stdin and writing stdout leaves nowhere sensible: no journal, and the run says so.
+ */
+export function journalPathFor(options: {
+  journal?: string;
+  input: string;
+  output?: string;
+}): string | undefined {
+  if (options.journal) return options.journal;
+  if (options.output && options.output !== '-') return `${options.output}.journal`;
+  if (options.input !== '-') return `${options.input}.journal`;
+  return undefined;
+}
+
+const SAFE_WORD = /^[A-Za-z0-9_./:=@%+,-]+$/;
+
+/** POSIX shell quoting, so the printed resume command can be pasted as is. */
+export function shellQuote(args: readonly string[]): string {
+  return args.map((arg) => (SAFE_WORD.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`)).join(' ');
+}

@@ -1,0 +1,245 @@
+// One result per domain for a batch: reuse before request, and a request only when the budget,
+// the scheduler and the run's state all allow it.
+//
+// Reuse, in order: a lookup of this run still in flight (its promise), the journal (this run's or
+// an earlier run's results, read back from disk), a failure of this run (a small map). Only then a
+// request: a scheduler slot, a budget reservation taken synchronously right before sending, the
+// call, and the reservation settled with the actual charge.
+import { type EnrichQuery, enrichDomain } from '../api/domains.js';
+import { isProblem, Problem } from '../problem.js';
+import type { Client } from '../types.js';
+import type { Budget, Reservation } from './budget.js';
+import type { RowResult } from './output.js';
+import type { Scheduler } from './scheduler.js';
+
+/** Why a run stopped sending requests while it still writes every row. */
+export type StopReason =
+  | 'budget_exhausted'
+  | 'insufficient_credits'
+  | 'max_credits_exceeded'
+  | 'too_many_failures'
+  | 'interrupted';
+
+/** The part of the journal a lookup needs (src/batch/journal.ts). */
+export interface ResultStore {
+  has(domain: string): boolean;
+  get(domain: string): Promise<RowResult | undefined>;
+  append(domain: string, result: RowResult): unknown;
+}
+
+export interface LookupOptions {
+  client: Client;
+  query: EnrichQuery;
+  /** Credits one lookup may cost at most (sum of the selected products' units). */
+  worstCase: number;
+  resultFields: readonly string[];
+  budget: Budget;
+  scheduler: Scheduler;
+  journal?: ResultStore;
+  /** Failed requests in a row that stop the run (too_many_failures). */
+  maxConsecutiveFailures: number;
+  /** Aborts requests still in flight when a drain takes too long. */
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 25;
+/** Failures of this run kept for duplicate rows; past it a duplicate of a failed domain is asked again (free). */
+const MAX_REMEMBERED_FAILURES = 50_000;
+
+/** Codes for which every other row would fail the same way: the run aborts at once. */
+const ABORT_CODES = new Set([
+  'invalid_api_key',
+  'api_key_restricted',
+  'upgrade_required',
+  'invalid_product',
+  'invalid_field',
+  'field_not_in_product',
+  'product_without_visible_fields',
+  'field_not_available_for_capability',
+  'config_error',
+  'insecure_http',
+  'redirect_refused',
+]);
+const STOP_CODES = new Set<StopReason>(['insufficient_credits', 'max_credits_exceeded']);
+
+const STOP_DETAIL: Record<StopReason, string> = {
+  budget_exhausted: 'not requested: the --budget of this run was reached',
+  insufficient_credits: 'not requested: the balance ran out during this run',
+  max_credits_exceeded: 'not requested: the service refused the --max-credits of this run',
+  too_many_failures: 'not requested: the run stopped after too many consecutive failures',
+  interrupted: 'not requested: the run was interrupted',
+};
+
+export function errorResult(code: string, detail: string): RowResult {
+  return { found: null, record: null, credits_charged: 0, error_code: code, error_detail: detail };
+}
+
+export class Lookups {
+  private readonly inFlight = new Map<string, Promise<RowResult>>();
+  private readonly failures = new Map<string, RowResult>();
+  private settleWaiters: Array<() => void> = [];
+  stopReason: StopReason | undefined;
+  /** Set when the run must abort (exit 2 or 3): the problem to report. */
+  fatal: Problem | undefined;
+  requests = 0;
+  balance: number | undefined;
+
+  constructor(private readonly options: LookupOptions) {}
+
+  /** Whether a result for this domain is already known or on its way (no new request). */
+  isKnown(domain: string): boolean {
+    return (
+      this.inFlight.has(domain) || this.options.journal?.has(domain) === true || this.failures.has(domain)
+    );
+  }
+
+  /** The result for a domain, reused where possible. Never throws for a row's own failure. */
+  async resultFor(domain: string): Promise<RowResult> {
+    const pending = this.inFlight.get(domain);
+    if (pending) return pending;
+    const journal = this.options.journal;
+    if (journal?.has(domain)) {
+      const stored = await journal.get(domain);
+      if (stored) return stored;
+    }
+    const failed = this.failures.get(domain);
+    if (failed) return failed;
+    if (this.stopReason) return errorResult(this.stopReason, STOP_DETAIL[this.stopReason]);
+    if (this.fatal) return errorResult(this.fatal.code, 'not requested: the run was aborted');
+    const lookup = this.request(domain);
+    this.inFlight.set(domain, lookup);
+    // The entry stays until the journal holds the result, so a duplicate never asks twice.
+    return lookup.finally(() => this.inFlight.delete(domain));
+  }
+
+  /** Stops new requests; rows not yet requested get `reason`. The first reason wins. */
+  stop(reason: StopReason): void {
+    this.stopReason ??= reason;
+    this.options.scheduler.stop();
+    this.wakeSettleWaiters();
+  }
+
+  private abort(problem: Problem): void {
+    this.fatal ??= problem;
+    this.options.scheduler.stop();
+    this.wakeSettleWaiters();
+  }
+
+  private wakeSettleWaiters(): void {
+    const waiters = this.settleWaiters;
+    this.settleWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  private stoppedResult(): RowResult {
+    if (this.fatal) return errorResult(this.fatal.code, 'not requested: the run was aborted');
+    const reason = this.stopReason ?? 'interrupted';
+    return errorResult(reason, STOP_DETAIL[reason]);
+  }
+
+  /** A reservation, waiting for in-flight answers to free credits when that may help. */
+  private async reserve(): Promise<Reservation | null> {
+    const { budget, worstCase } = this.options;
+    for (;;) {
+      if (this.stopReason || this.fatal) return null;
+      // Synchronous from the check to the reservation: no other worker can slip in between.
+      const reservation = budget.tryReserve(worstCase);
+      if (reservation) return reservation;
+      if (budget.isExhaustedFor(worstCase) || budget.reserved === 0) {
+        this.stop('budget_exhausted');
+        return null;
+      }
+      await new Promise<void>((resolve) => this.settleWaiters.push(resolve));
+    }
+  }
+
+  private async request(domain: string): Promise<RowResult> {
+    const { scheduler, budget, worstCase } = this.options;
+    const slot = await scheduler.acquire();
+    if (!slot) return this.stoppedResult();
+    const reservation = await this.reserve();
+    if (!reservation) {
+      scheduler.release(slot, 'success');
+      return this.stoppedResult();
+    }
+    this.requests++;
+    try {
+      const { result, credits } = await enrichDomain(
+        { client: this.options.client },
+        domain,
+        this.options.query,
+        {
+          spinner: false,
+          signal: this.options.signal,
+          onRetry: (problem) => {
+            if (problem.code === 'rate_limited' || problem.status === 429) {
+              scheduler.rateLimited(problem.retryAfterSeconds);
+            }
+          },
+        },
+      );
+      // A response without a charge is assumed to have cost the worst case: the budget must hold.
+      const charged = result.charged ?? credits.charged ?? worstCase;
+      budget.settle(reservation, charged);
+      if (typeof credits.remaining === 'number') this.balance = credits.remaining;
+      scheduler.release(slot, 'success');
+      const row: RowResult = {
+        found: result.found,
+        record: result.found ? this.pickFields(result.domain, result.record) : null,
+        credits_charged: charged,
+        error_code: null,
+        error_detail: null,
+      };
+      await this.options.journal?.append(domain, row);
+      return row;
+    } catch (error) {
+      budget.settle(reservation, 0); // errors are never charged (spec, charging rule 4)
+      const balance = this.options.client.lastCredits?.remaining;
+      if (typeof balance === 'number') this.balance = balance;
+      return this.failed(domain, error, slot);
+    } finally {
+      this.wakeSettleWaiters();
+    }
+  }
+
+  private failed(domain: string, error: unknown, slot: Parameters<Scheduler['release']>[0]): RowResult {
+    const { scheduler } = this.options;
+    const problem = isProblem(error)
+      ? error
+      : new Problem({
+          code: 'internal_bug',
+          detail: error instanceof Error ? error.message : String(error),
+          source: 'client',
+          cause: error,
+        });
+    const row = errorResult(problem.code, problem.detail || problem.title);
+    if (ABORT_CODES.has(problem.code)) {
+      scheduler.release(slot, 'failure');
+      this.abort(problem);
+      return row;
+    }
+    if (STOP_CODES.has(problem.code as StopReason)) {
+      scheduler.release(slot, 'failure');
+      this.stop(problem.code as StopReason);
+      return row;
+    }
+    // Only "the service is not answering" counts towards stopping the run; a 4xx about this one
+    // domain says the service is up.
+    const unavailable = problem.exitCode === 5 || problem.code === 'internal_bug';
+    scheduler.release(slot, unavailable ? 'failure' : 'success');
+    if (unavailable && scheduler.consecutiveFailures >= this.options.maxConsecutiveFailures) {
+      this.stop('too_many_failures');
+    }
+    if (this.failures.size < MAX_REMEMBERED_FAILURES) this.failures.set(domain, row);
+    return row;
+  }
+
+  /** The record narrowed to the result columns, so the journal stores what the output shows. */
+  private pickFields(domain: string, record: Record<string, unknown>): Record<string, unknown> {
+    const picked: Record<string, unknown> = {};
+    for (const field of this.options.resultFields) {
+      picked[field] = field === 'domain' ? (record.domain ?? domain) : (record[field] ?? null);
+    }
+    return picked;
+  }
+}
