@@ -22,7 +22,8 @@ export function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
 export async function openTransport(timeoutMs: number, env: NodeJS.ProcessEnv): Promise<Transport> {
   const { Agent, EnvHttpProxyAgent } = await import('undici');
   // headersTimeout and bodyTimeout are idle timeouts per attempt; the overall deadline of a
-  // call is enforced above this layer with an abort signal.
+  // call is enforced above this layer with an abort signal. undici runs these on coarse timers
+  // (about 1 s resolution), so a sub-second --timeout fires after roughly a second.
   const options = {
     connect: { timeout: CONNECT_TIMEOUT_MS },
     headersTimeout: timeoutMs,
