@@ -1,11 +1,124 @@
-// Placeholder: registered so the program builds; implemented by its issue.
-import type { Command } from 'commander';
+// `company-data breakdown`: how a segment (query + filters) splits over one facet, drawn as a
+// bar chart in a terminal and as flat rows for scripts.
+import { type Command, Option } from 'commander';
+import type { Filters } from '../api/filters.js';
+import { type BreakdownRequest, MAX_BREAKDOWN_LIMIT } from '../api/search.js';
+import { parseIntOption, withContext } from '../command-kit.js';
+import {
+  addFilterOptions,
+  explainProblem,
+  type FilterFlags,
+  fieldsForChecks,
+  filtersFromFlags,
+} from '../search/options.js';
+import type { Context } from '../types.js';
+
+export interface BreakdownFlags extends FilterFlags {
+  population?: string;
+  limit?: number;
+}
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('breakdown')
-    .description('not implemented yet')
-    .action(() => {
-      throw new Error('breakdown is not implemented yet');
-    });
+    .description('Break a segment down by a facet (country, site_category, primary_platform, employee_range)')
+    .argument('<field>', 'a breakdown facet of the fields catalog (`company-data fields --facets`)')
+    .argument('[query]', 'what the segment is, e.g. "shoes" (empty: every company)');
+  addFilterOptions(command)
+    .addOption(
+      new Option('--population <population>', 'all companies, or only those selling online').choices([
+        'all',
+        'ecommerce',
+      ]),
+    )
+    .option(
+      '--limit <n>',
+      `number of buckets, 1-${MAX_BREAKDOWN_LIMIT} (service default 10); the rest is "other"`,
+      parseIntOption('--limit', 1, MAX_BREAKDOWN_LIMIT),
+    )
+    .addHelpText(
+      'after',
+      `
+Output: in a terminal, the segment and the coverage of the field, then one bar per bucket
+(share = count / companies with a value). -o json gives the breakdown object. -o csv and
+-o ndjson give one row per bucket with columns value, count, share, kind: kind is "value"
+for a bucket, "other" for the values beyond --limit taken together, and "missing" for the
+companies without a value (value and share empty); the counts add up to the segment size.
+
+Examples:
+  $ company-data --sandbox breakdown country shoes
+  $ company-data --sandbox breakdown site_category --population ecommerce --filter country=US --limit 5
+  $ company-data --sandbox breakdown primary_platform fashion -o csv`,
+    )
+    .action(withContext(runBreakdown));
+}
+
+/** Checks the flags and the facet and builds the request; throws a usage Problem before sending. */
+export async function planBreakdown(
+  ctx: Context,
+  field: string,
+  query: string | undefined,
+  flags: BreakdownFlags,
+): Promise<BreakdownRequest> {
+  const { validateFacet, validateFilters } = await import('../api/filters.js');
+  let filters: Filters = filtersFromFlags(flags);
+  const fields = await fieldsForChecks(ctx);
+  if (fields) {
+    field = validateFacet(field, fields);
+    filters = validateFilters(filters, fields);
+  }
+  return {
+    field,
+    query,
+    operator: flags.operator,
+    filters,
+    population: flags.population,
+    limit: flags.limit,
+  };
+}
+
+export async function runBreakdown(
+  ctx: Context,
+  field: string,
+  query: string | undefined,
+  flags: BreakdownFlags,
+): Promise<number> {
+  const request = await planBreakdown(ctx, field, query, flags);
+  const [{ adaptBreakdownResponse, fetchBreakdown }, view, format] = await Promise.all([
+    import('../api/search.js'),
+    import('../search/breakdown-view.js'),
+    import('../output/format.js'),
+  ]);
+  let response: Awaited<ReturnType<typeof fetchBreakdown>>;
+  try {
+    response = await fetchBreakdown(ctx, request);
+  } catch (error) {
+    throw await explainProblem(ctx, error, request);
+  }
+  const result = adaptBreakdownResponse(response.data);
+  if (!result) {
+    ctx.io.warn(
+      'warning: the breakdown response has no recognisable list of buckets; printing it as received.',
+    );
+    format.printJson(ctx, response.data);
+    format.printCredits(ctx, response.credits);
+    return 0;
+  }
+  result.field ??= request.field;
+  switch (format.formatOf(ctx)) {
+    case 'json':
+      format.printJson(ctx, { ...result.document, field: result.field });
+      break;
+    case 'table': {
+      const { io } = ctx;
+      const lines = view.renderBreakdown(result, { width: io.columns, unicode: io.unicode, color: io.color });
+      io.out(`${lines.join('\n')}\n`);
+      if (result.buckets.length === 0) io.info('No companies in this segment.');
+      break;
+    }
+    default:
+      format.printList(ctx, view.breakdownRows(result), { columns: view.BREAKDOWN_COLUMNS });
+  }
+  format.printCredits(ctx, response.credits);
+  return 0;
 }
