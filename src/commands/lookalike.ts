@@ -38,9 +38,9 @@ candidate per line; -o csv the table's columns. A seed without lookalikes is not
 it says so on stderr, charges nothing and exits 0 (-o json prints {"found": false, ...}).
 
 Examples:
-  $ company-data --sandbox lookalike "$(company-data --sandbox search shoes --limit 1 -o csv | tail -1 | cut -d, -f1)"
-  $ company-data --sandbox lookalike <domain from a search> -k 5 --evidence
-  $ company-data --sandbox lookalike <domain> --filter country=US --include domain,company_name,tech -o json`,
+  $ company-data --sandbox lookalike acme-shoes.com -k 5 --evidence
+  $ company-data --sandbox lookalike https://www.acme-shoes.com/ --filter country=US --include domain,company_name,tech
+  $ company-data --sandbox lookalike acme-shoes.com -o json`,
     )
     .action(withContext(runLookalike));
 }
