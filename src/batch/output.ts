@@ -1,0 +1,193 @@
+// Writes batch results in input order: each input row exactly as it was read, then the result
+// columns. Input cells are never modified (the user's data goes back as it came); result cells are
+// server text, so they lose control characters and, in CSV, anything a spreadsheet would run.
+import type { Writable } from 'node:stream';
+import { neutraliseFormula, stripControl } from '../output/sanitize.js';
+
+/** The outcome of one row; also what the journal stores per domain. */
+export interface RowResult {
+  /** null when the row has no answer (invalid input, or an error). */
+  found: boolean | null;
+  /** The returned fields, narrowed to the requested ones; null when not found or failed. */
+  record: Record<string, unknown> | null;
+  credits_charged: number;
+  error_code: string | null;
+  error_detail: string | null;
+}
+
+export type BatchFormat = 'csv' | 'json' | 'ndjson';
+
+export interface BatchWriterOptions {
+  /** Not ended by the writer: its owner closes it (a file is renamed into place, stdout stays). */
+  out: Writable;
+  format: BatchFormat;
+  /** null for a plain list of domains, written as one column named `domain`. */
+  inputHeader: string[] | null;
+  /** The returned field names, in order. */
+  resultFields: string[];
+  /** A UTF-8 byte order mark first, for spreadsheets that need it (CSV only). */
+  bom?: boolean;
+  /** Leave result cells that start like a formula as they are (CSV only). */
+  csvRaw?: boolean;
+}
+
+export interface BatchWriter {
+  /** The output column names: input columns, then result columns (renamed on a clash). */
+  readonly columns: string[];
+  /** Writes one row; resolves once the output can take more (backpressure). */
+  write(row: { cells: string[]; result: RowResult }): Promise<void>;
+  /** Completes the document (header of an empty CSV, closing bracket of JSON); does not end `out`. */
+  end(): Promise<void>;
+}
+
+const PLAIN_LIST_HEADER = ['domain'];
+const RESULT_PREFIX = 'cd_';
+
+/**
+ * Result column names that never shadow an input column (case-insensitive): `cd_<name>`, then
+ * `cd_2_<name>`, `cd_3_<name>` ... until the name is free.
+ */
+export function resultColumnNames(inputHeader: string[], resultNames: string[]): string[] {
+  const taken = new Set(inputHeader.map((name) => name.toLowerCase()));
+  return resultNames.map((name) => {
+    let candidate = name;
+    for (let n = 1; taken.has(candidate.toLowerCase()); n++) {
+      candidate = n === 1 ? `${RESULT_PREFIX}${name}` : `${RESULT_PREFIX}${n}_${name}`;
+    }
+    taken.add(candidate.toLowerCase());
+    return candidate;
+  });
+}
+
+/** JSON member names for the input columns: a repeated header name gets `_2`, `_3` ... */
+function uniqueKeys(header: string[]): string[] {
+  const seen = new Set<string>();
+  return header.map((name) => {
+    let key = name;
+    for (let n = 2; seen.has(key); n++) key = `${name}_${n}`;
+    seen.add(key);
+    return key;
+  });
+}
+
+const NEEDS_QUOTES = /[",\r\n]/;
+
+function csvField(value: string): string {
+  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+function csvLine(cells: string[]): string {
+  return `${cells.map(csvField).join(',')}\n`;
+}
+
+/** A result value as one CSV cell: arrays joined with `;`, nothing for null. */
+function csvValue(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (Array.isArray(value)) return value.map(csvValue).join(';');
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function resultValues(result: RowResult, fields: string[]): unknown[] {
+  return [
+    result.found,
+    ...fields.map((field) => result.record?.[field] ?? null),
+    result.credits_charged,
+    result.error_code,
+    result.error_detail,
+  ];
+}
+
+/** An object literal built as text: keeps column order (even `2024`) and any name (even `__proto__`). */
+function jsonObject(keys: string[], values: unknown[]): string {
+  const members = keys.map((key, i) => `${JSON.stringify(key)}:${JSON.stringify(values[i] ?? null)}`);
+  return `{${members.join(',')}}`;
+}
+
+function waitForDrain(out: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      out.off('drain', onDrain);
+      out.off('error', onError);
+      out.off('close', onClose);
+    };
+    const onDrain = () => {
+      cleanup();
+      resolve();
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = () => {
+      cleanup();
+      reject(new Error('the output closed before every row was written'));
+    };
+    out.on('drain', onDrain);
+    out.on('error', onError);
+    out.on('close', onClose);
+  });
+}
+
+export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
+  const { out, format, resultFields } = options;
+  const inputHeader = options.inputHeader ?? PLAIN_LIST_HEADER;
+  const resultNames = resultColumnNames(inputHeader, [
+    'found',
+    ...resultFields,
+    'credits_charged',
+    'error_code',
+    'error_detail',
+  ]);
+  const columns = [...inputHeader, ...resultNames];
+  const jsonKeys = [...uniqueKeys(inputHeader), ...resultNames];
+  let started = false;
+  let rows = 0;
+
+  const push = async (text: string): Promise<void> => {
+    if (out.destroyed || out.writableEnded) throw new Error('the output closed before every row was written');
+    if (!out.write(text)) await waitForDrain(out);
+  };
+
+  const opening = (): string => {
+    if (format === 'csv') return (options.bom ? '\ufeff' : '') + csvLine(columns);
+    return format === 'json' ? '[\n' : '';
+  };
+
+  const csvRow = (cells: string[], result: RowResult): string => {
+    const results = resultValues(result, resultFields).map((value) => {
+      const cell = stripControl(csvValue(value));
+      return options.csvRaw ? cell : neutraliseFormula(cell);
+    });
+    return csvLine([...cells, ...results]);
+  };
+
+  return {
+    columns,
+    async write({ cells, result }) {
+      const prefix = started ? '' : opening();
+      started = true;
+      const inputCells = cells.length === inputHeader.length ? cells : toWidth(cells, inputHeader.length);
+      let text: string;
+      if (format === 'csv') text = csvRow(inputCells, result);
+      else {
+        const object = jsonObject(jsonKeys, [...inputCells, ...resultValues(result, resultFields)]);
+        text = format === 'json' ? `${rows === 0 ? '' : ',\n'}${object}` : `${object}\n`;
+      }
+      rows++;
+      await push(prefix + text);
+    },
+    async end() {
+      const prefix = started ? '' : opening();
+      started = true;
+      const closing = format === 'json' ? (rows === 0 ? ']\n' : '\n]\n') : '';
+      if (prefix + closing !== '') await push(prefix + closing);
+    },
+  };
+}
+
+/** Keeps the output rectangular if a caller passes a row of another width (input.ts never does). */
+function toWidth(cells: string[], width: number): string[] {
+  if (cells.length > width) return cells.slice(0, width);
+  return [...cells, ...Array<string>(width - cells.length).fill('')];
+}
