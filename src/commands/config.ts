@@ -88,10 +88,21 @@ export async function runConfigShow(ctx: Context): Promise<number> {
     { setting: 'format', value: c.format.value, source: c.format.source },
     { setting: 'timeout', value: c.timeoutMs.value / SECONDS, source: c.timeoutMs.source },
     { setting: 'retries', value: c.retries.value, source: c.retries.source },
-    { setting: 'config-file', value: c.configPath, source: existsSync(c.configPath) ? 'present' : 'absent' },
-    { setting: 'cache-dir', value: c.cacheDir, source: 'XDG_CACHE_HOME or ~/.cache' },
+    {
+      setting: 'config-file',
+      value: c.configPath,
+      source: process.env.XDG_CONFIG_HOME ? 'environment' : 'default',
+    },
+    {
+      setting: 'cache-dir',
+      value: c.cacheDir,
+      source: process.env.XDG_CACHE_HOME ? 'environment' : 'default',
+    },
   ];
   printList(ctx, rows, { columns: ['setting', 'value', 'source'] });
+  if (!existsSync(c.configPath)) {
+    ctx.io.info('There is no config file yet; `company-data config set-key` creates it.');
+  }
   return 0;
 }
 

@@ -21,8 +21,8 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       `
-"values" says what a filter accepts: an enum (exact catalog values; -o json lists them) or
-free text. "facet" marks the fields that \`company-data breakdown\` accepts.
+"filter" says what a search filter on the field accepts: "enum (N)" is one of N exact catalog
+values (-o json and -o csv list them), "free" any text; "—" means the field cannot filter. "facet" marks the fields that \`company-data breakdown\` accepts.
 
 Examples:
   $ company-data --sandbox fields
@@ -32,14 +32,21 @@ Examples:
     .action(withContext(runFields));
 }
 
-/** "enum (12 values)", "free", or null when the field cannot filter. */
+/** "enum (12)" (the number of values), "free", or null when the field cannot filter. */
 export function valueSource(field: FieldEntry): string | null {
   if (!field.filter) return null;
-  if (field.filter.value_source === 'enum') {
-    const count = field.filter.values?.length ?? 0;
-    return `enum (${count} value${count === 1 ? '' : 's'})`;
-  }
+  if (field.filter.value_source === 'enum') return `enum (${field.filter.values?.length ?? 0})`;
   return field.filter.value_source;
+}
+
+/**
+ * The filter column of the table: the value source, prefixed with the filter's name only when
+ * it differs from the field's, so an 80-column terminal keeps room for the other columns.
+ */
+export function filterSummary(field: FieldEntry): string | null {
+  const source = valueSource(field);
+  if (!field.filter || source === null) return null;
+  return field.filter.name === field.name ? source : `${field.filter.name}: ${source}`;
 }
 
 export function selectFields(fields: FieldEntry[], options: FieldsOptions): FieldEntry[] {
@@ -62,23 +69,32 @@ export async function runFields(ctx: Context, options: FieldsOptions): Promise<n
     printList(ctx, fields as unknown as Record<string, unknown>[], { emptyMessage });
     return 0;
   }
+  if (ctx.config.format.value === 'csv') {
+    const rows = fields.map((f) => ({
+      name: f.name,
+      product: f.product,
+      type: f.type,
+      filter: f.filter?.name ?? null,
+      value_source: f.filter?.value_source ?? null,
+      values: f.filter?.values ?? null,
+      facet: f.facet,
+      credit_units: f.billing.credit_units,
+      capabilities: f.capabilities,
+      plans: f.plans,
+      description: f.description,
+    }));
+    printList(ctx, rows, { emptyMessage });
+    return 0;
+  }
   const rows = fields.map((f) => ({
     name: f.name,
     product: f.product,
-    type: f.type,
-    filter: f.filter?.name ?? null,
-    values: valueSource(f),
+    filter: filterSummary(f),
     facet: f.facet,
-    credit_units: f.billing.credit_units,
+    credits: f.billing.credit_units,
     capabilities: f.capabilities,
     plans: f.plans,
-    description: f.description,
   }));
-  const columns = ['name', 'product', 'filter', 'values', 'facet', 'credit_units', 'capabilities', 'plans'];
-  // CSV is for spreadsheets: give it the type and description too, which a terminal has no room for.
-  printList(ctx, rows, {
-    emptyMessage,
-    columns: ctx.config.format.value === 'csv' ? [...columns, 'type', 'description'] : columns,
-  });
+  printList(ctx, rows, { emptyMessage });
   return 0;
 }

@@ -46,21 +46,29 @@ export function textWidth(text: string): number {
 /**
  * Column widths (padding included) that fit `available` terminal columns. Columns narrower than
  * the fair share keep their natural width; wider ones are capped at one common level, so a
- * single long description does not squeeze every other column.
+ * single long description does not squeeze every other column. The first column names the row,
+ * so it is shrunk only when shrinking all the others is not enough.
  */
 export function fitWidths(natural: number[], available: number): number[] {
   const budget = available - (natural.length + 1); // one border character per column, plus one
-  const total = natural.reduce((sum, w) => sum + w, 0);
-  if (total <= budget) return natural;
+  const sum = (widths: number[]) => widths.reduce((s, w) => s + w, 0);
+  if (sum(natural) <= budget) return natural;
+  if (natural.length === 1) return [Math.max(MIN_CONTENT + PADDING, budget)];
+  const rest = capAtLevel(natural.slice(1), budget - natural[0]);
+  // Past the others' minimum, the first column takes what is left (and the table may overflow).
+  const first = Math.min(natural[0], Math.max(MIN_CONTENT + PADDING, budget - sum(rest)));
+  return [first, ...rest];
+}
+
+/** Widths capped at the largest common level whose total fits the budget (never below the floor). */
+function capAtLevel(natural: number[], budget: number): number[] {
   const floor = MIN_CONTENT + PADDING;
   const widthAt = (level: number) => natural.map((w) => Math.min(w, Math.max(level, floor)));
   let low = floor;
-  let high = Math.max(...natural);
-  // Largest level whose widths still fit; at the floor they may not, and then the table overflows.
+  let high = Math.max(floor, ...natural);
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
-    const sum = widthAt(mid).reduce((s, w) => s + w, 0);
-    if (sum <= budget) low = mid;
+    if (widthAt(mid).reduce((s, w) => s + w, 0) <= budget) low = mid;
     else high = mid - 1;
   }
   return widthAt(low);

@@ -16,6 +16,16 @@ describe('fitWidths', () => {
     expect(widths[1]).toBe(widths[2]);
   });
 
+  it('keeps the first column whole while the others can give way', () => {
+    // 45 - 5 borders = 40; the first keeps 20, the other three share 20.
+    expect(fitWidths([20, 20, 20, 20], 45)).toEqual([20, 6, 6, 6]);
+  });
+
+  it('shrinks the first column too when the others are at their minimum', () => {
+    // 30 - 4 borders = 26; the others stop at 5 each, the first gets the remaining 16.
+    expect(fitWidths([30, 20, 20], 30)).toEqual([16, 5, 5]);
+  });
+
   it('never goes below a readable minimum, even if the table then overflows', () => {
     expect(fitWidths([50, 50, 50, 50], 10)).toEqual([5, 5, 5, 5]);
   });
