@@ -10,7 +10,7 @@ export interface RequestLogEntry {
   auth: 'bearer' | 'x-api-key' | null;
   /** The sandbox key's name (`full`, ...) when the key was valid. */
   key_name: string | null;
-  /** HTTP status sent, or null when the connection was reset before any response. */
+  /** HTTP status sent; null while the request is in flight or when the connection was reset. */
   status: number | null;
   fault: string | null;
   content_type: string | null;
@@ -27,12 +27,14 @@ export class RequestLog {
 
   constructor(private readonly capacity = REQUEST_LOG_CAPACITY) {}
 
-  add(entry: Omit<RequestLogEntry, 'seq'>): void {
+  /** Returns the stored entry, which the caller fills in (status, ...) once it has answered. */
+  add(entry: Omit<RequestLogEntry, 'seq'>): RequestLogEntry {
     this.seq += 1;
-    const full = { seq: this.seq, ...entry };
+    const full: RequestLogEntry = { seq: this.seq, ...entry };
     if (this.ring.length < this.capacity) this.ring.push(full);
     else this.ring[this.next] = full;
     this.next = (this.next + 1) % this.capacity;
+    return full;
   }
 
   /** Oldest first. */

@@ -1,0 +1,78 @@
+// Starts a sandbox in-process for a test file and talks to it over real HTTP on 127.0.0.1.
+import { request } from 'undici';
+import { type SandboxHandle, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
+import type { RequestLogEntry } from '../../src/sandbox/request-log.js';
+
+export type { SandboxHandle } from '../../src/sandbox/index.js';
+
+/** A small dataset keeps start-up quick; the showcase records are in every dataset. */
+export function startTestSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+  return startSandbox({ companies: 2000, ...options });
+}
+
+export interface CallOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  /** Sent as `Authorization: Bearer <key>` unless `auth` says otherwise. */
+  key?: string;
+  auth?: 'bearer' | 'x-api-key';
+  query?: Record<string, string>;
+  /** A JSON body (serialised here) or raw text/bytes. */
+  json?: unknown;
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  /** The parsed body when it is JSON, else undefined. */
+  json: Record<string, unknown> | undefined;
+}
+
+export async function call(base: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== undefined) {
+    if (options.auth === 'x-api-key') headers['x-api-key'] = options.key;
+    else headers.authorization = `Bearer ${options.key}`;
+  }
+  let body: string | Buffer | undefined = options.body;
+  if (options.json !== undefined) {
+    body = JSON.stringify(options.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  const query = options.query ? `?${new URLSearchParams(options.query)}` : '';
+  const res = await request(`${base}${path}${query}`, {
+    method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+  });
+  const text = await res.body.text();
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  let json: Record<string, unknown> | undefined;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, headers: flat, text, json };
+}
+
+/** The request log as a client sees it, through GET /_sandbox/requests. */
+export async function readRequestLog(base: string): Promise<RequestLogEntry[]> {
+  const res = await call(base, '/_sandbox/requests');
+  return (res.json as { requests: RequestLogEntry[] }).requests;
+}
+
+export async function clearRequestLog(base: string): Promise<void> {
+  await call(base, '/_sandbox/requests', { method: 'DELETE' });
+}
+
+/** Balance of a key as the service reports it (GET /api/me never charges). */
+export async function balanceOf(base: string, key: string): Promise<number> {
+  const res = await call(base, '/api/me', { key });
+  return res.json?.balance as number;
+}
