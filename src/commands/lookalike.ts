@@ -33,7 +33,7 @@ export function register(program: Command): void {
       'after',
       `
 Output: a ranked table (rank, domain, score, the included fields, and with --evidence a
-short "why"); -o json gives the whole response with the full evidence; -o ndjson one
+short "why", which replaces the default fields unless --include names some); -o json gives the whole response with the full evidence; -o ndjson one
 candidate per line; -o csv the table's columns. A seed without lookalikes is not an error:
 it says so on stderr, charges nothing and exits 0 (-o json prints {"found": false, ...}).
 
@@ -83,7 +83,10 @@ function roundScore(score: unknown): unknown {
 function tableColumns(request: LookalikeRequest, candidates: Row[]): string[] {
   const seen = new Set<string>();
   for (const row of candidates) for (const key of Object.keys(row)) seen.add(key);
-  const fields = request.include ?? [...seen].filter((k) => k !== 'evidence');
+  // With --evidence and no --include, the "why" needs the room more than the default fields
+  // do (they stay in every other format); --include brings any of them back.
+  const defaults = request.evidence ? [] : [...seen].filter((k) => k !== 'evidence');
+  const fields = request.include ?? defaults;
   const columns = [
     'rank',
     'domain',

@@ -61,8 +61,10 @@ export async function fieldsForChecks(ctx: Context): Promise<FieldEntry[] | unde
   try {
     return await loadFields(ctx);
   } catch (error) {
-    const reason = error instanceof Problem ? error.code : String(error);
-    ctx.io.debug(`fields catalog unavailable (${reason}); filters are left to the server to check`);
+    // Only an unavailable or unreadable catalog is skipped; an interrupt or a bug is not.
+    const skippable = error instanceof Problem && (error.exitCode === 5 || error.code === 'not_found');
+    if (!skippable) throw error;
+    ctx.io.debug(`fields catalog unavailable (${error.code}); filters are left to the server to check`);
     return undefined;
   }
 }

@@ -268,17 +268,18 @@ describe('summariseEvidence', () => {
         same_primary_platform: false,
         same_country: true,
       }),
-    ).toBe('3 shared tech (shopify, klaviyo, stripe); same category; same country');
+    ).toBe('same category, country; 3 shared tech (shopify, klaviyo, stripe)');
   });
 
   it('shortens long lists, handles unknown shapes, and strips control characters', () => {
     expect(summariseEvidence({ shared_tech: ['a', 'b', 'c', 'd', 'e', 'f'] })).toBe(
-      '6 shared tech (a, b, c, d, +2 more)',
+      '6 shared tech (a, b, c, +3)',
     );
     expect(summariseEvidence({ distance_km: 12.345, note: 'x\x1b[31my' })).toBe(
       'distance km 12.35; note: xy',
     );
     expect(summariseEvidence(['same market', 'similar size'])).toBe('same market; similar size');
+    expect(summariseEvidence({ same_team: true, verified: true, same_x: false })).toBe('same team; verified');
     expect(summariseEvidence(undefined)).toBe('');
   });
 });
