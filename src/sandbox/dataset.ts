@@ -260,7 +260,7 @@ ${SHOWCASE.initech}|Initech|GB|||1998|custom|google_analytics hubspot zendesk|||
 ${SHOWCASE.umbrella}|Umbrella Health|DE|health|201-1000|2003|magento|magento google_analytics klarna paypal cookiebot|Alice Abernathy|Marketing Director|pharmacy supplements vitamins|6
 ${SHOWCASE.idn}|Münchner Kaffee|DE|food_drink|11-50|2015|shopware|shopware paypal klarna google_analytics|Lena Huber|Founder|coffee tea|5
 ${SHOWCASE.escape}|${escapeName}|US|electronics|11-50|2020|woocommerce|woocommerce stripe google_analytics|Eve Mallory|CTO|gadgets audio|4
-${SHOWCASE.lonely}|Lonely Seed|SE|||2022|1-10||||||3`;
+${SHOWCASE.lonely}|Lonely Seed|SE||1-10|2022||||||3`;
 
 interface Fixed {
   company: Company;
@@ -269,6 +269,7 @@ interface Fixed {
 
 function parseFixed(line: string): Fixed {
   const cell = line.split('|').map((text) => text.trim() || null);
+  if (cell.length !== 12) throw new Error(`showcase row has ${cell.length} cells, not 12: ${cell[0]}`);
   const [domain, name, country, category, employees, founded, platform, tech, leadName, leadTitle] = cell;
   const techList = tech ? words(tech) : [];
   const company: Company = {
