@@ -144,7 +144,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
     try {
       for (let number = 1; ; number++) {
         const outcome = await attemptOnce(request, url, headers, signal, number).catch((reason: unknown) => {
-          throw abortProblem(reason, request.signal);
+          throw signal.aborted ? abortProblem(reason, request.signal) : reason;
         });
         if (outcome.response) return outcome.response as ApiResponse<T>;
         const problem = outcome.problem!;
@@ -163,7 +163,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
         spinner.retrying(number + 1);
         await request.onRetry?.(problem, number);
         await sleep(delay, signal).catch((reason: unknown) => {
-          throw abortProblem(reason, request.signal);
+          throw signal.aborted ? abortProblem(reason, request.signal) : reason;
         });
       }
     } finally {

@@ -20,7 +20,12 @@ export function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
 }
 
 export async function openTransport(timeoutMs: number, env: NodeJS.ProcessEnv): Promise<Transport> {
-  const { Agent, EnvHttpProxyAgent } = await import('undici');
+  // Node gives a CommonJS module's exports as named exports; esbuild's split bundle gives them
+  // only as the default export. Accept both.
+  const loaded: Partial<typeof import('undici')> & { default?: typeof import('undici') } = await import(
+    'undici'
+  );
+  const { Agent, EnvHttpProxyAgent } = loaded.Agent ? (loaded as typeof import('undici')) : loaded.default!;
   // headersTimeout and bodyTimeout are idle timeouts per attempt; the overall deadline of a
   // call is enforced above this layer with an abort signal. undici runs these on coarse timers
   // (about 1 s resolution), so a sub-second --timeout fires after roughly a second.
