@@ -1,9 +1,12 @@
 // Bundles the CLI into dist/ with code splitting, so each command and heavy dependency is a
 // separate chunk loaded only when used (see docs/performance.md for why).
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+// Stale chunks from an earlier build must not linger beside the new ones.
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
 await build({
   entryPoints: ['src/cli.ts'],
