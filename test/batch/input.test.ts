@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type InputOptions, type InputRow, openInput } from '../../src/batch/input.js';
+import { normaliseDomain } from '../../src/domain.js';
 import { Problem } from '../../src/problem.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'csv');
@@ -360,5 +361,29 @@ describe('openInput: edge cases', () => {
     expect(seen).toBe(10);
     // Backpressure: only a few buffers' worth was pulled from the source, not the million lines.
     expect(produced).toBeLessThan(100_000);
+  });
+});
+
+describe('examples/companies.csv', () => {
+  it('reads as the README shows: 25 rows, the website column, duplicates, a blank and invalid domains', async () => {
+    const file = path.join(FIXTURES, '..', '..', '..', 'examples', 'companies.csv');
+    const result = await readAll(createReadStream(file));
+    expect(result.header).toEqual(['company', 'website', 'owner']);
+    expect(result.domainColumn).toBe(1);
+    expect(result.rows).toHaveLength(25);
+    expect(result.rows.every((row) => row.error === undefined && row.cells.length === 3)).toBe(true);
+    const outcomes = result.rows.map((row) => {
+      const normalised = normaliseDomain(row.domainRaw);
+      return normalised.ok ? normalised.domain : `invalid: ${normalised.reason}`;
+    });
+    expect(outcomes.filter((o) => o === 'acme-shoes.com')).toHaveLength(2);
+    expect(outcomes.filter((o) => o === 'globex.io')).toHaveLength(2);
+    expect(outcomes).toContain('xn--mnchner-kaffee-gsb.de');
+    expect(outcomes).toContain('no-such-company.example');
+    expect(outcomes.filter((o) => o.startsWith('invalid: '))).toEqual([
+      'invalid: is empty',
+      'invalid: looks like an e-mail address',
+      'invalid: contains spaces',
+    ]);
   });
 });
