@@ -46,6 +46,11 @@ export async function runProducts(ctx: Context): Promise<number> {
     fields: p.fields,
     bundles: p.bundles,
   }));
-  printList(ctx, rows, { emptyMessage, columns: ['id', 'description', 'credit_units', 'kind', 'fields'] });
+  const columns = ['id', 'description', 'credit_units', 'kind', 'fields'];
+  // CSV is for spreadsheets: it also gets the bundles, which a terminal has no room for.
+  printList(ctx, rows, {
+    emptyMessage,
+    columns: ctx.config.format.value === 'csv' ? [...columns, 'bundles'] : columns,
+  });
   return 0;
 }

@@ -19,6 +19,8 @@ const RESET = '\x1b[0m';
 const PADDING = 2;
 // Narrowest a shrunk column gets: room for two characters and an ellipsis.
 const MIN_CONTENT = 3;
+// Columns this wide or narrower (padding included) are left whole while longer ones can shrink.
+const SHORT_COLUMN = 12;
 
 const ASCII_CHARS = {
   top: '-',
@@ -44,28 +46,38 @@ export function textWidth(text: string): number {
 }
 
 /**
- * Column widths (padding included) that fit `available` terminal columns. Columns narrower than
- * the fair share keep their natural width; wider ones are capped at one common level, so a
- * single long description does not squeeze every other column. The first column names the row,
- * so it is shrunk only when shrinking all the others is not enough.
+ * Column widths (padding included) that fit `available` terminal columns. Short columns (flags,
+ * counts, ids) keep their width while long ones give way; long columns are capped at one common
+ * level, so a single long description does not squeeze every other column. The first column
+ * names the row, so it is shrunk only when shrinking all the others is not enough.
  */
 export function fitWidths(natural: number[], available: number): number[] {
   const budget = available - (natural.length + 1); // one border character per column, plus one
   const sum = (widths: number[]) => widths.reduce((s, w) => s + w, 0);
   if (sum(natural) <= budget) return natural;
-  if (natural.length === 1) return [Math.max(MIN_CONTENT + PADDING, budget)];
-  const rest = capAtLevel(natural.slice(1), budget - natural[0]);
+  const floor = MIN_CONTENT + PADDING;
+  if (natural.length === 1) return [Math.max(floor, budget)];
+  const [first, ...rest] = natural;
+  const keepShort = capAtLevel(
+    rest,
+    budget - first,
+    rest.map((w) => (w <= SHORT_COLUMN ? w : floor)),
+  );
+  if (first + sum(keepShort) <= budget) return [first, ...keepShort];
+  const shrunk = capAtLevel(
+    rest,
+    budget - first,
+    rest.map((w) => Math.min(w, floor)),
+  );
   // Past the others' minimum, the first column takes what is left (and the table may overflow).
-  const first = Math.min(natural[0], Math.max(MIN_CONTENT + PADDING, budget - sum(rest)));
-  return [first, ...rest];
+  return [Math.min(first, Math.max(floor, budget - sum(shrunk))), ...shrunk];
 }
 
-/** Widths capped at the largest common level whose total fits the budget (never below the floor). */
-function capAtLevel(natural: number[], budget: number): number[] {
-  const floor = MIN_CONTENT + PADDING;
-  const widthAt = (level: number) => natural.map((w) => Math.min(w, Math.max(level, floor)));
-  let low = floor;
-  let high = Math.max(floor, ...natural);
+/** Widths capped at the largest common level whose total fits the budget, never below the floors. */
+function capAtLevel(natural: number[], budget: number, floors: number[]): number[] {
+  const widthAt = (level: number) => natural.map((w, i) => Math.max(floors[i], Math.min(w, level)));
+  let low = 0;
+  let high = Math.max(0, ...natural);
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
     if (widthAt(mid).reduce((s, w) => s + w, 0) <= budget) low = mid;

@@ -16,6 +16,11 @@ describe('fitWidths', () => {
     expect(widths[1]).toBe(widths[2]);
   });
 
+  it('shortens long columns before short ones', () => {
+    // The fields table at 80 columns: only "capabilities" (28) has to give way.
+    expect(fitWidths([18, 9, 11, 7, 9, 28, 11], 80)).toEqual([18, 9, 11, 7, 9, 7, 11]);
+  });
+
   it('keeps the first column whole while the others can give way', () => {
     // 45 - 5 borders = 40; the first keeps 20, the other three share 20.
     expect(fitWidths([20, 20, 20, 20], 45)).toEqual([20, 6, 6, 6]);
