@@ -16,7 +16,9 @@ export interface BatchCounts {
   balance?: number;
   /** Results reused from the journal of an earlier run. */
   reused: number;
-  /** Bytes of a file input consumed so far, and its size, for a percentage and an ETA. */
+  /** Rows taken from the reader (ahead of `rows` by the reorder window). */
+  rowsRead?: number;
+  /** Bytes of a file input consumed so far, and its size, for an estimated total and an ETA. */
   bytesRead?: number;
   totalBytes?: number;
 }
@@ -35,22 +37,31 @@ export function formatDuration(ms: number): string {
   return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : `${m}m${String(s).padStart(2, '0')}s`;
 }
 
-/** One line: rows done, share of the file, found, errors, credits, rate, ETA. Plain ASCII. */
+/**
+ * The rows a file probably holds: rows read so far scaled by the share of its bytes consumed.
+ * Rows vary in length, so it is an estimate; undefined for stdin.
+ */
+export function estimatedTotalRows(c: BatchCounts): number | undefined {
+  if (!c.totalBytes || c.bytesRead === undefined || c.rowsRead === undefined || c.bytesRead <= 0)
+    return undefined;
+  const fraction = Math.min(1, c.bytesRead / c.totalBytes);
+  return Math.max(c.rowsRead, Math.round(c.rowsRead / fraction));
+}
+
+/** One line: rows done (of the estimated total), found, errors, credits, rate, ETA. Plain ASCII. */
 export function formatProgress(c: BatchCounts, elapsedMs: number): string {
-  const parts = [`${number.format(c.rows)} rows`];
-  const fraction =
-    c.totalBytes && c.bytesRead !== undefined
-      ? Math.min(1, c.bytesRead / Math.max(1, c.totalBytes))
-      : undefined;
-  if (fraction !== undefined) parts[0] += ` (${Math.floor(fraction * 100)}%)`;
-  parts.push(`${number.format(c.found)} found`, `${number.format(c.errors)} errors`);
+  const total = estimatedTotalRows(c);
+  const done =
+    total === undefined
+      ? `${number.format(c.rows)} rows`
+      : `${number.format(c.rows)}/~${number.format(total)} rows`;
+  const parts = [done, `${number.format(c.found)} found`, `${number.format(c.errors)} errors`];
   parts.push(`${number.format(c.charged)} credits`);
   const seconds = elapsedMs / 1000;
-  if (seconds >= 1) parts.push(`${number.format(Math.round(c.rows / seconds))} rows/s`);
-  // Bytes consumed run ahead of rows written by the reorder window, so the ETA is an estimate.
-  if (fraction !== undefined && fraction > 0.01 && fraction < 1 && seconds >= 1) {
-    parts.push(`ETA ${formatDuration((elapsedMs / fraction) * (1 - fraction))}`);
-  }
+  const rate = seconds >= 1 ? c.rows / seconds : 0;
+  if (rate > 0) parts.push(`${number.format(Math.round(rate))} rows/s`);
+  if (total !== undefined && rate > 0 && total > c.rows)
+    parts.push(`ETA ${formatDuration(((total - c.rows) / rate) * 1000)}`);
   return parts.join(', ');
 }
 

@@ -1,11 +1,140 @@
-// Placeholder: registered so the program builds; implemented by its issue.
-import type { Command } from 'commander';
+// `company-data enrich`: a few lookups by domain, or a CSV batch with --input.
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { parseIntOption, withContext } from '../command-kit.js';
+import { usageError } from '../problem.js';
+import type { Context } from '../types.js';
+
+export interface EnrichOptions {
+  input?: string;
+  output?: string;
+  column?: string;
+  delimiter?: string;
+  encoding?: 'utf8' | 'latin1';
+  bom?: boolean;
+  products?: string;
+  include?: string;
+  maxCredits?: number;
+  budget?: number;
+  concurrency?: number;
+  fresh?: boolean;
+  journal?: string;
+  dryRun?: boolean;
+  progress?: boolean;
+}
+
+export const DEFAULT_CONCURRENCY = 8;
+export const MAX_CONCURRENCY = 64;
+
+const BATCH_ONLY: Array<[keyof EnrichOptions, string]> = [
+  ['output', '--output'],
+  ['column', '--column'],
+  ['delimiter', '--delimiter'],
+  ['encoding', '--encoding'],
+  ['bom', '--bom'],
+  ['budget', '--budget'],
+  ['concurrency', '--concurrency'],
+  ['fresh', '--fresh'],
+  ['journal', '--journal'],
+  ['dryRun', '--dry-run'],
+  ['progress', '--progress'],
+];
+
+function parseDelimiter(raw: string): string {
+  const value = raw === '\\t' || raw === 'tab' ? '\t' : raw;
+  if ([...value].length !== 1)
+    throw new InvalidArgumentError(`--delimiter must be one character, got "${raw}"`);
+  return value;
+}
 
 export function register(program: Command): void {
   program
     .command('enrich')
-    .description('not implemented yet')
-    .action(() => {
-      throw new Error('enrich is not implemented yet');
+    .description('Enrich companies by domain: a few lookups, or a CSV batch with --input')
+    .argument('[domains...]', 'domains or URLs to look up (https://www.Example.com/x -> example.com)')
+    .option(
+      '--products <ids>',
+      'comma-separated data products (default: the default products; see `products`)',
+    )
+    .option('--include <fields>', 'comma-separated fields to return (default: all fields of the products)')
+    .option('--max-credits <n>', 'spending cap sent with every lookup', parseIntOption('--max-credits'))
+    .option('--input <file>', 'batch: CSV file (header row) or plain list of domains; - for stdin')
+    .option('--output <file>', 'batch: where to write (default stdout); appears only when complete')
+    .option(
+      '--column <name>',
+      'batch: the domain column (default: domain, website, url, company_domain, homepage)',
+    )
+    .option('--delimiter <char>', 'batch: CSV delimiter (default ,)', parseDelimiter)
+    .addOption(new Option('--encoding <enc>', 'batch: input encoding').choices(['utf8', 'latin1']))
+    .option('--bom', 'batch: start CSV output with a UTF-8 BOM (for spreadsheets)')
+    .option('--budget <n>', 'batch: never charge more than n credits in this run', parseIntOption('--budget'))
+    .option(
+      '--concurrency <n>',
+      `batch: lookups in flight (default ${DEFAULT_CONCURRENCY}, max ${MAX_CONCURRENCY})`,
+      parseIntOption('--concurrency', 1, MAX_CONCURRENCY),
+    )
+    .option('--journal <path>', 'batch: journal file (default <output>.journal, or <input>.journal)')
+    .option('--fresh', 'batch: ignore an existing journal and start over')
+    .option('--dry-run', 'batch: count rows, domains and worst-case credits; send no lookup')
+    .option('--progress', 'batch: print a progress line every 2 s (for logs)')
+    .addHelpText(
+      'after',
+      `
+Batch output (format from -o/--format: csv by default, json or ndjson): every input row once, in
+input order, input columns untouched, then found, the result fields, credits_charged, error_code,
+error_detail. Duplicated domains are looked up once; credits_charged is on the first row naming
+the domain. Results are journalled as they arrive: re-running the same command after a crash,
+kill, Ctrl-C or exit 4/5 reuses them at no cost. See docs/batch.md.
+
+Examples:
+  $ company-data --sandbox enrich acme-shoes.com
+  $ company-data --sandbox enrich https://www.Acme-Shoes.com/about globex.io --products profile,tech
+  $ company-data --sandbox enrich --input examples/companies.csv --output enriched.csv
+  $ company-data --sandbox enrich --input examples/companies.csv --dry-run
+  $ company-data enrich --input big.csv --output out.csv --budget 5000 --concurrency 16 --progress
+
+Exit codes: 0 ok (also found: false), 2 bad input, 3 key, 4 credits or --budget reached,
+5 service unavailable, 6 batch finished with row errors, 130 interrupted (prints how to resume).`,
+    )
+    .action(withContext(runEnrich));
+}
+
+export async function runEnrich(ctx: Context, domains: string[], options: EnrichOptions): Promise<number> {
+  const { splitList } = await import('../batch/selection.js');
+  const products = splitList(options.products);
+  const include = splitList(options.include);
+  if (options.input !== undefined) {
+    if (domains.length > 0) {
+      throw usageError('give domains as arguments or a file with --input, not both');
+    }
+    const { runBatch } = await import('../batch/run.js');
+    return runBatch(ctx, {
+      input: options.input,
+      output: options.output,
+      column: options.column,
+      delimiter: options.delimiter,
+      encoding: options.encoding,
+      bom: options.bom,
+      products,
+      include,
+      maxCredits: options.maxCredits,
+      budget: options.budget,
+      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      fresh: options.fresh,
+      journal: options.journal,
+      dryRun: options.dryRun,
+      progress: options.progress,
+      argv: process.argv.slice(2),
     });
+  }
+  if (domains.length === 0) {
+    throw usageError(
+      'nothing to enrich: give one or more domains, or --input <file.csv>',
+      'See `company-data enrich --help`.',
+    );
+  }
+  for (const [key, flag] of BATCH_ONLY) {
+    if (options[key] !== undefined) throw usageError(`${flag} applies to batches: add --input <file>`);
+  }
+  const { runLookups } = await import('./enrich-lookups.js');
+  return runLookups(ctx, domains, { products, include, maxCredits: options.maxCredits });
 }

@@ -1,0 +1,301 @@
+// A batch enrichment run: read -> normalise -> dedupe -> schedule -> journal -> write in order.
+//
+// Rows flow through a bounded reorder window: each row becomes an entry holding its result (or
+// the promise of it), the head is written as soon as it is ready, and reading pauses while the
+// window is full. Memory therefore holds the window, the set of domains seen, and the journal's
+// offsets; never the results of the whole file.
+import { loadFields, loadProducts } from '../api/catalogs.js';
+import { normaliseDomain } from '../domain.js';
+import { Problem } from '../problem.js';
+import type { Context, Format } from '../types.js';
+import { createBudget } from './budget.js';
+import { runDryRun } from './dry-run.js';
+import { journalPathFor, openInputSource, openOutputTarget, shellQuote } from './files.js';
+import { openInput } from './input.js';
+import { openJournal } from './journal.js';
+import { DEFAULT_MAX_CONSECUTIVE_FAILURES, errorResult, Lookups } from './lookup.js';
+import { createBatchWriter, type RowResult } from './output.js';
+import { type BatchCounts, formatSummary, progressModeFor, startProgress } from './progress.js';
+import { createScheduler } from './scheduler.js';
+import { checkMaxCredits, resolveSelection } from './selection.js';
+import { watchSignals } from './signals.js';
+
+export interface BatchOptions {
+  input: string;
+  output?: string;
+  column?: string;
+  delimiter?: string;
+  encoding?: 'utf8' | 'latin1';
+  bom?: boolean;
+  products?: string[];
+  include?: string[];
+  maxCredits?: number;
+  budget?: number;
+  concurrency: number;
+  fresh?: boolean;
+  journal?: string;
+  dryRun?: boolean;
+  progress?: boolean;
+  /** The command line as typed, for the resume hint. */
+  argv: readonly string[];
+}
+
+/** Results a re-run would not change: these rows need nothing from a resume. */
+const FINAL_ERRORS = new Set(['invalid_domain', 'invalid_input']);
+const DRAIN_LIMIT_MS = 10_000;
+
+/** CSV unless a format was chosen explicitly; a table makes no sense for a file of rows. */
+export function batchFormat(ctx: Context): Exclude<Format, 'table'> {
+  const { value, source } = ctx.config.format;
+  if (source === 'default' || source === 'sandbox') return 'csv';
+  if (value === 'table') {
+    if (source === 'flag') {
+      throw new Problem({
+        code: 'usage_error',
+        title: 'Usage error',
+        detail: 'batch output is csv, json or ndjson (--format table is for single lookups)',
+        source: 'client',
+      });
+    }
+    return 'csv';
+  }
+  return value;
+}
+
+export function fingerprintOf(ctx: Context, options: BatchOptions): string {
+  return JSON.stringify({
+    base_url: ctx.config.baseUrl?.value ?? null,
+    products: options.products ? [...options.products].sort() : null,
+    include: options.include ? [...options.include].sort() : null,
+    max_credits: options.maxCredits ?? null,
+  });
+}
+
+interface Entry {
+  cells: string[];
+  result: RowResult | Promise<RowResult>;
+}
+
+export async function runBatch(ctx: Context, options: BatchOptions): Promise<number> {
+  const { io } = ctx;
+  const format = options.dryRun ? ctx.config.format.value : batchFormat(ctx);
+  const [products, fields] = await Promise.all([loadProducts(ctx), loadFields(ctx)]);
+  const selection = resolveSelection({ products, fields }, options);
+  checkMaxCredits(selection, options.maxCredits);
+
+  const journalPath = journalPathFor(options);
+  const fingerprint = fingerprintOf(ctx, options);
+  const source = await openInputSource(options.input, io);
+  const reader = await openInput(source.stream, {
+    column: options.column,
+    delimiter: options.delimiter,
+    encoding: options.encoding,
+  });
+  if (options.dryRun) {
+    return runDryRun(ctx, {
+      reader,
+      selection,
+      journalPath,
+      fingerprint,
+      fresh: Boolean(options.fresh),
+      budget: options.budget,
+    });
+  }
+  if (!journalPath) {
+    io.warn('warning: reading stdin and writing stdout: no journal is kept, so this run cannot be resumed');
+  }
+  const journal = journalPath
+    ? await openJournal(journalPath, fingerprint, { fresh: options.fresh })
+    : undefined;
+  const target = await openOutputTarget(options.output, io);
+  const writer = createBatchWriter({
+    out: target.stream,
+    format: format as Exclude<Format, 'table'>,
+    inputHeader: reader.header,
+    resultFields: selection.resultFields,
+    bom: options.bom,
+    csvRaw: ctx.config.csvRaw,
+  });
+
+  const scheduler = createScheduler({ concurrency: options.concurrency });
+  const budget = createBudget(options.budget);
+  const drain = new AbortController();
+  const lookups = new Lookups({
+    client: ctx.client,
+    query: { products: options.products, include: options.include, maxCredits: options.maxCredits },
+    worstCase: selection.worstCase,
+    resultFields: selection.resultFields,
+    budget,
+    scheduler,
+    journal,
+    maxConsecutiveFailures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
+    signal: drain.signal,
+  });
+
+  const counts: BatchCounts = {
+    rows: 0,
+    uniqueDomains: 0,
+    found: 0,
+    notFound: 0,
+    errors: 0,
+    charged: 0,
+    reused: 0,
+    rowsRead: 0,
+    totalBytes: source.size,
+  };
+  const snapshot = (): BatchCounts => ({
+    ...counts,
+    charged: budget.spent,
+    balance: lookups.balance,
+    bytesRead: source.bytesRead(),
+  });
+  const started = Date.now();
+  const progress = startProgress(io, {
+    mode: progressModeFor(io, Boolean(options.progress)),
+    counts: snapshot,
+  });
+  const signals = watchSignals(io, () => {
+    lookups.stop('interrupted');
+    setTimeout(() => drain.abort(), DRAIN_LIMIT_MS).unref();
+  });
+
+  const seen = new Set<string>();
+  let complete = true;
+  const entryFor = (row: {
+    cells: string[];
+    domainRaw: string;
+    error?: { code: string; detail: string };
+  }): Entry => {
+    if (row.error) return { cells: row.cells, result: errorResult(row.error.code, row.error.detail) };
+    const normalised = normaliseDomain(row.domainRaw);
+    if (!normalised.ok)
+      return { cells: row.cells, result: errorResult('invalid_domain', `domain ${normalised.reason}`) };
+    const domain = normalised.domain;
+    if (seen.has(domain)) {
+      // A duplicate shares the first row's result but costs nothing itself, so the column sums to
+      // what the file cost, and a resumed output equals an uninterrupted one.
+      return {
+        cells: row.cells,
+        result: lookups.resultFor(domain).then((r) => ({ ...r, credits_charged: 0 })),
+      };
+    }
+    seen.add(domain);
+    counts.uniqueDomains++;
+    if (journal?.has(domain)) counts.reused++;
+    return { cells: row.cells, result: lookups.resultFor(domain) };
+  };
+
+  const window: Entry[] = [];
+  const windowSize = Math.max(256, options.concurrency * 32);
+  const ready = new WeakSet<Entry>();
+  const writeHead = async () => {
+    const entry = window.shift()!;
+    const result = await entry.result;
+    if (signals.interrupted || lookups.fatal) return;
+    await writer.write({ cells: entry.cells, result });
+    counts.rows++;
+    if (result.found === true) counts.found++;
+    else if (result.found === false) counts.notFound++;
+    if (result.error_code) counts.errors++;
+    if (result.found === null && !FINAL_ERRORS.has(result.error_code ?? '')) complete = false;
+  };
+
+  let outcome: 'done' | 'interrupted' | 'aborted' = 'done';
+  try {
+    for await (const row of reader.rows) {
+      if (signals.interrupted || lookups.fatal) break;
+      counts.rowsRead = (counts.rowsRead ?? 0) + 1;
+      const entry = entryFor(row);
+      if (entry.result instanceof Promise) entry.result.then(() => ready.add(entry)).catch(() => {});
+      else ready.add(entry);
+      window.push(entry);
+      while (window.length > 0 && (ready.has(window[0]) || window.length >= windowSize)) await writeHead();
+    }
+    while (window.length > 0 && !signals.interrupted && !lookups.fatal) await writeHead();
+  } catch (error) {
+    progress.stop();
+    signals.dispose();
+    drain.abort();
+    await scheduler.idle();
+    await target.discard();
+    await journal?.close().catch(() => {});
+    throw error;
+  }
+  progress.stop();
+  // Every request still in flight ends here: an abort cancels at once (its answer would change
+  // nothing), an interrupt drains for at most DRAIN_LIMIT_MS (the timer armed by the signal).
+  if (lookups.fatal) drain.abort();
+  await scheduler.idle();
+  signals.dispose();
+  if (lookups.fatal) outcome = 'aborted';
+  else if (signals.interrupted) outcome = 'interrupted';
+
+  if (outcome !== 'done') {
+    await target.discard();
+    await journal?.close();
+    io.info(formatSummary(snapshot(), Date.now() - started));
+    if (outcome === 'aborted') throw lookups.fatal!;
+    throw interruptedProblem(counts.rows, journalPath, options.argv);
+  }
+
+  await writer.end();
+  await target.commit();
+  if (journal) {
+    if (complete) await journal.remove();
+    else await journal.close();
+  }
+  io.info(formatSummary(snapshot(), Date.now() - started));
+  return finish(lookups, budget.spent, options, counts.errors, journalPath, complete);
+}
+
+function finish(
+  lookups: Lookups,
+  spent: number,
+  options: BatchOptions,
+  rowErrors: number,
+  journalPath: string | undefined,
+  complete: boolean,
+): number {
+  const resume = journalPath && !complete ? ` Results so far are kept in ${journalPath}.` : '';
+  switch (lookups.stopReason) {
+    case 'budget_exhausted':
+      throw new Problem({
+        code: 'budget_exhausted',
+        detail: `--budget ${options.budget} reached after ${spent} credits; the rows not requested carry error_code budget_exhausted.${resume}`,
+        source: 'client',
+      });
+    case 'insufficient_credits':
+    case 'max_credits_exceeded':
+      throw new Problem({
+        code: lookups.stopReason,
+        detail: `the service refused further lookups; the rows not requested carry error_code ${lookups.stopReason}.${resume}`,
+        source: 'server',
+        hint: 'Re-run the same command afterwards: journalled results are reused at no cost.',
+      });
+    case 'too_many_failures':
+      throw new Problem({
+        code: 'too_many_failures',
+        detail: `${DEFAULT_MAX_CONSECUTIVE_FAILURES} requests in a row failed; the rows not requested carry error_code too_many_failures.${resume}`,
+        source: 'client',
+      });
+    default:
+      break;
+  }
+  return rowErrors > 0 ? 6 : 0;
+}
+
+function interruptedProblem(rows: number, journalPath: string | undefined, argv: readonly string[]): Problem {
+  const where = journalPath ? `results so far are journalled in ${journalPath}` : 'no journal was kept';
+  return new Problem({
+    code: 'interrupted',
+    title: 'Interrupted',
+    detail: `stopped after writing ${rows} rows; ${where}`,
+    source: 'client',
+    hint: journalPath ? `Resume with: ${resumeCommand(argv)}` : 'Without a journal the run starts over.',
+  });
+}
+
+/** The command that resumes this run, pasteable into a POSIX shell. */
+export function resumeCommand(argv: readonly string[]): string {
+  return shellQuote(['company-data', ...argv]);
+}
