@@ -80,7 +80,8 @@ export async function planSearch(
     excludeDomains = list.domains;
     const dropped =
       list.duplicates > 0 ? ` (${list.duplicates} duplicate${list.duplicates === 1 ? '' : 's'} dropped)` : '';
-    ctx.io.info(`Excluding ${list.domains.length.toLocaleString('en-US')} domains${dropped}.`);
+    const count = list.domains.length;
+    ctx.io.info(`Excluding ${count.toLocaleString('en-US')} domain${count === 1 ? '' : 's'}${dropped}.`);
   }
   const fields = await fieldsForChecks(ctx);
   if (fields) {
