@@ -1,0 +1,486 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { catalogEntry } from '../../src/error-catalog.js';
+import {
+  CATEGORIES,
+  COUNTRIES,
+  generateDataset,
+  MISSING_DOMAIN,
+  SHOWCASE,
+} from '../../src/sandbox/dataset.js';
+import {
+  type Caller,
+  type EngineOutcome,
+  lookupDomain,
+  normaliseDomainParam,
+  runLookalike,
+  runSearch,
+  type SearchInput,
+} from '../../src/sandbox/engine.js';
+
+const ds = generateDataset();
+const pro: Caller = { plan: 'pro', balance: 1_000_000 };
+const free: Caller = { plan: 'free', balance: 1000 };
+const broke: Caller = { plan: 'pro', balance: 0 };
+
+type Body = Record<string, unknown> & { rows: Array<Record<string, unknown>>; total: number };
+
+function ok(outcome: EngineOutcome): { body: Body; charged: number } {
+  if (!outcome.ok) throw new Error(`expected success, got ${outcome.code}: ${outcome.detail}`);
+  return { body: outcome.body as Body, charged: outcome.charged };
+}
+
+/** The problem code of a failure; the code must be one of the catalog. */
+function code(outcome: EngineOutcome): string {
+  if (outcome.ok) throw new Error(`expected a problem, got ${JSON.stringify(outcome.body).slice(0, 200)}`);
+  expect(catalogEntry(outcome.code)).toBeDefined();
+  expect(outcome.detail).not.toBe('');
+  return outcome.code;
+}
+
+const search = (input: SearchInput, caller: Caller = pro, via: 'GET' | 'POST' = 'GET') =>
+  runSearch(ds, input, via, caller);
+const domains = (rows: Array<Record<string, unknown>>) => rows.map((r) => r.domain);
+
+describe('normaliseDomainParam', () => {
+  it.each([
+    ['acme-shoes.com', 'acme-shoes.com'],
+    ['  WWW.Acme-Shoes.COM.  ', 'acme-shoes.com'],
+    ['https://www.acme-shoes.com:8443/path?q=1#x', 'acme-shoes.com'],
+    ['HTTP://ACME-SHOES.COM', 'acme-shoes.com'],
+    ['acme-shoes.com/about', 'acme-shoes.com'],
+    ['münchner-kaffee.de', SHOWCASE.idn],
+    ['www.com', 'www.com'],
+    [MISSING_DOMAIN, MISSING_DOMAIN],
+  ])('%j -> %j', (input, expected) => {
+    expect(normaliseDomainParam(input)).toBe(expected);
+  });
+
+  it.each([
+    '',
+    'localhost',
+    'ftp://acme-shoes.com',
+    'acme_shoes.com',
+    '-acme.com',
+    'a..com',
+    '1.2.3.4',
+    'a b.com',
+    'user@acme.com',
+  ])('rejects %j', (input) => {
+    expect(normaliseDomainParam(input)).toBeNull();
+  });
+
+  it('is idempotent', () => {
+    fc.assert(
+      fc.property(fc.domain(), fc.constantFrom('', 'www.', 'https://', 'http://www.'), (domain, prefix) => {
+        const once = normaliseDomainParam(prefix + domain);
+        if (once !== null) expect(normaliseDomainParam(once)).toBe(once);
+      }),
+    );
+  });
+});
+
+describe('lookupDomain', () => {
+  const lookup = (domain: string, query: Record<string, string> = {}, caller: Caller = pro) =>
+    lookupDomain(ds, domain, query, caller);
+
+  it('charges per product that returns data', () => {
+    expect(ok(lookup('acme-shoes.com', { products: 'profile,tech' })).charged).toBe(2);
+    expect(ok(lookup('acme-shoes.com', { products: 'profile,tech,leads' })).charged).toBe(7);
+    const globex = ok(lookup('globex.io', { products: 'profile,tech' }));
+    expect(globex.charged).toBe(1);
+    expect(globex.body).toMatchObject({
+      found: true,
+      tech: null,
+      primary_platform: null,
+      credits: { products: { profile: 1 } },
+    });
+    expect(ok(lookup('globex.io', { products: 'tech' })).charged).toBe(0);
+    // domain always comes back and belongs to profile, so a found record pays for profile.
+    expect(ok(lookup(SHOWCASE.initech, { include: 'site_category' })).charged).toBe(1);
+    expect(ok(lookup('https://www.Acme-Shoes.com/')).charged).toBe(1);
+  });
+
+  it('returns found:false with its code and no charge for a missing domain', () => {
+    const missing = ok(lookup(MISSING_DOMAIN, { products: 'profile,tech' }));
+    expect(missing.charged).toBe(0);
+    expect(missing.body).toEqual({
+      found: false,
+      domain: MISSING_DOMAIN,
+      code: 'domain_not_found',
+      credits: { products: {} },
+    });
+  });
+
+  it('returns the fields of the selected products, narrowed by include, domain always', () => {
+    const all = ok(lookup('acme-shoes.com')).body;
+    expect(Object.keys(all)).toEqual([
+      'found',
+      'domain',
+      'company_name',
+      'country',
+      'site_category',
+      'employee_range',
+      'founded_year',
+      'credits',
+    ]);
+    const narrow = ok(lookup(SHOWCASE.initech, { include: 'site_category,country' })).body;
+    expect(narrow).toMatchObject({
+      found: true,
+      domain: SHOWCASE.initech,
+      site_category: null,
+      country: 'GB',
+    });
+    expect(narrow).not.toHaveProperty('company_name');
+  });
+
+  it.each([
+    ['not a domain!', {}, pro, 'invalid_request'],
+    ['acme-shoes.com', { products: 'profile,tek' }, pro, 'invalid_product'],
+    ['acme-shoes.com', { include: 'countryy' }, pro, 'invalid_field'],
+    ['acme-shoes.com', { include: 'tech' }, pro, 'field_not_in_product'],
+    [
+      'acme-shoes.com',
+      { products: 'profile,tech', include: 'country' },
+      pro,
+      'product_without_visible_fields',
+    ],
+    ['acme-shoes.com', { max_credits: 'two' }, pro, 'invalid_request'],
+    ['acme-shoes.com', { products: 'profile,tech' }, free, 'upgrade_required'],
+    ['acme-shoes.com', { products: 'leads' }, free, 'upgrade_required'],
+    [MISSING_DOMAIN, { products: 'profile,tech', max_credits: '1' }, pro, 'max_credits_exceeded'],
+    [MISSING_DOMAIN, {}, broke, 'insufficient_credits'],
+    [
+      'acme-shoes.com',
+      { products: 'profile,tech' },
+      { plan: 'pro', balance: 1 } as Caller,
+      'insufficient_credits',
+    ],
+  ])('$0 $1 -> $3', (domain, query, caller, expected) => {
+    expect(code(lookup(domain, query as Record<string, string>, caller as Caller))).toBe(expected);
+  });
+
+  it('checks in the documented order', () => {
+    expect(code(lookup('bad domain', { products: 'nope' }))).toBe('invalid_request');
+    expect(code(lookup('acme-shoes.com', { products: 'nope', include: 'nope' }))).toBe('invalid_product');
+    expect(code(lookup('acme-shoes.com', { products: 'tech', max_credits: '0' }, free))).toBe(
+      'upgrade_required',
+    );
+    expect(code(lookup('acme-shoes.com', { max_credits: '0' }, broke))).toBe('max_credits_exceeded');
+    expect(ok(lookup('acme-shoes.com', { products: 'profile', max_credits: '1' }, free)).charged).toBe(1);
+  });
+});
+
+describe('runSearch rows', () => {
+  it('matches all terms with and, any with or, by prefix, ignoring stop words', () => {
+    const and = ok(search({ query: 'shopify shoes companies in the US', limit: '1000' })).body;
+    expect(and.total).toBeGreaterThan(0);
+    for (const domain of domains(and.rows)) {
+      const c = ds.byDomain.get(domain as string);
+      expect(c?.tech).toContain('shopify');
+      expect(c?.country).toBe('US');
+    }
+    const or = ok(search({ query: 'shopify shoes', query_operator: 'or' })).body;
+    expect(or.total).toBeGreaterThan(ok(search({ query: 'shopify shoes' })).body.total);
+    expect(ok(search({ query: 'sneak' })).body.total).toBe(ok(search({ query: 'sneakers' })).body.total);
+    expect(domains(ok(search({ query: 'germany coffee', limit: '1000' })).body.rows)).toContain(SHOWCASE.idn);
+    expect(ok(search({ query: 'the of and' })).body.total).toBe(ds.companies.length);
+  });
+
+  it('orders by matched terms, then popularity', () => {
+    const { rows } = ok(search({ query: 'klaviyo fashion', query_operator: 'or', limit: '1000' })).body;
+    const key = (domain: unknown) => {
+      const c = ds.byDomain.get(domain as string);
+      const matched = Number(c?.tech.includes('klaviyo')) + Number(c?.site_category === 'fashion');
+      return [-matched, c?.popularity ?? 0];
+    };
+    const keys = rows.map((r) => key(r.domain));
+    const sorted = [...keys].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    expect(keys).toEqual(sorted);
+    expect(keys[0][0]).toBe(-2);
+  });
+
+  it('applies filters, include and limit', () => {
+    const filters = JSON.stringify({ country: ['DE', 'FR'], tech: 'klarna' });
+    const { body, charged } = ok(search({ filters, include: 'company_name,tech', limit: '7' }));
+    expect(charged).toBe(1);
+    expect(body.rows).toHaveLength(7);
+    expect(body).toMatchObject({ query: '', query_operator: 'and', limit: 7 });
+    for (const row of body.rows) {
+      expect(Object.keys(row)).toEqual(['domain', 'company_name', 'tech']);
+      const c = ds.byDomain.get(row.domain as string);
+      expect(['DE', 'FR']).toContain(c?.country);
+      expect(c?.tech).toContain('klarna');
+    }
+    const defaults = ok(search({ query: 'shoes' })).body;
+    expect(defaults.limit).toBe(25);
+    expect(Object.keys(defaults.rows[0])).toEqual(['domain', 'company_name', 'country', 'site_category']);
+    expect(ok(search({ limit: '1000' })).body.rows).toHaveLength(1000);
+  });
+
+  it('charges nothing for an empty result, even at a zero balance', () => {
+    expect(ok(search({ query: 'zzzzqqq' }, broke))).toMatchObject({
+      charged: 0,
+      body: { total: 0, rows: [] },
+    });
+    expect(code(search({ query: 'shoes' }, broke))).toBe('insufficient_credits');
+  });
+
+  it('excludes domains given as URLs or in upper case (POST)', () => {
+    const top = domains(ok(search({ query: 'shoes', limit: '3' })).body.rows) as string[];
+    const exclude_domains = [`https://www.${top[0]}/home`, top[1].toUpperCase()];
+    const after = ok(search({ query: 'shoes', limit: '3', exclude_domains }, pro, 'POST')).body;
+    expect(domains(after.rows)).not.toContain(top[0]);
+    expect(domains(after.rows)).not.toContain(top[1]);
+    expect(after.rows[0].domain).toBe(top[2]);
+    expect(after.total).toBe(ok(search({ query: 'shoes' })).body.total - 2);
+  });
+
+  it.each<[string, SearchInput, 'GET' | 'POST', Caller, string]>([
+    ['bad operator', { query: 'x', query_operator: 'xor' }, 'GET', pro, 'invalid_request'],
+    ['query not a string', { query: 42 }, 'POST', pro, 'invalid_request'],
+    ['filters not JSON', { filters: '{country' }, 'GET', pro, 'invalid_request'],
+    ['filters as a string in POST', { filters: '{"country":["US"]}' }, 'POST', pro, 'invalid_request'],
+    ['filter values not strings', { filters: '{"country":[1]}' }, 'GET', pro, 'invalid_request'],
+    ['unknown filter', { filters: '{"county":["US"]}' }, 'GET', pro, 'invalid_filter'],
+    ['value outside the enum', { filters: '{"country":["us"]}' }, 'GET', pro, 'invalid_filter'],
+    ['unknown include', { include: 'domain,nme' }, 'GET', pro, 'invalid_field'],
+    ['lead field', { include: 'domain,lead_email' }, 'GET', pro, 'field_not_available_for_capability'],
+    ['limit too large', { limit: '1001' }, 'GET', pro, 'invalid_request'],
+    ['limit not a number', { limit: 'ten' }, 'GET', pro, 'invalid_request'],
+    ['free plan, tech include', { include: 'domain,tech' }, 'GET', free, 'upgrade_required'],
+    [
+      'free plan, tech filter',
+      { filters: '{"primary_platform":["shopify"]}' },
+      'GET',
+      free,
+      'upgrade_required',
+    ],
+    [
+      '13 terms',
+      { query: 'a1 b2 c3 d4 e5 f6 g7 h8 i9 j10 k11 l12 m13' },
+      'GET',
+      pro,
+      'search_limit_exceeded',
+    ],
+    [
+      '201 filter values',
+      { filters: { tech: Array(201).fill('stripe') } },
+      'POST',
+      pro,
+      'search_limit_exceeded',
+    ],
+    ['exclusions in GET', { exclude_domains: 'acme-shoes.com' }, 'GET', pro, 'invalid_request'],
+    [
+      'exclusions not an array',
+      { exclude_domains: 'acme-shoes.com' },
+      'POST',
+      pro,
+      'invalid_exclude_domains',
+    ],
+    [
+      'exclusion not a domain',
+      { exclude_domains: ['ok.com', 'ftp://x.com'] },
+      'POST',
+      pro,
+      'invalid_exclude_domains',
+    ],
+    [
+      '20,001 exclusions',
+      { exclude_domains: Array(20_001).fill('a.com') },
+      'POST',
+      pro,
+      'invalid_exclude_domains',
+    ],
+  ])('$0 -> $4', (_name, input, via, caller, expected) => {
+    expect(code(search(input, caller, via))).toBe(expected);
+  });
+
+  it('accepts 20,000 exclusions and 12 terms', () => {
+    const exclude_domains = Array.from({ length: 20_000 }, (_, i) => `x${i}.com`);
+    expect(ok(search({ exclude_domains }, pro, 'POST')).charged).toBe(1);
+    expect(
+      ok(search({ query: 'zq1 zq2 zq3 zq4 zq5 zq6 zq7 zq8 zq9 zq10 zq11 zq12', query_operator: 'or' }))
+        .charged,
+    ).toBe(0);
+  });
+
+  it('gives search_timeout when the execution bound passes', () => {
+    const outcome = runSearch(ds, { query: 'shoes' }, 'GET', pro, { timeLimitMs: 0 });
+    expect(code(outcome)).toBe('search_timeout');
+    expect(code(runSearch(ds, { breakdown: 'country' }, 'GET', pro, { timeLimitMs: 0 }))).toBe(
+      'search_timeout',
+    );
+  });
+});
+
+describe('runSearch breakdown', () => {
+  type Breakdown = {
+    segment: { size: number };
+    coverage: { with_value: number; missing: number; ratio: number };
+    buckets: Array<{ value: string; count: number; share: number }>;
+    other: { buckets: number; count: number };
+  };
+  const breakdown = (input: SearchInput, caller: Caller = pro) =>
+    ok(search(input, caller)).body.breakdown as Breakdown;
+
+  it('counts the segment, its coverage and buckets', () => {
+    const b = breakdown({
+      query: 'shoes',
+      breakdown: 'country',
+      population: 'ecommerce',
+      breakdown_limit: '3',
+    });
+    expect(b).toMatchObject({ field: 'country', population: 'ecommerce' });
+    expect(b.buckets.map((x) => x.value)).toEqual(['US', 'GB', 'DE']);
+    expect(b.other.buckets).toBeGreaterThan(0);
+    const all = breakdown({ breakdown: 'site_category', breakdown_limit: '100' });
+    expect(all.segment.size).toBe(ds.companies.length);
+    expect(all.coverage.missing).toBe(ds.companies.filter((c) => c.site_category === null).length);
+    expect(all.buckets.map((x) => x.value).sort()).toEqual([...CATEGORIES].sort());
+    expect(ok(search({ query: 'zzzzqqq', breakdown: 'country' }, broke)).charged).toBe(0);
+    expect(code(search({ breakdown: 'country' }, broke))).toBe('insufficient_credits');
+  });
+
+  it.each<[SearchInput, Caller, string]>([
+    [{ breakdown: 'tech' }, pro, 'invalid_request'],
+    [{ breakdown: 'country', population: 'everyone' }, pro, 'invalid_request'],
+    [{ breakdown: 'country', breakdown_limit: '101' }, pro, 'invalid_request'],
+    [{ breakdown: 'primary_platform' }, free, 'upgrade_required'],
+  ])('$0 -> $2', (input, caller, expected) => {
+    expect(code(search(input, caller))).toBe(expected);
+  });
+
+  it('names the facets when the field is not one', () => {
+    const outcome = search({ breakdown: 'founded_year' });
+    expect(outcome.ok ? '' : outcome.detail).toMatch(
+      /country, site_category, employee_range, primary_platform/,
+    );
+  });
+
+  it('keeps sum(buckets) + other + missing = segment size (property)', () => {
+    const words = [
+      'shoes',
+      'shopify',
+      'coffee',
+      's',
+      'us',
+      'germany',
+      'klaviyo',
+      'fashion',
+      'zzq',
+      'home',
+      'stripe',
+    ];
+    const input = fc.record({
+      query: fc.subarray(words).map((w) => w.join(' ')),
+      query_operator: fc.constantFrom('and', 'or'),
+      filters: fc.record(
+        {
+          country: fc.subarray(COUNTRIES, { minLength: 1 }),
+          site_category: fc.subarray(CATEGORIES, { minLength: 1 }),
+        },
+        { requiredKeys: [] },
+      ),
+      breakdown: fc.constantFrom('country', 'site_category', 'employee_range', 'primary_platform'),
+      population: fc.constantFrom('all', 'ecommerce'),
+      breakdown_limit: fc.integer({ min: 1, max: 100 }),
+    });
+    fc.assert(
+      fc.property(input, (raw) => {
+        const b = breakdown({
+          ...raw,
+          filters: JSON.stringify(raw.filters),
+          breakdown_limit: String(raw.breakdown_limit),
+        });
+        const inBuckets = b.buckets.reduce((sum, x) => sum + x.count, 0);
+        expect(inBuckets + b.other.count + b.coverage.missing).toBe(b.segment.size);
+        expect(b.coverage.with_value + b.coverage.missing).toBe(b.segment.size);
+        expect(b.buckets.length).toBeLessThanOrEqual(raw.breakdown_limit);
+        for (const x of b.buckets)
+          expect(Math.abs(x.share - x.count / b.coverage.with_value)).toBeLessThanOrEqual(0.00005 + 1e-12);
+        if (raw.population === 'all') {
+          const rows = ok(
+            search({
+              query: raw.query,
+              query_operator: raw.query_operator,
+              filters: JSON.stringify(raw.filters),
+            }),
+          );
+          expect(rows.body.total).toBe(b.segment.size);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('runLookalike', () => {
+  const lookalike = (seed: string, query: Record<string, string> = {}, caller: Caller = pro) =>
+    runLookalike(ds, seed, query, caller);
+  type Result = { rank: number; score: number; domain: string; evidence?: Record<string, unknown> };
+
+  it('ranks candidates by score, with evidence only when asked', () => {
+    const { body, charged } = ok(lookalike('https://acme-shoes.com', { k: '20', include_evidence: 'true' }));
+    expect(charged).toBe(1);
+    expect(body).toMatchObject({ found: true, seed: 'acme-shoes.com', k: 20 });
+    const results = body.results as Result[];
+    expect(results).toHaveLength(20);
+    expect(results.map((r) => r.rank)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    for (let i = 1; i < results.length; i++)
+      expect(results[i].score).toBeLessThanOrEqual(results[i - 1].score);
+    expect(domains(results as unknown as Array<Record<string, unknown>>)).not.toContain('acme-shoes.com');
+    const first = results[0];
+    const acme = ds.byDomain.get('acme-shoes.com');
+    const c = ds.byDomain.get(first.domain);
+    const shared = acme?.tech.filter((t) => c?.tech.includes(t)) ?? [];
+    const union = new Set([...(acme?.tech ?? []), ...(c?.tech ?? [])]).size;
+    const expected =
+      (0.5 * shared.length) / union +
+      (c?.site_category === 'fashion' ? 0.25 : 0) +
+      (c?.primary_platform === 'shopify' ? 0.15 : 0) +
+      (c?.country === 'US' ? 0.1 : 0);
+    expect(first.score).toBeCloseTo(expected, 4);
+    expect(first.evidence).toEqual({
+      shared_tech: shared,
+      same_site_category: c?.site_category === 'fashion',
+      same_primary_platform: c?.primary_platform === 'shopify',
+      same_country: c?.country === 'US',
+    });
+    const plain = ok(lookalike('acme-shoes.com')).body.results as Result[];
+    expect(plain).toHaveLength(10);
+    expect(plain.every((r) => !('evidence' in r))).toBe(true);
+  });
+
+  it('constrains candidates with filters and narrows fields with include', () => {
+    const { body } = ok(
+      lookalike('acme-shoes.com', { filters: '{"country":["GB"]}', include: 'country,tech' }),
+    );
+    for (const r of body.results as Array<Record<string, unknown>>) {
+      expect(r.country).toBe('GB');
+      expect(Object.keys(r)).toEqual(['rank', 'score', 'domain', 'country', 'tech']);
+    }
+  });
+
+  it('is not available, at no charge, without a candidate set', () => {
+    for (const seed of [MISSING_DOMAIN, SHOWCASE.lonely]) {
+      const { body, charged } = ok(lookalike(seed, {}, broke));
+      expect(charged).toBe(0);
+      expect(body).toEqual({ found: false, seed, code: 'lookalike_not_available', results: [] });
+    }
+    expect(ok(lookalike(SHOWCASE.globex)).body.found).toBe(true);
+  });
+
+  it.each<[string, Record<string, string>, Caller, string]>([
+    ['not a domain', {}, pro, 'invalid_request'],
+    ['acme-shoes.com', { k: '101' }, pro, 'invalid_request'],
+    ['acme-shoes.com', { include_evidence: 'yes' }, pro, 'invalid_request'],
+    ['acme-shoes.com', { filters: '{"colour":["red"]}' }, pro, 'invalid_filter'],
+    ['acme-shoes.com', { include: 'lead_name' }, pro, 'field_not_available_for_capability'],
+    ['acme-shoes.com', { include: 'tech' }, free, 'upgrade_required'],
+    ['acme-shoes.com', { include_evidence: 'true' }, free, 'upgrade_required'],
+    ['acme-shoes.com', {}, broke, 'insufficient_credits'],
+  ])('$0 $1 -> $3', (seed, query, caller, expected) => {
+    expect(code(lookalike(seed, query, caller))).toBe(expected);
+  });
+});
