@@ -59,7 +59,11 @@ export function filtersFromFlags(flags: FilterFlags): Filters {
  */
 export async function fieldsForChecks(ctx: Context): Promise<FieldEntry[] | undefined> {
   try {
-    return await loadFields(ctx);
+    const fields = await loadFields(ctx);
+    // An empty catalog would refuse every name; it says nothing about what the server accepts.
+    if (fields.length > 0) return fields;
+    ctx.io.debug('fields catalog is empty; filters are left to the server to check');
+    return undefined;
   } catch (error) {
     // Only an unavailable or unreadable catalog is skipped; an interrupt or a bug is not.
     const skippable = error instanceof Problem && (error.exitCode === 5 || error.code === 'not_found');

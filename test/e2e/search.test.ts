@@ -236,3 +236,67 @@ describe('checks before sending', () => {
     expect(JSON.parse(r.stdout).rows.length).toBeGreaterThan(0);
   });
 });
+
+describe('another envelope from a server that is not the sandbox', () => {
+  type Handler = (path: string) => unknown;
+  async function withServer(handler: Handler, run: (url: string) => Promise<void>): Promise<void> {
+    const { createServer } = await import('node:http');
+    const server = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const body = path === '/api/fields' ? { fields: [] } : handler(path);
+      res.writeHead(200, { 'content-type': 'application/json', 'x-credits-charged': '1' });
+      res.end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      await run(`http://127.0.0.1:${port}`);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+  function at(url: string, args: string[]): Promise<RunResult> {
+    return runCli(['--base-url', url, ...args], {
+      env: { COMPANY_DATA_API_KEY: 'k', XDG_CONFIG_HOME: join(dir, 'c2'), XDG_CACHE_HOME: join(dir, 'x2') },
+    });
+  }
+
+  it('shows rows found under another member name, with no total', async () => {
+    await withServer(
+      () => ({ companies: [{ domain: 'a.com', company_name: 'A' }], took_ms: 3 }),
+      async (url) => {
+        const r = await at(url, ['-o', 'table', 'search', 'shoes']);
+        expect(r.code).toBe(0);
+        expect(r.stdout).toContain('a.com');
+        expect(r.stderr).toContain('Showing 1 of 1 company');
+        const json = await at(url, ['-o', 'json', 'search', 'shoes']);
+        expect(JSON.parse(json.stdout)).toEqual({
+          took_ms: 3,
+          total: 1,
+          rows: [{ domain: 'a.com', company_name: 'A' }],
+        });
+      },
+    );
+  });
+
+  it('prints an unrecognisable body as received, with a warning, and exits 0', async () => {
+    await withServer(
+      () => ({ message: 'a shape nobody expected', nested: { deep: true } }),
+      async (url) => {
+        for (const args of [
+          ['search', 'shoes'],
+          ['breakdown', 'country'],
+          ['lookalike', 'acme.com'],
+        ]) {
+          const r = await at(url, ['-o', 'table', ...args]);
+          expect(r.code).toBe(0);
+          expect(r.stderr).toMatch(/warning: the \w+ response has no recognisable list/);
+          expect(JSON.parse(r.stdout)).toEqual({
+            message: 'a shape nobody expected',
+            nested: { deep: true },
+          });
+        }
+      },
+    );
+  });
+});
