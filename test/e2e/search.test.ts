@@ -112,6 +112,13 @@ describe('search without exclusions (GET)', () => {
     expect(table.stderr).toMatch(/Showing 3 of [\d,]+ companies/);
     expect(table.stderr).toMatch(/Credits: charged 1/);
   });
+  it('strips terminal escapes that a company name carries', async () => {
+    const r = await cli(['-o', 'table', 'search', 'escape', '--limit', '5']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('escape-test.com');
+    expect(r.stdout).toContain('Escape Test Corp');
+    expect(r.stdout).not.toContain('\x1b');
+  });
 });
 
 describe('search with exclusions (POST)', () => {
