@@ -1,0 +1,188 @@
+// Crash safety of batch enrichment: SIGKILL at several points, then a re-run, must end with the
+// output an uninterrupted run writes, and pay again only for what never reached the journal.
+// SIGINT drains, keeps the journal, exits 130 and prints the command that resumes.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { BIN, cleanEnv, type RunResult, runCli } from '../helpers/cli.js';
+
+let sandbox: SandboxHandle;
+let dir: string;
+let input: string;
+
+beforeAll(async () => {
+  // Latency and a low concurrency stretch a run over a few seconds, so kills land mid-run and
+  // after some journal flushes (at least one a second).
+  sandbox = await startSandbox({ port: 0, companies: 2000, latencyMs: 30 });
+  dir = mkdtempSync(join(tmpdir(), 'cd-enrich-crash-'));
+  const found = sandbox.dataset.companies.slice(50, 170).map((c) => c.domain);
+  const missing = Array.from({ length: 30 }, (_, i) => `missing-${i}.example`);
+  const unique = [...found, ...missing];
+  // A fixed shuffle with duplicates spread through the file.
+  const rows: string[] = [];
+  for (let i = 0; i < 240; i++) rows.push(unique[(i * 37) % unique.length]);
+  rows.splice(100, 0, 'not a domain');
+  input = join(dir, 'in.csv');
+  writeFileSync(input, `name,domain\n${rows.map((d, i) => `row ${i},${d}`).join('\n')}\n`);
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const env = () => ({
+  COMPANY_DATA_API_KEY: sandbox.keys.full,
+  XDG_CONFIG_HOME: join(dir, 'config'),
+  XDG_CACHE_HOME: join(dir, 'cache'),
+});
+const args = (output: string) => [
+  '--base-url',
+  sandbox.url,
+  'enrich',
+  '--input',
+  input,
+  '--output',
+  output,
+  '--concurrency',
+  '2',
+];
+
+const domainRequests = () => sandbox.requests().filter((r) => r.path.startsWith('/api/domains/'));
+const requestedSince = (from: number) =>
+  domainRequests()
+    .slice(from)
+    .map((r) => decodeURIComponent(r.path.slice('/api/domains/'.length)));
+
+/** Domains in a journal file (a torn last line is ignored, as the journal itself does). */
+function journalled(path: string): Set<string> {
+  if (!existsSync(path)) return new Set();
+  const domains = new Set<string>();
+  for (const line of readFileSync(path, 'utf8').split('\n').slice(1)) {
+    try {
+      const entry = JSON.parse(line) as { d?: string };
+      if (entry.d) domains.add(entry.d);
+    } catch {
+      // torn line
+    }
+  }
+  return domains;
+}
+
+/** Starts the binary; `signalAfter` sends a signal once the run has made that many lookups. */
+function runUntil(
+  argv: string[],
+  signalAfter?: { requests: number; signal: NodeJS.Signals },
+): Promise<RunResult> {
+  const from = domainRequests().length;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...argv], {
+      env: cleanEnv(env()),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      stderr += d;
+    });
+    const poll = signalAfter
+      ? setInterval(() => {
+          if (domainRequests().length - from >= signalAfter.requests) {
+            clearInterval(poll);
+            child.kill(signalAfter.signal);
+          }
+        }, 5)
+      : undefined;
+    const guard = setTimeout(() => child.kill('SIGKILL'), 40_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (poll) clearInterval(poll);
+      clearTimeout(guard);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+let uninterrupted: Buffer;
+let uninterruptedCharge: number;
+/** What each domain cost when bought, from the uninterrupted output (its first row). */
+const costOf = new Map<string, number>();
+
+describe('crash safety', () => {
+  it('an uninterrupted run, for reference', async () => {
+    const before = sandbox.balances().full;
+    const r = await runCli(args(join(dir, 'reference.csv')), { env: env() });
+    expect(r.code).toBe(6); // one invalid row
+    uninterruptedCharge = before - sandbox.balances().full;
+    uninterrupted = readFileSync(join(dir, 'reference.csv'));
+    const lines = uninterrupted.toString('utf8').trimEnd().split('\n');
+    const header = lines[0].split(',');
+    for (const line of lines.slice(1)) {
+      const cells = line.split(',');
+      const domain = cells[1];
+      if (!costOf.has(domain)) costOf.set(domain, Number(cells[header.indexOf('credits_charged')]));
+    }
+    expect(uninterruptedCharge).toBe(120);
+  });
+
+  it('SIGKILL at several points, then a re-run: same bytes, nothing journalled is paid twice', async () => {
+    const output = join(dir, 'crashed.csv');
+    const journal = `${output}.journal`;
+    const before = sandbox.balances().full;
+    let lostCredits = 0;
+    let survived = 0;
+    for (const requests of [70, 40, 25]) {
+      const already = journalled(journal);
+      const from = domainRequests().length;
+      const r = await runUntil(args(output), { requests, signal: 'SIGKILL' });
+      expect(r.signal, `${requests}: ${r.code} ${r.stderr}`).toBe('SIGKILL');
+      expect(existsSync(output)).toBe(false); // never a half-written output
+      const requested = requestedSince(from);
+      for (const domain of requested) expect(already.has(domain)).toBe(false);
+      const after = journalled(journal);
+      survived += after.size - already.size;
+      // Answers the journal had not yet flushed when the process died are bought again.
+      for (const domain of requested) if (!after.has(domain)) lostCredits += costOf.get(domain) ?? 0;
+    }
+    expect(survived).toBeGreaterThan(0);
+
+    const already = journalled(journal);
+    const from = domainRequests().length;
+    const r = await runUntil(args(output));
+    expect(r.code).toBe(6);
+    for (const domain of requestedSince(from)) expect(already.has(domain)).toBe(false);
+    expect(readFileSync(output).equals(uninterrupted)).toBe(true);
+    expect(existsSync(journal)).toBe(false);
+    expect(before - sandbox.balances().full).toBe(uninterruptedCharge + lostCredits);
+  });
+
+  it('SIGINT drains, keeps every answer, exits 130 and prints the command that resumes', async () => {
+    const output = join(dir, 'interrupted.csv');
+    const journal = `${output}.journal`;
+    const before = sandbox.balances().full;
+    const from = domainRequests().length;
+    const r = await runUntil(args(output), { requests: 30, signal: 'SIGINT' });
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.stderr).toContain('interrupted');
+    const resumeLine = r.stderr.split('\n').find((line) => line.includes('Resume with: '));
+    expect(resumeLine).toBeDefined();
+    expect(resumeLine).toContain(`company-data ${args(output).join(' ')}`);
+    expect(existsSync(output)).toBe(false);
+    // Every lookup sent before the interrupt finished and reached the journal: none is lost.
+    const requested = requestedSince(from);
+    const kept = journalled(journal);
+    for (const domain of requested) expect(kept.has(domain)).toBe(true);
+
+    const resumed = await runUntil(args(output));
+    expect(resumed.code).toBe(6);
+    for (const domain of requestedSince(from + requested.length)) expect(kept.has(domain)).toBe(false);
+    expect(readFileSync(output).equals(uninterrupted)).toBe(true);
+    expect(before - sandbox.balances().full).toBe(uninterruptedCharge);
+  });
+});
