@@ -1,5 +1,6 @@
 // products / fields / errors / me / config through the real binary against a real sandbox.
-// Needs `npm run build` first (bin/company-data.js imports dist/).
+// Needs `npm run build` first (bin/company-data.js imports dist/). Runs that do not read the
+// sandbox's request log are concurrent, to keep the file quick on two cores.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,7 +121,7 @@ const CHECKS: Record<'products' | 'fields' | 'errors', (format: string, r: RunRe
 };
 
 describe.each(Object.keys(CHECKS) as Array<keyof typeof CHECKS>)('%s (public)', (command) => {
-  it.each(FORMATS)('-o %s', async (format) => {
+  it.concurrent.each(FORMATS)('-o %s', async (format) => {
     const r = await cli(['-o', format, command]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -151,7 +152,7 @@ describe('public endpoints never receive the key', () => {
 });
 
 describe('me', () => {
-  it.each(FORMATS)('-o %s', async (format) => {
+  it.concurrent.each(FORMATS)('-o %s', async (format) => {
     const r = await cli(['-o', format, 'me'], { key: fullKey });
     expect(r.code).toBe(0);
     if (format === 'table') {
@@ -252,13 +253,16 @@ describe('config through the binary', () => {
 });
 
 describe('server text with escape sequences (showcase escape-test.com)', () => {
-  it.each(['table', 'csv', 'json'] as const)('-o %s: no ESC byte reaches stdout', async (format) => {
-    const r = await cli(['-o', format, 'enrich', 'escape-test.com'], { key: fullKey });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('escape-test.com');
-    expect(r.stdout).not.toContain('\x1b');
-    expect(r.stdout).not.toContain('\x07');
-    // JSON keeps the data, with the control characters escaped by JSON.stringify.
-    if (format === 'json') expect(r.stdout).toContain('\\u001b');
-  });
+  it.concurrent.each(['table', 'csv', 'json'] as const)(
+    '-o %s: no ESC byte reaches stdout',
+    async (format) => {
+      const r = await cli(['-o', format, 'enrich', 'escape-test.com'], { key: fullKey });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('escape-test.com');
+      expect(r.stdout).not.toContain('\x1b');
+      expect(r.stdout).not.toContain('\x07');
+      // JSON keeps the data, with the control characters escaped by JSON.stringify.
+      if (format === 'json') expect(r.stdout).toContain('\\u001b');
+    },
+  );
 });

@@ -1,0 +1,125 @@
+// Terminal versus pipe, through a real pseudo-terminal (util-linux `script -qec`): the default
+// format, colour, and the spinner. Needs `npm run build` first.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { BIN, cleanEnv, ROOT, type RunResult, runCli } from '../helpers/cli.js';
+
+const ESC = '\x1b';
+// ora's default frames, and the HTTP layer's spinner text.
+const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|Waiting for \/api\/products/;
+
+let sandbox: SandboxHandle;
+let home: string;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ host: '127.0.0.1', port: 0, companies: 2000 });
+  home = mkdtempSync(join(tmpdir(), 'cd-e2e-tty-'));
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+function env(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  const dir = mkdtempSync(join(home, 'run-'));
+  return {
+    XDG_CONFIG_HOME: join(dir, 'config'),
+    XDG_CACHE_HOME: join(dir, 'cache'),
+    TERM: 'xterm-256color',
+    LANG: 'C.UTF-8',
+    LC_ALL: undefined,
+    LC_CTYPE: undefined,
+    COLUMNS: '100',
+    ...extra,
+  };
+}
+
+const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
+
+/** Runs the binary with stdout and stderr on a pseudo-terminal; both arrive merged in stdout. */
+function runInTerminal(
+  args: string[],
+  extraEnv: Record<string, string | undefined> = {},
+): Promise<RunResult> {
+  // Without a terminal of its own, `script` opens a 0x0 pseudo-terminal; give it a real size.
+  const command = `stty cols 100 rows 40; exec ${[process.execPath, BIN, '--base-url', sandbox.url, ...args].map(quote).join(' ')}`;
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: ROOT,
+      env: cleanEnv(env(extraEnv)),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+function runPiped(args: string[], extraEnv: Record<string, string | undefined> = {}): Promise<RunResult> {
+  return runCli(['--base-url', sandbox.url, ...args], { env: env(extraEnv) });
+}
+
+describe('default format and colour', () => {
+  it('on a terminal: a table with box drawing and coloured headers', async () => {
+    const r = await runInTerminal(['products']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('┌');
+    expect(r.stdout).toMatch(/│ \x1b\[[0-9;]*mid/);
+    expect(r.stdout).toContain(`${ESC}[`);
+  });
+
+  it.each([
+    ['NO_COLOR', [], { NO_COLOR: '1' }],
+    ['--no-color', ['--no-color'], {}],
+  ] as const)('on a terminal with %s: a table without any escape sequence', async (_name, flags, extra) => {
+    const r = await runInTerminal([...flags, 'products'], extra);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('┌');
+    expect(r.stdout).toContain('profile');
+    expect(r.stdout).not.toContain(ESC);
+  });
+
+  it('piped: JSON by default, and no escape byte anywhere', async () => {
+    const r = await runPiped(['products']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).map((p: { id: string }) => p.id)).toContain('profile');
+    expect(r.stdout + r.stderr).not.toContain(ESC);
+  });
+});
+
+describe('spinner while the service is slow (delay:1500)', () => {
+  it('shows frames on a terminal', async () => {
+    sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
+    const r = await runInTerminal(['products']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(SPINNER);
+    expect(r.stdout).toContain('profile');
+  });
+
+  it('shows nothing when piped', async () => {
+    sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
+    const r = await runPiped(['products']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout + r.stderr).not.toMatch(SPINNER);
+    expect(r.stdout + r.stderr).not.toContain(ESC);
+    // The fault was consumed by this run, so the quiet stderr is not for lack of a delay.
+    expect(sandbox.requests().at(-1)).toMatchObject({ path: '/api/products', fault: 'delay:1500' });
+  });
+});
