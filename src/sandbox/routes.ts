@@ -14,25 +14,23 @@ export interface Route {
   isPublic: boolean;
 }
 
-const EXACT: Record<string, Omit<Route, 'param'>> = {
-  '/api/products': { name: 'products', allow: ['GET'], isPublic: true },
-  '/api/fields': { name: 'fields', allow: ['GET'], isPublic: true },
-  '/api/errors': { name: 'errors', allow: ['GET'], isPublic: true },
-  '/api/me': { name: 'me', allow: ['GET'], isPublic: false },
-  '/api/search': { name: 'search', allow: ['GET', 'POST'], isPublic: false },
-};
-const WITH_PARAM: Array<[string, RouteName]> = [
-  ['/api/domains/', 'domains'],
-  ['/api/lookalike/', 'lookalike'],
-];
+// Route objects are shared between requests, never mutated: a lookup allocates only its own.
+const EXACT = new Map<string, Route>([
+  ['/api/products', { name: 'products', param: '', allow: ['GET'], isPublic: true }],
+  ['/api/fields', { name: 'fields', param: '', allow: ['GET'], isPublic: true }],
+  ['/api/errors', { name: 'errors', param: '', allow: ['GET'], isPublic: true }],
+  ['/api/me', { name: 'me', param: '', allow: ['GET'], isPublic: false }],
+  ['/api/search', { name: 'search', param: '', allow: ['GET', 'POST'], isPublic: false }],
+]);
+const PARAM_ALLOW = ['GET'];
 
 export function matchRoute(path: string): Route | undefined {
-  const exact = EXACT[path];
-  if (exact) return { ...exact, param: '' };
-  for (const [prefix, name] of WITH_PARAM) {
-    if (path.startsWith(prefix))
-      return { name, param: path.slice(prefix.length), allow: ['GET'], isPublic: false };
-  }
+  const exact = EXACT.get(path);
+  if (exact) return exact;
+  if (path.startsWith('/api/domains/'))
+    return { name: 'domains', param: path.slice(13), allow: PARAM_ALLOW, isPublic: false };
+  if (path.startsWith('/api/lookalike/'))
+    return { name: 'lookalike', param: path.slice(15), allow: PARAM_ALLOW, isPublic: false };
   return undefined;
 }
 

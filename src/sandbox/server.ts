@@ -114,9 +114,9 @@ export function createSandboxServer(state: SandboxState): SandboxServer {
 
     const presented = presentedKey(req);
     const keyName = presented ? (KEY_NAMES.get(presented.token) ?? null) : null;
-    const secrets = presented
-      ? [...ALL_KEYS, presented.token, encodeURIComponent(presented.token)]
-      : ALL_KEYS;
+    // An unknown token may be someone's real key: it is kept out of the log like the sandbox's own.
+    const secrets =
+      presented && !keyName ? [...ALL_KEYS, presented.token, encodeURIComponent(presented.token)] : ALL_KEYS;
     // Logged on arrival (status null until answered), so the log shows requests still in flight.
     const entry: RequestLogEntry = state.log.add({
       method,
