@@ -109,19 +109,19 @@ export async function runConfigShow(ctx: Context): Promise<number> {
 /** Reads a line from a terminal without echoing it (raw mode), for secrets. */
 function readHidden(io: IO, prompt: string): Promise<string> {
   const stdin = io.stdin as NodeJS.ReadStream;
-  io.stderr.write(prompt);
+  // warn, not info: the prompt must show even with --quiet, or the command would seem to hang.
+  io.warn(prompt);
   return new Promise((resolve, reject) => {
     let input = '';
     const finish = (error?: Problem) => {
       stdin.off('data', onData);
       stdin.setRawMode(false);
       stdin.pause();
-      io.stderr.write('\n');
       if (error) reject(error);
       else resolve(input);
     };
     const onData = (chunk: Buffer | string) => {
-      for (const ch of chunk.toString('utf8')) {
+      for (const ch of chunk.toString()) {
         if (ch === '\r' || ch === '\n' || ch === '\x04') return finish();
         if (ch === '\x03')
           return finish(new Problem({ code: 'interrupted', title: 'Interrupted', source: 'client' }));
@@ -142,7 +142,9 @@ async function readAll(io: IO): Promise<string> {
 }
 
 export async function readKeyFromStdin(io: IO): Promise<string> {
-  const raw = io.isStdinTTY ? await readHidden(io, 'API key (input hidden): ') : await readAll(io);
+  const raw = io.isStdinTTY
+    ? await readHidden(io, 'API key (typing is hidden; end with Enter):')
+    : await readAll(io);
   const key = raw.trim();
   if (key === '') {
     throw usageError(

@@ -1,7 +1,7 @@
 // Terminal versus pipe, through a real pseudo-terminal (util-linux `script -qec`): the default
 // format, colour, and the spinner. Needs `npm run build` first.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,5 +121,38 @@ describe('spinner while the service is slow (delay:1500)', () => {
     expect(r.stdout + r.stderr).not.toContain(ESC);
     // The fault was consumed by this run, so the quiet stderr is not for lack of a delay.
     expect(sandbox.requests().at(-1)).toMatchObject({ path: '/api/products', fault: 'delay:1500' });
+  });
+});
+
+describe('config set-key on a terminal', () => {
+  it('reads the key without echoing it', async () => {
+    const key = sandbox.keys.full;
+    const runEnv = env();
+    const command = `stty cols 100 rows 40; exec ${[process.execPath, BIN, 'config', 'set-key'].map(quote).join(' ')}`;
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: ROOT,
+      env: cleanEnv(runEnv),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let typed = false;
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      output += d;
+      // Type only once the prompt is up: before raw mode, the terminal itself would echo.
+      if (!typed && output.includes('typing is hidden')) {
+        typed = true;
+        setTimeout(() => child.stdin.write(`${key}\r`), 100);
+      }
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearTimeout(timer);
+    child.stdin.destroy();
+    expect(code).toBe(0);
+    expect(output).not.toContain(key);
+    expect(output).toContain('cd_s…9c2e');
+    const path = join(runEnv.XDG_CONFIG_HOME ?? '', 'company-data', 'config.json');
+    expect(JSON.parse(readFileSync(path, 'utf8')).api_key).toBe(key);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 });
