@@ -21,7 +21,6 @@ export interface CsvReadOptions {
 interface ParsedChunk {
   record: string[];
   raw: string;
-  info: { records: number };
 }
 
 interface Skipped {
@@ -73,9 +72,9 @@ export async function* readCsvRecords(
     // therefore unbounded and an unclosed quote is recovered at the end instead.
     max_record_size: 0,
     // raw: the exact text of each record, to count the lines csv-parse miscounts (a CRLF inside
-    // quotes counts twice in info.lines); info: to order skipped records among emitted ones.
+    // quotes counts twice in info.lines) and to recover after an unclosed quote. (`info: true`
+    // would cost a copied object per record; the records are counted here instead.)
     raw: true,
-    info: true,
     on_skip: (error: CsvError | undefined, raw: string | undefined) => {
       skipped.push({
         recordsBefore: parser.info.records,
@@ -117,8 +116,11 @@ export async function* readCsvRecords(
     }
   }
 
+  let records = 0;
   for await (const chunk of parser as AsyncIterable<ParsedChunk>) {
-    while (skipped.length > 0 && skipped[0].recordsBefore < chunk.info.records) {
+    // csv-parse's own count, as it stood when it pushed this record.
+    records++;
+    while (skipped.length > 0 && skipped[0].recordsBefore < records) {
       yield* fromSkipped(skipped.shift()!);
     }
     const line = breaksSoFar + leadingBreaks(chunk.raw) + 1;

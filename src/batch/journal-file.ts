@@ -4,6 +4,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Problem, usageError } from '../problem.js';
+import { OffsetIndex } from './offset-index.js';
 import type { RowResult } from './output.js';
 
 const VERSION = 1;
@@ -52,7 +53,7 @@ export async function syncDirectory(path: string): Promise<void> {
 }
 
 export interface Scan {
-  offsets: Map<string, number>;
+  offsets: OffsetIndex;
   /** Bytes of complete lines; anything after is a torn write. */
   validEnd: number;
   fingerprint: string | undefined;
@@ -60,7 +61,7 @@ export interface Scan {
 
 /** Reads an existing journal line by line, remembering where each domain's latest line starts. */
 export async function scan(file: FileHandle, path: string): Promise<Scan> {
-  const offsets = new Map<string, number>();
+  const offsets = new OffsetIndex();
   let fingerprint: string | undefined;
   let carry = Buffer.alloc(0);
   let carryStart = 0;
