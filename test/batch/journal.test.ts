@@ -129,9 +129,10 @@ describe('journal: durability', () => {
     // An interval that never fires during the test: only the size limit can write.
     const journal = await openJournal(file, 'fp', { flushIntervalMs: 3_600_000 });
     const padded: RowResult = { ...NOT_FOUND, error_detail: 'p'.repeat(1000) };
-    for (let i = 0; i < 3000; i++) await journal.append(`d${i}.com`, padded);
+    // ~6.6 MB appended; the journal writes whenever 4 MB are waiting.
+    for (let i = 0; i < 6000; i++) await journal.append(`d${i}.com`, padded);
     const { size } = await stat(file);
-    expect(size).toBeGreaterThan(1_000_000);
+    expect(size).toBeGreaterThan(4_000_000);
     await journal.close();
   });
 
