@@ -73,6 +73,7 @@ export function firstValues(params: URLSearchParams): Record<string, string | un
 }
 
 function decodeParam(raw: string): string | undefined {
+  if (!raw.includes('%')) return raw;
   try {
     return decodeURIComponent(raw);
   } catch {
