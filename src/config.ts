@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Problem } from './problem.js';
+import { Problem, usageError } from './problem.js';
 import type { AuthHeader, Config, Format, Setting, SettingSource } from './types.js';
 
 /** Global flags as Commander parsed them. */
@@ -65,6 +65,10 @@ export interface Origin {
   label: string;
 }
 
+function configError(detail: string): Problem {
+  return new Problem({ code: 'config_error', title: 'Configuration error', detail, source: 'client' });
+}
+
 function invalid(origin: Origin, detail: string): Problem {
   const where =
     origin.source === 'flag'
@@ -72,13 +76,7 @@ function invalid(origin: Origin, detail: string): Problem {
       : origin.source === 'environment'
         ? `${origin.label} (environment)`
         : origin.label;
-  const code = origin.source === 'flag' ? 'usage_error' : 'config_error';
-  return new Problem({
-    code,
-    title: code === 'usage_error' ? 'Usage error' : 'Configuration error',
-    detail: `${where}: ${detail}`,
-    source: 'client',
-  });
+  return origin.source === 'flag' ? usageError(`${where}: ${detail}`) : configError(`${where}: ${detail}`);
 }
 
 export function parseFormat(raw: unknown, origin: Origin): Format {
@@ -138,12 +136,7 @@ async function assertPrivate(path: string, what: string): Promise<void> {
   const info = await stat(path);
   if ((info.mode & 0o077) !== 0) {
     const mode = (info.mode & 0o777).toString(8).padStart(3, '0');
-    throw new Problem({
-      code: 'config_error',
-      title: 'Configuration error',
-      detail: `${what} ${path} is readable by other users (mode ${mode}); run: chmod 600 ${path}`,
-      source: 'client',
-    });
+    throw configError(`${what} ${path} is readable by other users (mode ${mode}); run: chmod 600 ${path}`);
   }
 }
 
@@ -161,12 +154,7 @@ export async function readConfigFile(
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (isMissing(error)) return undefined;
-    throw new Problem({
-      code: 'config_error',
-      title: 'Configuration error',
-      detail: `cannot read config file ${path}: ${(error as Error).message}`,
-      source: 'client',
-    });
+    throw configError(`cannot read config file ${path}: ${(error as Error).message}`);
   }
   if (options.checkPermissions !== false) await assertPrivate(path, 'config file');
   let parsed: unknown;
@@ -176,12 +164,7 @@ export async function readConfigFile(
     parsed = undefined;
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new Problem({
-      code: 'config_error',
-      title: 'Configuration error',
-      detail: `config file ${path} is not a JSON object; fix it or remove it`,
-      source: 'client',
-    });
+    throw configError(`config file ${path} is not a JSON object; fix it or remove it`);
   }
   return parsed as ConfigFile;
 }
@@ -211,22 +194,12 @@ export async function readKeyFile(path: string): Promise<string> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new Problem({
-      code: 'config_error',
-      title: 'Configuration error',
-      detail: `cannot read key file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-      source: 'client',
-    });
+    throw configError(`cannot read key file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   await assertPrivate(path, 'key file');
   const key = text.trim();
   if (key === '') {
-    throw new Problem({
-      code: 'config_error',
-      title: 'Configuration error',
-      detail: `key file ${path} is empty`,
-      source: 'client',
-    });
+    throw configError(`key file ${path} is empty`);
   }
   return key;
 }
