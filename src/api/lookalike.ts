@@ -2,6 +2,7 @@
 // docs/contract.md (`found`, `seed`, `results` ranked, `evidence` per candidate on request) and
 // tolerates another envelope: candidates under another name, no `found`, no rank or score.
 import type { ApiResponse, Context, RequestOptions } from '../types.js';
+import { catalogRetryHook } from './catalogs.js';
 import { countFilterValues, type Filters } from './filters.js';
 import { findRows, isPlainObject, numberMember, type Row } from './search.js';
 
@@ -32,7 +33,7 @@ export function buildLookalikeCall(req: LookalikeRequest): RequestOptions {
 }
 
 export async function fetchLookalikes(ctx: Context, req: LookalikeRequest): Promise<ApiResponse<unknown>> {
-  return ctx.client.request<unknown>(buildLookalikeCall(req));
+  return ctx.client.request<unknown>({ ...buildLookalikeCall(req), onRetry: catalogRetryHook(ctx) });
 }
 
 export interface LookalikeResult {

@@ -4,6 +4,7 @@
 // name, a missing total, extra members (kept).
 import { usageError } from '../problem.js';
 import type { ApiResponse, Context, RequestOptions } from '../types.js';
+import { catalogRetryHook } from './catalogs.js';
 import { countFilterValues, type Filters } from './filters.js';
 
 export type Row = Record<string, unknown>;
@@ -172,12 +173,13 @@ export function adaptSearchResponse(body: unknown): SearchResult | undefined {
   return { total, rows: found.rows, document };
 }
 
+/** Sends a search; an oversized body is refused before anything is sent. */
 export async function searchCompanies(ctx: Context, req: SearchRequest): Promise<ApiResponse<unknown>> {
-  return ctx.client.request<unknown>(buildSearchCall(req));
+  return ctx.client.request<unknown>({ ...buildSearchCall(req), onRetry: catalogRetryHook(ctx) });
 }
 
 export async function fetchBreakdown(ctx: Context, req: BreakdownRequest): Promise<ApiResponse<unknown>> {
-  return ctx.client.request<unknown>(buildBreakdownCall(req));
+  return ctx.client.request<unknown>({ ...buildBreakdownCall(req), onRetry: catalogRetryHook(ctx) });
 }
 
 // ---- breakdowns --------------------------------------------------------------------------------

@@ -97,16 +97,13 @@ export async function runSearch(
   flags: SearchFlags,
 ): Promise<number> {
   const request = await planSearch(ctx, query, flags);
-  const [{ adaptSearchResponse, buildSearchCall }, { catalogRetryHook }, format] = await Promise.all([
+  const [{ adaptSearchResponse, searchCompanies }, format] = await Promise.all([
     import('../api/search.js'),
-    import('../api/catalogs.js'),
     import('../output/format.js'),
   ]);
-  // Built before sending so that an oversized body is refused locally.
-  const call = buildSearchCall(request);
-  let response: Awaited<ReturnType<Context['client']['request']>>;
+  let response: Awaited<ReturnType<typeof searchCompanies>>;
   try {
-    response = await ctx.client.request<unknown>({ ...call, onRetry: catalogRetryHook(ctx) });
+    response = await searchCompanies(ctx, request);
   } catch (error) {
     throw await explainProblem(ctx, error, request);
   }
