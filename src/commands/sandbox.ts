@@ -91,6 +91,8 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
     latencyMs: options.latency,
     rateLimit: options.rateLimit,
     faultRate: options.faultRate,
+    // A server that runs for a while builds its indexes now, so no client waits for them.
+    warm: true,
   }).catch((error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
     // A taken port or a foreign address is a usage problem, not a bug.

@@ -28,6 +28,11 @@ export interface SandboxOptions {
   rateLimit?: number;
   /** Probability of a random retryable fault on each authenticated request (default 0). */
   faultRate?: number;
+  /**
+   * Build the search and lookalike indexes before listening (default false: on first use).
+   * A long-running server wants it; `--sandbox` for one lookup does not pay for it.
+   */
+  warm?: boolean;
 }
 
 export interface SandboxHandle {
@@ -67,8 +72,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const faultRate = check('faultRate', options.faultRate ?? 0, 0, 1, false);
 
   const dataset = generateDataset({ seed, companies });
-  // Index building up front: the first search must be as fast as every later one.
-  prepareDataset(dataset);
+  if (options.warm) prepareDataset(dataset);
   const names = Object.keys(SANDBOX_KEYS) as KeyName[];
   const balances = new Map(names.map((name) => [name, SANDBOX_KEYS[name].balance]));
   const faults = new FaultQueue();
