@@ -30,6 +30,9 @@ const COMMANDS: Record<string, [string, () => Promise<CommandModule>]> = {
   me: ['Show the plan, balance and capabilities of your key', () => import('./commands/me.js')],
   sandbox: ['Run the offline sandbox server', () => import('./commands/sandbox.js')],
   config: ['Show and change settings (key, base URL, format)', () => import('./commands/config.js')],
+  doctor: ['Check the setup: URL, key, permissions, clock, proxy', () => import('./commands/doctor.js')],
+  api: ['Send a raw request to an /api/ endpoint; prints the response', () => import('./commands/api.js')],
+  completion: ['Print a shell completion script (bash, zsh, fish)', () => import('./commands/completion.js')],
 };
 
 /** Global options that take a value, so the command name can be found without parsing. */

@@ -1,0 +1,168 @@
+// `company-data api`: a raw request for endpoints and parameters the CLI does not model yet. It goes
+// through the same client as every command, so auth, retries, problems, credits and redaction
+// behave exactly as they do elsewhere; only the request is built from the command line.
+import { readFile } from 'node:fs/promises';
+import { Argument, type Command, InvalidArgumentError } from 'commander';
+import { withContext } from '../command-kit.js';
+import { Problem, usageError } from '../problem.js';
+import type { Context, HttpMethod, RequestOptions } from '../types.js';
+
+export const API_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** The catalogs are public: the key is never sent to them (DESIGN.md, safe by default). */
+export const PUBLIC_PATHS: readonly string[] = ['/api/products', '/api/fields', '/api/errors'];
+
+export interface ApiFlags {
+  query?: string[];
+  body?: string;
+  auth?: boolean;
+}
+
+function parseMethod(raw: string): HttpMethod {
+  const method = raw.toUpperCase();
+  if (!(API_METHODS as readonly string[]).includes(method))
+    throw new InvalidArgumentError(`method must be one of ${API_METHODS.join(', ')}, got "${raw}"`);
+  return method as HttpMethod;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function register(program: Command): void {
+  program
+    .command('api')
+    .description('Send a raw request to an /api/ endpoint with your key; prints the response JSON')
+    .addArgument(new Argument('<method>', `HTTP method: ${API_METHODS.join(', ')}`).argParser(parseMethod))
+    .argument('<path>', 'endpoint path under /api/, e.g. /api/me or domains/acme-shoes.com')
+    .option('--query <name=value>', 'query parameter; repeatable (a value may contain "=")', collect)
+    .option('--body <json|@file>', 'JSON body: inline text, @file, or @- for stdin')
+    .option('--no-auth', 'do not send the key (automatic for /api/products, /api/fields, /api/errors)')
+    .addHelpText(
+      'after',
+      `
+The request uses the configured base URL, key and auth header, retries retryable failures,
+and fails like any command (exit 2 for a 400/413/415/422 problem, 3 for the key, 4 for
+credits, 5 when unavailable). A path without a leading slash is relative to /api/. Credits
+charged are reported on stderr in a terminal; the body is always the response JSON.
+
+Examples:
+  $ company-data --sandbox api GET /api/me
+  $ company-data --sandbox api GET domains/acme-shoes.com --query products=profile,tech
+  $ company-data --sandbox api POST /api/search --body '{"query":"shoes","limit":2}'
+  $ company-data --sandbox api POST /api/search --body @search.json -o json`,
+    )
+    .action(withContext(runApi));
+}
+
+/**
+ * The request path under /api/, with any query string split off. Refuses absolute URLs and
+ * dot segments: either could carry the key somewhere other than the service's API.
+ */
+export function apiPath(raw: string): { path: string; query: Array<[string, string]> } {
+  const text = raw.trim();
+  if (/^[a-z][a-z0-9+.-]*:/i.test(text) || text.startsWith('//'))
+    throw usageError(
+      `"${text}" is a URL; give the path only (the base URL comes from --base-url).`,
+      'Example: company-data api GET /api/me',
+    );
+  const [pathPart, search = ''] = text.split(/\?(.*)/s, 2);
+  let path = pathPart.startsWith('/') ? pathPart : `/api/${pathPart.replace(/^api\//, '')}`;
+  if (path === '/api') path = '/api/';
+  if (!path.startsWith('/api/'))
+    throw usageError(`the path must start with /api/ (or be relative to it), got "${text}".`);
+  const segments = path.split('/').map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  });
+  if (segments.some((s) => s === '.' || s === '..'))
+    throw usageError(`the path must not contain "." or ".." segments, got "${text}".`);
+  return { path, query: [...new URLSearchParams(search)] };
+}
+
+/** --query name=value pairs, after those of the path; one value per name. */
+export function queryFrom(pairs: Array<[string, string]>, flags: string[]): Record<string, string> {
+  const query: Record<string, string> = {};
+  const add = (name: string, value: string) => {
+    if (name === '') throw usageError('a query parameter needs a name: --query name=value.');
+    if (name in query)
+      throw usageError(
+        `query parameter "${name}" is given twice; the service takes lists comma-separated (name=a,b).`,
+      );
+    query[name] = value;
+  };
+  for (const [name, value] of pairs) add(name, value);
+  for (const flag of flags) {
+    const at = flag.indexOf('=');
+    if (at < 0) throw usageError(`--query wants name=value, got "${flag}".`);
+    add(flag.slice(0, at).trim(), flag.slice(at + 1));
+  }
+  return query;
+}
+
+async function readBodyText(ctx: Context, spec: string): Promise<string> {
+  if (!spec.startsWith('@')) return spec;
+  const file = spec.slice(1);
+  if (file === '-') {
+    let text = '';
+    for await (const chunk of ctx.io.stdin)
+      text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    return text;
+  }
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new Problem({
+      code: 'invalid_input',
+      title: 'Unreadable input',
+      detail: `cannot read --body file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+      source: 'client',
+    });
+  }
+}
+
+/** The JSON body, checked locally so a typo is a usage error rather than a paid round trip. */
+export async function bodyFrom(ctx: Context, spec: string): Promise<unknown> {
+  const text = await readBodyText(ctx, spec);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const where = spec.startsWith('@') ? `the --body file ${spec.slice(1)}` : '--body';
+    throw usageError(`${where} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+export async function buildApiRequest(
+  ctx: Context,
+  method: HttpMethod,
+  rawPath: string,
+  flags: ApiFlags,
+): Promise<RequestOptions> {
+  const { path, query: pathQuery } = apiPath(rawPath);
+  const query = queryFrom(pathQuery, flags.query ?? []);
+  if (flags.body !== undefined && method === 'GET')
+    throw usageError('a GET request cannot carry --body; use POST.');
+  const body = flags.body === undefined ? undefined : await bodyFrom(ctx, flags.body);
+  const isPublic = PUBLIC_PATHS.includes(path.replace(/\/+$/, ''));
+  return { method, path, query, body, auth: flags.auth !== false && !isPublic };
+}
+
+export async function runApi(
+  ctx: Context,
+  method: HttpMethod,
+  path: string,
+  flags: ApiFlags,
+): Promise<number> {
+  const request = await buildApiRequest(ctx, method, path, flags);
+  const [{ catalogRetryHook }, { printCredits, printJson }] = await Promise.all([
+    import('../api/catalogs.js'),
+    import('../output/format.js'),
+  ]);
+  const response = await ctx.client.request<unknown>({ ...request, onRetry: catalogRetryHook(ctx) });
+  printJson(ctx, response.data);
+  if (request.auth) printCredits(ctx, response.credits);
+  return 0;
+}
