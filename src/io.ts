@@ -78,7 +78,9 @@ export function createIO(options: IOOptions = {}): IO {
       if (verbose) writeErr(message);
     },
     spinner(text) {
-      if (!isStderrTTY || quiet) return NOOP_SPINNER;
+      // ora redraws forever on a terminal that reports zero columns (a bare `script` pty):
+      // no spinner is better than a flood of cursor codes.
+      if (!isStderrTTY || quiet || !((stderr as { columns?: number }).columns ?? 0)) return NOOP_SPINNER;
       return startSpinner(stderr, text, color, (s) => {
         activeSpinner = s;
       });
