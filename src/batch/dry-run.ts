@@ -7,6 +7,7 @@ import { isProblem } from '../problem.js';
 import type { Context } from '../types.js';
 import type { InputReader } from './input.js';
 import { openJournal } from './journal.js';
+import { OffsetIndex } from './offset-index.js';
 import type { Selection } from './selection.js';
 
 export interface DryRunOptions {
@@ -39,8 +40,7 @@ export async function runDryRun(ctx: Context, options: DryRunOptions): Promise<n
     }
   }
 
-  // A dry run may hold every domain: it is a planning step, not the million-row job itself.
-  const unique = new Set<string>();
+  const unique = new OffsetIndex();
   let rows = 0;
   let invalid = 0;
   let journalled = 0;
@@ -57,7 +57,7 @@ export async function runDryRun(ctx: Context, options: DryRunOptions): Promise<n
         continue;
       }
       if (unique.has(normalised.domain)) continue;
-      unique.add(normalised.domain);
+      unique.set(normalised.domain, 0);
       if (journal?.has(normalised.domain)) journalled++;
     }
   } finally {

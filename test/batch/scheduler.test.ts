@@ -1,5 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createBudget } from '../../src/batch/budget.js';
+import { Lookups } from '../../src/batch/lookup.js';
 import { createScheduler, type Slot } from '../../src/batch/scheduler.js';
+import { Problem } from '../../src/problem.js';
+import type { ApiResponse, Client, RequestOptions } from '../../src/types.js';
 
 /** A clock the test moves by hand, so pauses are checked without waiting or timing. */
 function manualClock() {
@@ -139,5 +144,159 @@ describe('createScheduler', () => {
     s.release(first, 'success');
     await flush();
     expect(idle).toBe(true);
+  });
+});
+
+/**
+ * The dispatcher on top of the scheduler and the budget, with a stand-in client whose answers
+ * arrive on later turns of the event loop in a random order, so many lookups overlap.
+ */
+describe('Lookups', () => {
+  type Answer = { charged: number } | { problem: Problem };
+
+  function stubClient(answer: (domain: string, call: number) => Answer) {
+    const calls: string[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let charged = 0;
+    const client: Client = {
+      lastCredits: {},
+      async close() {},
+      async request<T>(options: RequestOptions): Promise<ApiResponse<T>> {
+        const domain = decodeURIComponent(options.path.slice('/api/domains/'.length));
+        calls.push(domain);
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        try {
+          for (let i = Math.floor(Math.random() * 4); i >= 0; i--) await flush();
+          const outcome = answer(domain, calls.length);
+          if ('problem' in outcome) {
+            if (outcome.problem.status === 429) await options.onRetry?.(outcome.problem, 1);
+            throw outcome.problem;
+          }
+          charged += outcome.charged;
+          const data = {
+            found: outcome.charged > 0,
+            domain,
+            company_name: domain,
+            credits: { charged: outcome.charged },
+          };
+          return {
+            status: 200,
+            data: data as T,
+            headers: {},
+            credits: { charged: outcome.charged },
+            attempts: 1,
+          };
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    return { client, calls, stats: () => ({ maxInFlight, charged }) };
+  }
+
+  function lookups(
+    client: Client,
+    options: { budget?: number; concurrency?: number; worstCase?: number } = {},
+  ) {
+    const scheduler = createScheduler({ concurrency: options.concurrency ?? 8 });
+    return {
+      scheduler,
+      lookups: new Lookups({
+        client,
+        query: {},
+        worstCase: options.worstCase ?? 2,
+        resultFields: ['domain', 'company_name'],
+        budget: createBudget(options.budget),
+        scheduler,
+        maxConsecutiveFailures: 5,
+      }),
+    };
+  }
+
+  it('never lets the charges pass the budget, whatever the overlap and the costs', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 30 }),
+        fc.integer({ min: 1, max: 16 }),
+        fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 60 }),
+        async (budget, concurrency, costs) => {
+          const stub = stubClient((domain) => ({ charged: costs[Number(domain.split('.')[0].slice(1))] }));
+          const { lookups: l } = lookups(stub.client, { budget, concurrency, worstCase: 2 });
+          const results = await Promise.all(costs.map((_, i) => l.resultFor(`d${i}.com`)));
+          expect(stub.stats().charged).toBeLessThanOrEqual(budget);
+          expect(stub.stats().maxInFlight).toBeLessThanOrEqual(concurrency);
+          const charged = results.reduce((sum, r) => sum + r.credits_charged, 0);
+          expect(charged).toBe(stub.stats().charged);
+          const exhausted = results.filter((r) => r.error_code === 'budget_exhausted').length;
+          expect(exhausted + stub.calls.length).toBe(costs.length);
+          if (exhausted > 0) expect(l.stopReason).toBe('budget_exhausted');
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('asks for a domain once however many rows name it at the same time', async () => {
+    const stub = stubClient(() => ({ charged: 1 }));
+    const { lookups: l } = lookups(stub.client);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => l.resultFor(i % 2 ? 'a.com' : 'b.com')),
+    );
+    expect(stub.calls.sort()).toEqual(['a.com', 'b.com']);
+    expect(results.every((r) => r.found === true)).toBe(true);
+  });
+
+  it('insufficient_credits stops new requests; the rows not asked carry the code', async () => {
+    const stub = stubClient((_, call) =>
+      call >= 3 ? { problem: new Problem({ code: 'insufficient_credits' }) } : { charged: 1 },
+    );
+    const { lookups: l } = lookups(stub.client, { concurrency: 1 });
+    const results = [];
+    for (let i = 0; i < 6; i++) results.push(await l.resultFor(`d${i}.com`));
+    expect(stub.calls.length).toBe(3);
+    expect(results.map((r) => r.error_code)).toEqual([
+      null,
+      null,
+      'insufficient_credits',
+      'insufficient_credits',
+      'insufficient_credits',
+      'insufficient_credits',
+    ]);
+    expect(l.stopReason).toBe('insufficient_credits');
+  });
+
+  it('a refused key aborts the run', async () => {
+    const stub = stubClient(() => ({ problem: new Problem({ code: 'invalid_api_key' }) }));
+    const { lookups: l } = lookups(stub.client, { concurrency: 1 });
+    await l.resultFor('a.com');
+    await l.resultFor('b.com');
+    expect(l.fatal?.code).toBe('invalid_api_key');
+    expect(stub.calls).toEqual(['a.com']);
+  });
+
+  it('stops after the configured run of consecutive unavailable answers, not after 4xx ones', async () => {
+    const unavailable = new Problem({ code: 'internal_error' });
+    const rejected = new Problem({ code: 'invalid_request' });
+    const stub = stubClient((domain) => ({ problem: domain.startsWith('bad') ? rejected : unavailable }));
+    const { lookups: l } = lookups(stub.client, { concurrency: 1 });
+    for (let i = 0; i < 4; i++) await l.resultFor(`down${i}.com`);
+    await l.resultFor('bad.com'); // the service answered: the run of failures ends
+    for (let i = 4; i < 8; i++) await l.resultFor(`down${i}.com`);
+    expect(l.stopReason).toBeUndefined();
+    await l.resultFor('down8.com');
+    expect(l.stopReason).toBe('too_many_failures');
+    expect((await l.resultFor('later.com')).error_code).toBe('too_many_failures');
+    expect(stub.calls).not.toContain('later.com');
+  });
+
+  it('a 429 seen on a retry cuts the concurrency', async () => {
+    const limited = new Problem({ code: 'rate_limited', status: 429, retryAfterSeconds: 1 });
+    const stub = stubClient((_, call) => (call === 1 ? { problem: limited } : { charged: 1 }));
+    const { lookups: l, scheduler } = lookups(stub.client, { concurrency: 8 });
+    await l.resultFor('a.com');
+    expect(scheduler.limit).toBe(4);
+    expect(scheduler.rateLimitCuts).toBe(1);
   });
 });
