@@ -65,6 +65,10 @@ export function proxyCheck(env: NodeJS.ProcessEnv, baseUrl: string | undefined):
     url = undefined;
   }
   if (!url) return { check: { name: 'proxy', status: 'pass', message: `${listed}` } };
+  if (isLoopbackHost(url.hostname))
+    return {
+      check: { name: 'proxy', status: 'pass', message: `${listed}; ${url.host} is loopback: direct` },
+    };
   // undici: https falls back to the HTTP proxy; plain http uses HTTP_PROXY only.
   const proxy = url.protocol === 'https:' ? (https ?? http) : http;
   if (!proxy)
@@ -89,10 +93,6 @@ export function proxyCheck(env: NodeJS.ProcessEnv, baseUrl: string | undefined):
       },
     };
   }
-  if (isLoopbackHost(url.hostname))
-    return {
-      check: { name: 'proxy', status: 'pass', message: `${listed}; ${url.host} is loopback: direct` },
-    };
   if (bypassedByNoProxy(url, env.NO_PROXY ?? env.no_proxy ?? ''))
     return {
       check: { name: 'proxy', status: 'pass', message: `${listed}; ${url.host} is in NO_PROXY: direct` },
