@@ -147,7 +147,12 @@ const pick = <T>(rng: Rng, values: readonly T[]): T => values[Math.floor(rng() *
 const titleCase = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
 
 function makeLabel(rng: Rng, category: string): string[] {
-  const parts = [pick(rng, SYLLABLES) + pick(rng, SYLLABLES) + (rng() < 0.4 ? pick(rng, SYLLABLES) : '')];
+  // Mostly three syllables: short names are few, and a million companies need room to be unique.
+  const length = rng();
+  let name = pick(rng, SYLLABLES) + pick(rng, SYLLABLES);
+  if (length > 0.1) name += pick(rng, SYLLABLES);
+  if (length > 0.8) name += pick(rng, SYLLABLES);
+  const parts = [name];
   const r = rng();
   if (r < 0.2) parts.push(pick(rng, CATEGORY_KEYWORDS[category]));
   else if (r < 0.4) parts.push(pick(rng, NAME_SUFFIXES));
@@ -203,7 +208,7 @@ function generateCompany(rng: Rng, taken: Map<string, Company>): Company {
     country,
     site_category: category,
     employee_range: pickEmployees(rng),
-    founded_year: 2025 - Math.ceil(rng() ** 1.8 * 70),
+    founded_year: 2024 - Math.floor(rng() ** 1.8 * 70),
     primary_platform: platform,
     tech,
     tech_count: tech.length,

@@ -41,12 +41,14 @@ export function lookalikeIndex(ds: Dataset): TechBits {
   const bits = new Uint32Array(ds.companies.length * width);
   const counts = new Uint16Array(ds.companies.length);
   ds.companies.forEach((c, i) => {
-    const distinct = new Set(c.tech);
-    for (const t of distinct) {
+    for (const t of c.tech) {
       const id = ids.get(t) ?? 0;
-      bits[i * width + (id >>> 5)] |= 1 << (id & 31);
+      const word = i * width + (id >>> 5);
+      const bit = 1 << (id & 31);
+      // A repeated technology counts once.
+      if ((bits[word] & bit) === 0) counts[i]++;
+      bits[word] |= bit;
     }
-    counts[i] = distinct.size;
   });
   const order = Int32Array.from(ds.companies.keys()).sort(
     (a, b) => ds.companies[a].popularity - ds.companies[b].popularity,

@@ -8,36 +8,73 @@ const STOP_WORDS = new Set(
     ' ',
   ),
 );
-const WORD_SPLIT = /[^\p{L}\p{N}_]+/u;
 
 /** A query as distinct lower-case terms, stop words dropped. */
 export function queryTerms(query: string): string[] {
-  const terms = query.toLowerCase().split(WORD_SPLIT);
-  return [...new Set(terms.filter((t) => t !== '' && !STOP_WORDS.has(t)))];
+  return [...new Set(tokens(query).filter((t) => !STOP_WORDS.has(t)))];
 }
 
-/** Every word a query term can match: name, category, technologies, platform, country, keywords. */
-export function companyWords(c: Company): Set<string> {
-  const out = new Set<string>();
-  const add = (text: string | null) => {
-    if (!text) return;
-    for (const word of text.toLowerCase().split(WORD_SPLIT)) {
-      if (word === '') continue;
-      out.add(word);
-      // A slug such as home_garden matches as a whole and by its parts.
-      if (word.includes('_')) for (const part of word.split('_')) if (part !== '') out.add(part);
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/** Whether a UTF-16 code unit continues a word: ASCII fast path, the Unicode classes otherwise. */
+function isWordChar(text: string, i: number): boolean {
+  const code = text.charCodeAt(i);
+  if (code < 128)
+    return (
+      (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 95 || (code >= 65 && code <= 90)
+    );
+  return LETTER_OR_DIGIT.test(text[i]) || (code >= 0xd800 && code <= 0xdfff);
+}
+
+/** Lower-case words of a text: runs of letters, digits and `_` (queries and companies alike). */
+function tokens(text: string): string[] {
+  const out: string[] = [];
+  const lower = text.toLowerCase();
+  let from = -1;
+  for (let i = 0; i <= lower.length; i++) {
+    const inWord = i < lower.length && isWordChar(lower, i);
+    if (inWord && from === -1) from = i;
+    else if (!inWord && from !== -1) {
+      out.push(lower.slice(from, i));
+      from = -1;
     }
-  };
-  add(c.company_name);
-  add(c.site_category);
-  for (const t of c.tech) add(t);
-  add(c.primary_platform);
-  if (c.country) {
-    add(c.country);
-    add(COUNTRY_NAMES[c.country] ?? null);
   }
-  for (const k of c.keywords) add(k);
   return out;
+}
+
+/** The words of one company text: a slug such as home_garden also counts by its parts. */
+function wordsOf(text: string): string[] {
+  const out = tokens(text);
+  for (const word of [...out])
+    if (word.includes('_')) for (const part of word.split('_')) if (part) out.push(part);
+  return out;
+}
+
+// Categories, technologies, countries and keywords come from small vocabularies: split each once.
+const vocabularyWords = new Map<string, string[]>();
+function cachedWordsOf(text: string): string[] {
+  let words = vocabularyWords.get(text);
+  if (!words) {
+    words = wordsOf(text);
+    vocabularyWords.set(text, words);
+  }
+  return words;
+}
+
+/** Calls `visit` with every word a query term can match (may repeat a word). */
+export function forEachCompanyWord(c: Company, visit: (word: string) => void): void {
+  if (c.company_name) for (const w of wordsOf(c.company_name)) visit(w);
+  const fromVocabulary = (text: string | null) => {
+    if (text) for (const w of cachedWordsOf(text)) visit(w);
+  };
+  fromVocabulary(c.site_category);
+  fromVocabulary(c.primary_platform);
+  if (c.country) {
+    fromVocabulary(c.country);
+    fromVocabulary(COUNTRY_NAMES[c.country] ?? null);
+  }
+  for (const t of c.tech) fromVocabulary(t);
+  for (const k of c.keywords) fromVocabulary(k);
 }
 
 export interface SearchIndex {
@@ -64,24 +101,33 @@ export function searchIndex(ds: Dataset): SearchIndex {
 
 function buildIndex(companies: readonly Company[]): SearchIndex {
   const ids = new Map<string, number>();
-  const perCompany: Int32Array[] = [];
   const counts: number[] = [];
-  for (const c of companies) {
-    const ownWords = companyWords(c);
-    const own = new Int32Array(ownWords.size);
-    let i = 0;
-    for (const word of ownWords) {
+  // Word ids of every company, end to end: offsets[i] .. offsets[i + 1] belong to company i.
+  let flat = new Int32Array(companies.length * 24 + 16);
+  const offsets = new Int32Array(companies.length + 1);
+  const lastCompany: number[] = [];
+  let used = 0;
+  companies.forEach((c, company) => {
+    forEachCompanyWord(c, (word) => {
       let id = ids.get(word);
       if (id === undefined) {
         id = ids.size;
         ids.set(word, id);
         counts.push(0);
+        lastCompany.push(-1);
       }
+      if (lastCompany[id] === company) return;
+      lastCompany[id] = company;
       counts[id]++;
-      own[i++] = id;
-    }
-    perCompany.push(own);
-  }
+      if (used === flat.length) {
+        const grown = new Int32Array(flat.length * 2);
+        grown.set(flat);
+        flat = grown;
+      }
+      flat[used++] = id;
+    });
+    offsets[company + 1] = used;
+  });
   const words = [...ids.keys()].sort();
   const position = new Int32Array(words.length);
   words.forEach((word, pos) => {
@@ -91,10 +137,10 @@ function buildIndex(companies: readonly Company[]): SearchIndex {
   for (const id of ids.values()) start[position[id] + 1] = counts[id];
   for (let w = 0; w < words.length; w++) start[w + 1] += start[w];
   const fill = start.slice(0, words.length);
-  const postings = new Int32Array(start[words.length]);
-  perCompany.forEach((own, company) => {
-    for (const id of own) postings[fill[position[id]]++] = company;
-  });
+  const postings = new Int32Array(used);
+  for (let company = 0; company < companies.length; company++)
+    for (let p = offsets[company]; p < offsets[company + 1]; p++)
+      postings[fill[position[flat[p]]]++] = company;
   const order = Int32Array.from(companies.keys()).sort(
     (a, b) => companies[a].popularity - companies[b].popularity,
   );

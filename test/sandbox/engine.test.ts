@@ -177,7 +177,7 @@ describe('runSearch rows', () => {
     expect(and.total).toBeGreaterThan(0);
     for (const domain of domains(and.rows)) {
       const c = ds.byDomain.get(domain as string);
-      expect(c?.tech).toContain('shopify');
+      expect([...(c?.tech ?? []), c?.primary_platform]).toContain('shopify');
       expect(c?.country).toBe('US');
     }
     const or = ok(search({ query: 'shopify shoes', query_operator: 'or' })).body;
@@ -185,6 +185,9 @@ describe('runSearch rows', () => {
     expect(ok(search({ query: 'sneak' })).body.total).toBe(ok(search({ query: 'sneakers' })).body.total);
     expect(domains(ok(search({ query: 'germany coffee', limit: '1000' })).body.rows)).toContain(SHOWCASE.idn);
     expect(ok(search({ query: 'the of and' })).body.total).toBe(ds.companies.length);
+    expect(domains(ok(search({ query: 'MÜNCHNER kaff' })).body.rows)).toEqual([SHOWCASE.idn]);
+    const withTagManager = ds.companies.filter((c) => c.tech.includes('google_tag_manager')).length;
+    expect(ok(search({ query: 'manager' })).body.total).toBe(withTagManager);
   });
 
   it('orders by matched terms, then popularity', () => {
