@@ -75,6 +75,16 @@ const STOP_DETAIL: Record<StopReason, string> = {
   interrupted: 'not requested: the run was interrupted',
 };
 
+function asProblem(error: unknown): Problem {
+  if (isProblem(error)) return error;
+  return new Problem({
+    code: 'internal_bug',
+    detail: error instanceof Error ? error.message : String(error),
+    source: 'client',
+    cause: error,
+  });
+}
+
 export function errorResult(code: string, detail: string): RowResult {
   return { found: null, record: null, credits_charged: 0, error_code: code, error_detail: detail };
 }
@@ -174,56 +184,55 @@ export class Lookups {
       return this.stoppedResult();
     }
     this.requests++;
+    let response: Awaited<ReturnType<typeof enrichDomain>>;
     try {
-      const { result, credits } = await enrichDomain(
-        { client: this.options.client },
-        domain,
-        this.options.query,
-        {
-          spinner: false,
-          signal: this.options.signal,
-          onRetry: (problem) => {
-            if (problem.code === 'rate_limited' || problem.status === 429) {
-              scheduler.rateLimited(problem.retryAfterSeconds);
-            }
-          },
+      response = await enrichDomain({ client: this.options.client }, domain, this.options.query, {
+        spinner: false,
+        signal: this.options.signal,
+        onRetry: (problem) => {
+          if (problem.code === 'rate_limited' || problem.status === 429) {
+            scheduler.rateLimited(problem.retryAfterSeconds);
+          }
         },
-      );
-      // A response without a charge is assumed to have cost the worst case: the budget must hold.
-      const charged = result.charged ?? credits.charged ?? worstCase;
-      budget.settle(reservation, charged);
-      if (typeof credits.remaining === 'number') this.balance = credits.remaining;
-      scheduler.release(slot, 'success');
-      const row: RowResult = {
-        found: result.found,
-        record: result.found ? this.pickFields(result.domain, result.record) : null,
-        credits_charged: charged,
-        error_code: null,
-        error_detail: null,
-      };
-      await this.options.journal?.append(domain, row);
-      this.remember(domain, row);
-      return row;
+      });
     } catch (error) {
       budget.settle(reservation, 0); // errors are never charged (spec, charging rule 4)
+      this.wakeSettleWaiters();
       const balance = this.options.client.lastCredits?.remaining;
       if (typeof balance === 'number') this.balance = balance;
       return this.failed(domain, error, slot);
-    } finally {
-      this.wakeSettleWaiters();
     }
+    const { result, credits } = response;
+    // A response without a charge is assumed to have cost the worst case: the budget must hold.
+    const charged = result.charged ?? credits.charged ?? worstCase;
+    budget.settle(reservation, charged);
+    this.wakeSettleWaiters();
+    if (typeof credits.remaining === 'number') this.balance = credits.remaining;
+    const row: RowResult = {
+      found: result.found,
+      record: result.found ? this.pickFields(result.domain, result.record) : null,
+      credits_charged: charged,
+      error_code: null,
+      error_detail: null,
+    };
+    try {
+      // Before the slot is released: once the run sees nothing in flight, every answer is in the
+      // journal's hands.
+      await this.options.journal?.append(domain, row);
+    } catch (error) {
+      // Without the journal a re-run would pay again for everything: stop paying now.
+      scheduler.release(slot, 'success');
+      this.abort(asProblem(error));
+      return row;
+    }
+    scheduler.release(slot, 'success');
+    this.remember(domain, row);
+    return row;
   }
 
   private failed(domain: string, error: unknown, slot: Parameters<Scheduler['release']>[0]): RowResult {
     const { scheduler } = this.options;
-    const problem = isProblem(error)
-      ? error
-      : new Problem({
-          code: 'internal_bug',
-          detail: error instanceof Error ? error.message : String(error),
-          source: 'client',
-          cause: error,
-        });
+    const problem = asProblem(error);
     const row = errorResult(problem.code, problem.detail || problem.title);
     if (ABORT_CODES.has(problem.code)) {
       scheduler.release(slot, 'failure');

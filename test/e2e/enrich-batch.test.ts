@@ -265,6 +265,33 @@ describe('credits', () => {
   });
 });
 
+describe('aborts', () => {
+  it('a refused key aborts at once with exit 3 and leaves no output file', async () => {
+    writeFileSync(file('key.csv'), `domain\n${datasetDomains(900, 40).join('\n')}\n`);
+    const before = domainRequests().length;
+    const r = await enrich(
+      ['--input', file('key.csv'), '--output', file('key-out.csv'), '--concurrency', '1'],
+      {
+        key: 'cd_sandbox_not_a_key',
+      },
+    );
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toContain('invalid_api_key');
+    expect(r.stderr).not.toContain('cd_sandbox_not_a_key');
+    expect(existsSync(file('key-out.csv'))).toBe(false);
+    expect(domainRequests().length - before).toBe(1);
+  });
+
+  it('refuses a table as batch output', async () => {
+    const r = await runCli(['--base-url', sandbox.url, '-o', 'table', 'enrich', '--input', '-'], {
+      env: env(),
+      input: 'domain\nacme-shoes.com\n',
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('csv, json or ndjson');
+  });
+});
+
 describe('terminals and pipes', () => {
   it('piped stdin and stdout: CSV on stdout, no escape sequence anywhere, a warning that resume is impossible', async () => {
     const r = await enrich(['--input', '-'], { input: 'domain\nacme-shoes.com\nescape-test.com\n' });
