@@ -65,7 +65,8 @@ export function batchFormat(ctx: Context): Exclude<Format, 'table'> {
 
 export function fingerprintOf(ctx: Context, options: BatchOptions): string {
   return JSON.stringify({
-    base_url: ctx.config.baseUrl?.value ?? null,
+    // --sandbox listens on a new port each time but serves the same deterministic data.
+    base_url: ctx.config.baseUrl?.source === 'sandbox' ? 'sandbox' : (ctx.config.baseUrl?.value ?? null),
     products: options.products ? [...options.products].sort() : null,
     include: options.include ? [...options.include].sort() : null,
     max_credits: options.maxCredits ?? null,
