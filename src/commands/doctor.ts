@@ -133,6 +133,14 @@ export async function runDoctor(flags: GlobalFlags, env: NodeJS.ProcessEnv, io?:
     // A permission failure is already a check of its own; anything else gets one.
     if (!results.some((c) => c.status === 'fail')) results.push(checks.problemCheck('settings', error));
     config = await lenientConfig(flags, env, io.isStdoutTTY);
+    if (flags.sandbox) {
+      // As context.ts would have done, had the settings been readable.
+      const { startSandbox } = await import('../sandbox/index.js');
+      const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
+      currentRun.cleanups.push(() => sandbox.close());
+      config.baseUrl = { value: sandbox.url, source: 'sandbox' };
+      config.apiKey = { value: sandbox.keys.full, source: 'sandbox' };
+    }
   }
 
   const clients: Client[] = [];

@@ -166,6 +166,16 @@ describe('against the sandbox', () => {
     expect(checksOf(fixed)['key file'].message).toContain('mode 600');
   });
 
+  it('reports an unusable setting as its own failure and still checks the rest (--sandbox)', async () => {
+    const r = await doctor(['--sandbox', '-o', 'json'], { COMPANY_DATA_TIMEOUT: 'abc' });
+    expect(r.code).toBe(2);
+    const checks = checksOf(r);
+    expect(checks.settings).toMatchObject({ status: 'fail', code: 'config_error' });
+    expect(checks.settings.message).toContain('COMPANY_DATA_TIMEOUT');
+    expect(checks.reachable.status).toBe('pass');
+    expect(checks.key.status).toBe('pass');
+  });
+
   it('reports a proxy without its password, and that loopback goes direct', async () => {
     const r = await doctor(['--base-url', sandbox.url, '-o', 'json'], {
       COMPANY_DATA_API_KEY: sandbox.keys.full,
