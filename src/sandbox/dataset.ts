@@ -183,6 +183,24 @@ function uniqueDomain(rng: Rng, category: string, tld: string, taken: Map<string
 const emailPart = (name: string) => name.toLowerCase().replace('ü', 'ue');
 const FIRST_EMAIL = FIRST_NAMES.map(emailPart);
 const LAST_EMAIL = LAST_NAMES.map(emailPart);
+// Shared among companies (a million records are mostly memory): full names, and keyword lists by
+// their contents. Records are read-only once generated.
+const FULL_NAMES = FIRST_NAMES.map((first) => LAST_NAMES.map((last) => `${first} ${last}`));
+const keywordLists = new Map<string, string[]>();
+
+function keywordsFor(rng: Rng, category: string): string[] {
+  const pool = CATEGORY_KEYWORDS[category];
+  const picked = [pick(rng, pool)];
+  for (let i = 0; i < 2; i++) {
+    const k = pick(rng, pool);
+    if (!picked.includes(k)) picked.push(k);
+  }
+  const key = picked.join(' ');
+  const shared = keywordLists.get(key);
+  if (shared) return shared;
+  keywordLists.set(key, picked);
+  return picked;
+}
 
 function generateCompany(rng: Rng, taken: Map<string, Company>): Company {
   const country = pickCountry(rng);
@@ -196,12 +214,7 @@ function generateCompany(rng: Rng, taken: Map<string, Company>): Company {
   const tech = makeTech(rng, platform);
   const first = Math.floor(rng() * FIRST_NAMES.length);
   const last = Math.floor(rng() * LAST_NAMES.length);
-  const keywordPool = CATEGORY_KEYWORDS[category];
-  const keywords = [pick(rng, keywordPool)];
-  for (let i = 0; i < 2; i++) {
-    const k = pick(rng, keywordPool);
-    if (!keywords.includes(k)) keywords.push(k);
-  }
+  const keywords = keywordsFor(rng, category);
   const company: Company = {
     domain,
     company_name: label.map(titleCase).join(' '),
@@ -212,7 +225,7 @@ function generateCompany(rng: Rng, taken: Map<string, Company>): Company {
     primary_platform: platform,
     tech,
     tech_count: tech.length,
-    lead_name: `${FIRST_NAMES[first]} ${LAST_NAMES[last]}`,
+    lead_name: FULL_NAMES[first][last],
     lead_title: pick(rng, LEAD_TITLES),
     lead_email: `${FIRST_EMAIL[first]}.${LAST_EMAIL[last]}@${domain}`,
     keywords,
