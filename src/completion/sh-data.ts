@@ -20,7 +20,10 @@ function valueWord(spec: ValueSpec): string | undefined {
 }
 
 function caseFunction(name: string, why: string, arms: Array<[string, string]>): string {
-  const lines = arms.map(([pattern, value]) => `    ${pattern}) printf '%s\\n' ${shQuote(value)} ;;`);
+  // An arm without a value would print an empty line, which zsh's _describe shows as a blank entry.
+  const lines = arms
+    .filter(([, value]) => value !== '')
+    .map(([pattern, value]) => `    ${pattern}) printf '%s\\n' ${shQuote(value)} ;;`);
   return [`# ${why}`, `${name}() {`, '  case "$1" in', ...lines, '  esac', '}'].join('\n');
 }
 
