@@ -70,21 +70,25 @@ export function buildProgram(): Command {
       'Command-line client for the Company Data Service: enrichment, search, breakdowns and lookalikes.',
     )
     .version(version(), '-V, --version', 'print the version')
-    .addOption(new Option('--base-url <url>', 'service root URL').env('COMPANY_DATA_BASE_URL'))
+    .option('--base-url <url>', 'service root URL (env: COMPANY_DATA_BASE_URL)')
     .option(
       '--api-key-file <path>',
       'file holding the API key (default: env COMPANY_DATA_API_KEY, then the config file)',
     )
     .addOption(
-      new Option('--auth-header <kind>', 'how the key is sent')
-        .choices(['bearer', 'x-api-key'])
-        .env('COMPANY_DATA_AUTH_HEADER'),
+      // No .env() here or below: resolveConfig reads the environment itself, so `config show`
+      // can tell a flag from an environment value and a bad value names its real source.
+      new Option('--auth-header <kind>', 'how the key is sent (env: COMPANY_DATA_AUTH_HEADER)').choices([
+        'bearer',
+        'x-api-key',
+      ]),
     )
     .option('--sandbox', 'run against an in-process offline sandbox with its demo key')
     .addOption(
-      new Option('-o, --format <format>', 'output format (default: table on a terminal, json otherwise)')
-        .choices(['table', 'json', 'ndjson', 'csv'])
-        .env('COMPANY_DATA_FORMAT'),
+      new Option(
+        '-o, --format <format>',
+        'output format (default: table on a terminal, json otherwise; env: COMPANY_DATA_FORMAT)',
+      ).choices(['table', 'json', 'ndjson', 'csv']),
     )
     .option('--timeout <seconds>', 'per-attempt timeout for headers and body idle (default 30)')
     .option('--retries <n>', 'retries of retryable failures (default 3)')
