@@ -1,8 +1,33 @@
 // The public catalogs the sandbox serves (docs/contract.md: products, fields, errors, keys).
-// Enum values come from the generator's own value lists, so filters and data never disagree.
 import type { ErrorsCatalog, FieldEntry, Product } from '../api/types.js';
 import { CONTRACT_VERSION, ERROR_CATALOG, PROBLEM_CONTENT_TYPE } from '../error-catalog.js';
-import { CATEGORIES, COUNTRIES, EMPLOYEE_RANGES, PLATFORMS, TECHS } from './dataset.js';
+
+const words = (text: string): string[] => text.trim().split(/\s+/);
+
+// Value lists of the enum fields, most frequent first: the generator (dataset.ts) draws from them
+// with Zipf-like weights, so filters and data never disagree.
+export const COUNTRIES = words('US GB DE FR CA AU NL ES IT SE CH BE AT DK NO IE PL JP BR IN NZ FI PT SG MX');
+export const COUNTRY_NAMES: Record<string, string> = Object.fromEntries(
+  `US United States|GB United Kingdom|DE Germany|FR France|CA Canada|AU Australia|NL Netherlands|ES Spain|IT Italy
+  |SE Sweden|CH Switzerland|BE Belgium|AT Austria|DK Denmark|NO Norway|IE Ireland|PL Poland|JP Japan|BR Brazil
+  |IN India|NZ New Zealand|FI Finland|PT Portugal|SG Singapore|MX Mexico`
+    .split('|')
+    .map((entry) => [entry.trim().slice(0, 2), entry.trim().slice(3)]),
+);
+export const CATEGORIES = words(`fashion electronics home_garden beauty sports food_drink b2b_software travel
+  health toys jewelry pets automotive media education finance`);
+export const PLATFORMS = words(
+  'shopify woocommerce magento bigcommerce salesforce_commerce custom prestashop shopware wix squarespace',
+);
+export const OTHER_TECHS =
+  words(`google_analytics google_tag_manager facebook_pixel stripe paypal klaviyo hotjar
+  hubspot intercom segment mailchimp zendesk gorgias yotpo trustpilot cloudflare recaptcha tiktok_pixel
+  pinterest_tag afterpay klarna apple_pay google_pay algolia optimizely vwo salesforce marketo drift livechat
+  tidio judge_me okendo recharge attentive postscript sentry new_relic datadog fastly akamai contentful
+  onetrust cookiebot bazaarvoice`);
+/** Every technology value: the commerce platforms a site runs on are technologies too. */
+export const TECHS = [...PLATFORMS.filter((p) => p !== 'custom'), ...OTHER_TECHS];
+export const EMPLOYEE_RANGES = ['1-10', '11-50', '51-200', '201-1000', '1001-5000', '5000+'];
 
 export const PRODUCTS: Product[] = [
   {

@@ -2,6 +2,7 @@
 // the same data, with skewed distributions and gaps so search, breakdowns and coverage look real.
 // Documented in docs/contract.md, section "Dataset".
 import { domainToASCII } from 'node:url';
+import { CATEGORIES, COUNTRIES, EMPLOYEE_RANGES, OTHER_TECHS, PLATFORMS } from './catalogs.js';
 
 export interface Company {
   domain: string;
@@ -30,15 +31,9 @@ export interface Dataset {
 
 const words = (text: string): string[] => text.trim().split(/\s+/);
 
-// Value lists, most frequent first: the generators below draw from them with Zipf-like weights.
-export const COUNTRIES = words('US GB DE FR CA AU NL ES IT SE CH BE AT DK NO IE PL JP BR IN NZ FI PT SG MX');
-export const COUNTRY_NAMES: Record<string, string> = Object.fromEntries(
-  `US United States|GB United Kingdom|DE Germany|FR France|CA Canada|AU Australia|NL Netherlands|ES Spain|IT Italy
-  |SE Sweden|CH Switzerland|BE Belgium|AT Austria|DK Denmark|NO Norway|IE Ireland|PL Poland|JP Japan|BR Brazil
-  |IN India|NZ New Zealand|FI Finland|PT Portugal|SG Singapore|MX Mexico`
-    .split('|')
-    .map((entry) => [entry.trim().slice(0, 2), entry.trim().slice(3)]),
-);
+// The value lists live with the catalogs (their enums); CATEGORY_KEYWORDS must cover CATEGORIES.
+export { COUNTRY_NAMES } from './catalogs.js';
+
 export const CATEGORY_KEYWORDS: Record<string, string[]> = {
   fashion: words('shoes sneakers apparel clothing dresses denim boots accessories streetwear'),
   electronics: words('gadgets headphones laptops smartphones cameras audio chargers gaming'),
@@ -57,23 +52,14 @@ export const CATEGORY_KEYWORDS: Record<string, string[]> = {
   education: words('courses tutoring languages elearning books'),
   finance: words('banking insurance payments lending accounting'),
 };
-export const CATEGORIES = Object.keys(CATEGORY_KEYWORDS);
-// Share of each category that sells online (is_ecommerce), in CATEGORIES order.
-const ECOMMERCE_SHARE = [
-  0.92, 0.88, 0.86, 0.9, 0.85, 0.78, 0.08, 0.3, 0.55, 0.88, 0.9, 0.86, 0.5, 0.1, 0.12, 0.05,
-];
-export const PLATFORMS = words(
-  'shopify woocommerce magento bigcommerce salesforce_commerce custom prestashop shopware wix squarespace',
+// Share of each category that sells online (is_ecommerce).
+const ECOMMERCE_SHARE: Record<string, number> = Object.fromEntries(
+  words(`fashion:0.92 electronics:0.88 home_garden:0.86 beauty:0.9 sports:0.85 food_drink:0.78 b2b_software:0.08
+    travel:0.3 health:0.55 toys:0.88 jewelry:0.9 pets:0.86 automotive:0.5 media:0.1 education:0.12 finance:0.05`)
+    .map((entry) => entry.split(':'))
+    .map(([category, share]) => [category, Number(share)]),
 );
 const SITE_BUILDERS = words('custom wix squarespace');
-const OTHER_TECHS = words(`google_analytics google_tag_manager facebook_pixel stripe paypal klaviyo hotjar
-  hubspot intercom segment mailchimp zendesk gorgias yotpo trustpilot cloudflare recaptcha tiktok_pixel
-  pinterest_tag afterpay klarna apple_pay google_pay algolia optimizely vwo salesforce marketo drift livechat
-  tidio judge_me okendo recharge attentive postscript sentry new_relic datadog fastly akamai contentful
-  onetrust cookiebot bazaarvoice`);
-/** Every technology value: the commerce platforms a site runs on are technologies too. */
-export const TECHS = [...PLATFORMS.filter((p) => p !== 'custom'), ...OTHER_TECHS];
-export const EMPLOYEE_RANGES = ['1-10', '11-50', '51-200', '201-1000', '1001-5000', '5000+'];
 const EMPLOYEE_WEIGHTS = [30, 32, 20, 12, 4, 2];
 
 const SYLLABLES = words(`al bel cor dan el fin gar hal ion jun kel lum mar nor ol pel quin ros sol tal ur vel
@@ -204,9 +190,8 @@ function keywordsFor(rng: Rng, category: string): string[] {
 
 function generateCompany(rng: Rng, taken: Map<string, Company>): Company {
   const country = pickCountry(rng);
-  const categoryIndex = CATEGORIES.indexOf(pickCategory(rng));
-  const category = CATEGORIES[categoryIndex];
-  const ecommerce = rng() < ECOMMERCE_SHARE[categoryIndex];
+  const category = pickCategory(rng);
+  const ecommerce = rng() < (ECOMMERCE_SHARE[category] ?? 0.5);
   const tld = rng() < 0.5 && COUNTRY_TLDS[country] ? COUNTRY_TLDS[country] : pickTld(rng);
   const label = uniqueDomain(rng, category, tld, taken);
   const domain = `${label.join('-')}.${tld}`;

@@ -104,7 +104,7 @@ export function parseRowInclude(raw: unknown, capability: 'search' | 'lookalike'
   return names;
 }
 
-/** Filter name -> accepted values (a Set). Sizes are checked by the caller against engine limits. */
+/** Filter name -> accepted values. */
 export type Filters = Map<string, Set<string>>;
 
 export const MAX_FILTER_VALUES = 200;

@@ -1,10 +1,16 @@
 import { domainToASCII } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from '../../src/error-catalog.js';
-import { ERRORS_RESPONSE, FIELDS, PRODUCTS, SANDBOX_KEYS } from '../../src/sandbox/catalogs.js';
 import {
   CATEGORIES,
   COUNTRIES,
+  ERRORS_RESPONSE,
+  FIELDS,
+  PRODUCTS,
+  SANDBOX_KEYS,
+} from '../../src/sandbox/catalogs.js';
+import {
+  CATEGORY_KEYWORDS,
   COUNTRY_NAMES,
   type Company,
   generateDataset,
@@ -92,6 +98,7 @@ describe('generateDataset', () => {
     expect(ds.companies.flatMap((c) => c.tech).filter((t) => !techs.has(t))).toEqual([]);
     for (const code of COUNTRIES) expect(COUNTRY_NAMES[code]).toBeTruthy();
     expect(CATEGORIES).toContain('home_garden');
+    expect(Object.keys(CATEGORY_KEYWORDS).sort()).toEqual([...CATEGORIES].sort());
   });
 });
 

@@ -1,13 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { catalogEntry } from '../../src/error-catalog.js';
-import {
-  CATEGORIES,
-  COUNTRIES,
-  generateDataset,
-  MISSING_DOMAIN,
-  SHOWCASE,
-} from '../../src/sandbox/dataset.js';
+import { CATEGORIES, COUNTRIES } from '../../src/sandbox/catalogs.js';
+import { generateDataset, MISSING_DOMAIN, SHOWCASE } from '../../src/sandbox/dataset.js';
 import {
   type Caller,
   type EngineOutcome,
