@@ -118,7 +118,7 @@ describe('crash safety', () => {
   it('an uninterrupted run, for reference', async () => {
     const before = sandbox.balances().full;
     const r = await runCli(args(join(dir, 'reference.csv')), { env: env() });
-    expect(r.code).toBe(6); // one invalid row
+    expect(r.code, r.stderr).toBe(6); // one invalid row
     uninterruptedCharge = before - sandbox.balances().full;
     uninterrupted = readFileSync(join(dir, 'reference.csv'));
     const lines = uninterrupted.toString('utf8').trimEnd().split('\n');
@@ -155,7 +155,7 @@ describe('crash safety', () => {
     const already = journalled(journal);
     const from = domainRequests().length;
     const r = await runUntil(args(output));
-    expect(r.code).toBe(6);
+    expect(r.code, r.stderr).toBe(6);
     for (const domain of requestedSince(from)) expect(already.has(domain)).toBe(false);
     expect(readFileSync(output).equals(uninterrupted)).toBe(true);
     expect(existsSync(journal)).toBe(false);
@@ -180,7 +180,7 @@ describe('crash safety', () => {
     for (const domain of requested) expect(kept.has(domain)).toBe(true);
 
     const resumed = await runUntil(args(output));
-    expect(resumed.code).toBe(6);
+    expect(resumed.code, resumed.stderr).toBe(6);
     for (const domain of requestedSince(from + requested.length)) expect(kept.has(domain)).toBe(false);
     expect(readFileSync(output).equals(uninterrupted)).toBe(true);
     expect(before - sandbox.balances().full).toBe(uninterruptedCharge);

@@ -20,7 +20,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('5,000 rows under --fault-rate 0.1 and 40 requests/s: every row accounted for, few 429s', async () => {
+it('5,000 rows under --fault-rate 0.1 and 40 requests/s: every row accounted for, few 429s, progress lines', async () => {
   // Every 429 costs at least its Retry-After (1 s), so 200 distinct domains keep the test short;
   // the 5,000 rows still all go through the reorder window, dedupe and writer.
   const found = sandbox.dataset.companies.slice(10, 160).map((c) => c.domain);
@@ -41,6 +41,7 @@ it('5,000 rows under --fault-rate 0.1 and 40 requests/s: every row accounted for
       '16',
       '--retries',
       '6',
+      '--progress',
     ],
     {
       env: {
@@ -56,6 +57,9 @@ it('5,000 rows under --fault-rate 0.1 and 40 requests/s: every row accounted for
     },
   );
   expect([0, 6]).toContain(r.code);
+  // --progress: plain lines for a log, never a control sequence.
+  expect(r.stderr).toMatch(/^progress: [\d,]+\/~[\d,]+ rows, [\d,]+ found, [\d,]+ errors, [\d,]+ credits/m);
+  expect(r.stderr).not.toContain('\x1b');
   const output = parse(readFileSync(join(dir, 'out.csv')), { bom: true }) as string[][];
   const header = output[0];
   const at = (name: string) => header.indexOf(name);

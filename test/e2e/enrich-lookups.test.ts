@@ -40,7 +40,7 @@ describe('enrich <domain...>', () => {
     const before = sandbox.balances().full;
     const r = await enrich(['enrich', 'https://www.Acme-Shoes.com/about']);
     expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     const record = JSON.parse(r.stdout);
     expect(record).toMatchObject({
       domain: 'acme-shoes.com',
@@ -55,7 +55,7 @@ describe('enrich <domain...>', () => {
   it('says "no record" on stderr for a missing domain, charges nothing and exits 0', async () => {
     const before = sandbox.balances().full;
     const r = await enrich(['enrich', 'no-such-company.example']);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('no record for no-such-company.example; nothing charged');
     expect(JSON.parse(r.stdout)).toMatchObject({ domain: 'no-such-company.example', found: false });
     expect(sandbox.balances().full).toBe(before);
@@ -63,7 +63,7 @@ describe('enrich <domain...>', () => {
 
   it('prints nothing on stdout for a missing domain in table format', async () => {
     const r = await enrich(['-o', 'table', 'enrich', 'no-such-company.example']);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('no record for no-such-company.example');
   });
@@ -81,7 +81,7 @@ describe('enrich <domain...>', () => {
       '--products',
       'profile,tech',
     ]);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0].split(',').slice(0, 3)).toEqual(['domain', 'found', 'company_name']);
     expect(lines[0]).toContain('primary_platform');
@@ -96,7 +96,7 @@ describe('enrich <domain...>', () => {
 
   it('shows the credits charged and the balance left on stderr in table format', async () => {
     const r = await enrich(['-o', 'table', 'enrich', 'globex.io']);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Globex Corporation');
     const balance = new Intl.NumberFormat('en-US').format(sandbox.balances().full);
     expect(r.stderr).toContain(`Credits: charged 1, balance ${balance}`);
@@ -104,7 +104,7 @@ describe('enrich <domain...>', () => {
 
   it('keeps escape sequences from the server off the terminal', async () => {
     const r = await enrich(['-o', 'table', 'enrich', 'escape-test.com']);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('\x1b');
     expect(r.stdout).not.toContain('\x07');
   });
@@ -112,7 +112,7 @@ describe('enrich <domain...>', () => {
   it('refuses an input that is not a domain before sending anything, naming it', async () => {
     const before = domainRequests().length;
     const r = await enrich(['enrich', 'acme-shoes.com', 'not a domain']);
-    expect(r.code).toBe(2);
+    expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain('not a domain');
     expect(r.stderr).toContain('invalid_domain');
     expect(r.stdout).toBe('');
@@ -128,7 +128,7 @@ describe('enrich <domain...>', () => {
   ])('checks %j against the catalogs before spending (%s)', async (flags, code, text) => {
     const before = domainRequests().length;
     const r = await enrich(['enrich', 'acme-shoes.com', ...flags]);
-    expect(r.code).toBe(2);
+    expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(code);
     expect(r.stderr).toContain(text);
     expect(domainRequests().length).toBe(before);
@@ -137,7 +137,7 @@ describe('enrich <domain...>', () => {
   it('stops with exit 4 before any lookup when --max-credits is below the products cost', async () => {
     const before = domainRequests().length;
     const r = await enrich(['enrich', 'acme-shoes.com', '--products', 'profile,leads', '--max-credits', '3']);
-    expect(r.code).toBe(4);
+    expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toContain('max_credits_exceeded');
     expect(r.stderr).toContain('up to 6 credits');
     expect(domainRequests().length).toBe(before);
@@ -145,21 +145,21 @@ describe('enrich <domain...>', () => {
 
   it('sends --max-credits with the lookup and accepts the leads add-on with enough headroom', async () => {
     const r = await enrich(['enrich', 'acme-shoes.com', '--products', 'profile,leads', '--max-credits', '6']);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ lead_name: 'Jane Doe' });
     expect(domainRequests().at(-1)?.query).toContain('max_credits=6');
   });
 
   it('exits 3 with the key message when the key is refused', async () => {
     const r = await enrich(['enrich', 'acme-shoes.com'], 'cd_not_a_real_key');
-    expect(r.code).toBe(3);
+    expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain('invalid_api_key');
     expect(r.stderr).not.toContain('cd_not_a_real_key');
   });
 
   it('refuses batch-only options without --input', async () => {
     const r = await enrich(['enrich', 'acme-shoes.com', '--budget', '5']);
-    expect(r.code).toBe(2);
+    expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain('--budget applies to batches');
   });
 });
@@ -194,7 +194,7 @@ describe('enrich reads other plausible response shapes', () => {
 
   it('a record nested under data or company, found inferred, not-found from the code', async () => {
     const r = await run(['-o', 'ndjson', 'enrich', 'nested.com', 'company.com', 'gone.com']);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     const rows = r.stdout
       .trimEnd()
       .split('\n')
@@ -208,7 +208,7 @@ describe('enrich reads other plausible response shapes', () => {
 
   it('a body that is not an object is a clear problem, not a crash', async () => {
     const r = await run(['enrich', 'weird.com']);
-    expect(r.code).toBe(5);
+    expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toContain('unexpected_response');
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
