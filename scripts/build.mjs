@@ -1,12 +1,66 @@
 // Bundles the CLI into dist/ with code splitting, so each command and heavy dependency is a
 // separate chunk loaded only when used (see docs/performance.md for why).
 import { readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
 // Stale chunks from an earlier build must not linger beside the new ones.
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+
+/**
+ * undici's main entry also loads fetch, WebSocket, cookies, caches and mocks, and through them
+ * node's own bundled undici and node:worker_threads: profiled, about a third of the CPU time of a
+ * one-request command (docs/performance.md). The CLI uses only the dispatchers, so `undici` is
+ * served from this entry instead. Dispatcher.prototype gets request()/stream()/... exactly as
+ * undici's index.js gives them. A missing named export fails the build, not a run.
+ */
+const UNDICI_DISPATCHERS = `
+import Dispatcher from './lib/dispatcher/dispatcher.js';
+import api from './lib/api/index.js';
+import Agent from './lib/dispatcher/agent.js';
+import Client from './lib/dispatcher/client.js';
+import Pool from './lib/dispatcher/pool.js';
+import ProxyAgent from './lib/dispatcher/proxy-agent.js';
+import EnvHttpProxyAgent from './lib/dispatcher/env-http-proxy-agent.js';
+import errors from './lib/core/errors.js';
+Object.assign(Dispatcher.prototype, api);
+export { Agent, Client, Dispatcher, EnvHttpProxyAgent, errors, Pool, ProxyAgent };
+export default { Agent, Client, Dispatcher, EnvHttpProxyAgent, errors, Pool, ProxyAgent };
+`;
+
+const undiciDispatchersOnly = {
+  name: 'undici-dispatchers-only',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'undici-dispatchers' }));
+    b.onLoad({ filter: /.*/, namespace: 'undici-dispatchers' }, () => ({
+      contents: UNDICI_DISPATCHERS,
+      resolveDir: fileURLToPath(new URL('../node_modules/undici', import.meta.url)),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * Commander requires node:child_process at load, for executable subcommands this CLI never has;
+ * that pulls in net and the stream stack before `--version` can print (profiled: the largest
+ * part of what `--version` costs over bare node). Commander gets spawn() on first use instead.
+ */
+const lazyChildProcessForCommander = {
+  name: 'lazy-child-process-for-commander',
+  setup(b) {
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      args.importer.includes('/node_modules/commander/')
+        ? { path: 'child_process', namespace: 'lazy-child-process' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
+      contents: "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+      loader: 'js',
+    }));
+  },
+};
 
 await build({
   entryPoints: ['src/cli.ts'],
@@ -19,6 +73,7 @@ await build({
   sourcemap: false,
   legalComments: 'none',
   logLevel: 'warning',
+  plugins: [undiciDispatchersOnly, lazyChildProcessForCommander],
   define: { __VERSION__: JSON.stringify(pkg.version) },
   banner: {
     // Some bundled CommonJS dependencies call require() for Node built-ins.
