@@ -1,0 +1,107 @@
+// Figures 2-4, batch throughput: `enrich --input` against a sandbox, side by side with what else
+// could do the same lookups: a bare undici request loop (the most a client can reach there), and
+// `xargs -P16 curl` (what users do without this tool).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { BIN, cliEnv, runMeasured } from './proc.mjs';
+
+/**
+ * Runs `company-data enrich --input` over a CSV and returns rows per second over the process's
+ * whole life (start-up included: it is what a cron job waits for).
+ */
+export async function enrichRun({ sandbox, input, rows, concurrency, scratch, tag }) {
+  const output = join(scratch, `${tag}.out.csv`);
+  const argv = [
+    process.execPath,
+    BIN,
+    '--quiet',
+    '--base-url',
+    sandbox.url,
+    'enrich',
+    '--input',
+    input,
+    '--output',
+    output,
+    '--journal',
+    join(scratch, `${tag}.journal`),
+    '--fresh',
+    '--concurrency',
+    String(concurrency),
+  ];
+  const env = cliEnv(scratch, { COMPANY_DATA_API_KEY: sandbox.keys.full });
+  const result = await runMeasured(argv, { env, scratch });
+  if (result.code !== 0) throw new Error(`enrich (${tag}) exited with ${result.code}: ${result.stderr}`);
+  const seconds = result.ms / 1000;
+  return { rows, seconds, rowsPerSecond: rows / seconds, cpuUsPerRow: (result.cpuMs * 1000) / rows };
+}
+
+/**
+ * The ceiling: an undici Pool with `concurrency` connections, as many workers each sending the
+ * next GET /api/domains/{domain} with the key and reading the JSON body. Nothing else: no CSV,
+ * no journal, no ordering.
+ */
+export async function bareLoop({ sandbox, domains, concurrency }) {
+  const pool = new Pool(sandbox.url, { connections: concurrency, pipelining: 1 });
+  const headers = { authorization: `Bearer ${sandbox.keys.full}` };
+  let next = 0;
+  let failures = 0;
+  async function worker() {
+    while (next < domains.length) {
+      const domain = domains[next++];
+      const res = await pool.request({
+        method: 'GET',
+        path: `/api/domains/${encodeURIComponent(domain)}`,
+        headers,
+      });
+      await res.body.json();
+      if (res.statusCode !== 200) failures++;
+    }
+  }
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    await pool.close();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  if (failures > 0) throw new Error(`the bare loop got ${failures} answers other than 200`);
+  const cpuUsPerRow = (cpu.user + cpu.system) / domains.length;
+  return { rows: domains.length, seconds, rowsPerSecond: domains.length / seconds, cpuUsPerRow };
+}
+
+/**
+ * `xargs -P<parallel> curl` over a list of domains, one request per domain, answers appended to
+ * one file: the shell pipeline a user writes today.
+ */
+export async function xargsCurl({ sandbox, listFile, rows, parallel, scratch }) {
+  const out = join(scratch, 'curl.out');
+  const sink = createWriteStream(out);
+  await once(sink, 'open');
+  const started = performance.now();
+  const child = spawn(
+    'xargs',
+    [
+      `-P${parallel}`,
+      '-I{}',
+      'curl',
+      '-s',
+      '-H',
+      `Authorization: Bearer ${sandbox.keys.full}`,
+      `${sandbox.url}/api/domains/{}`,
+    ],
+    { stdio: ['pipe', sink, 'inherit'] },
+  );
+  child.stdin.end(readFileSync(listFile));
+  const [code] = await once(child, 'close');
+  const seconds = (performance.now() - started) / 1000;
+  sink.close();
+  if (code !== 0) throw new Error(`xargs curl exited with ${code}`);
+  const answers = readFileSync(out, 'utf8').split('"domain"').length - 1;
+  if (answers < rows) throw new Error(`xargs curl wrote ${answers} answers for ${rows} domains`);
+  return { rows, seconds, rowsPerSecond: rows / seconds };
+}

@@ -1,0 +1,48 @@
+// Figure 5, memory: peak RSS of `enrich --input` over a large file where half the rows repeat a
+// domain, and how it grows from a tenth of that size. The sandbox holds only 10,000 companies,
+// so most lookups answer found: false (cheap for the sandbox, and a full result for the client:
+// journalled, deduplicated and written like any other).
+import { join } from 'node:path';
+import { mixedDomains, writeCsv } from './data.mjs';
+import { BIN, cliEnv, runMeasured } from './proc.mjs';
+
+/**
+ * A CSV of `rows` rows over rows/2 unique domains: row i names domain (i * 7919) mod (rows/2), so
+ * each domain appears exactly twice (7919 is prime and does not divide rows/2), its two rows far
+ * apart and in scattered order: the second is answered from the journal on disk, not a recent
+ * in-memory result.
+ */
+export async function duplicatedInput({ rows, known, scratch }) {
+  const unique = rows / 2;
+  if (!Number.isInteger(unique) || unique % 7919 === 0) throw new Error(`cannot build ${rows} rows`);
+  const domains = mixedDomains(known, Math.min(unique, Math.floor((known.length * 4) / 3)));
+  const domainOf = (k) => (k < domains.length ? domains[k] : `nf-${k}-bench.example`);
+  return writeCsv(join(scratch, `memory-${rows}.csv`), 'id,domain,note', rows, (i) => {
+    return `${i + 1},${domainOf((i * 7919) % unique)},row ${i + 1}`;
+  });
+}
+
+export async function peakRss({ sandbox, input, rows, concurrency, scratch }) {
+  const argv = [
+    process.execPath,
+    BIN,
+    '--quiet',
+    '--base-url',
+    sandbox.url,
+    'enrich',
+    '--input',
+    input,
+    '--output',
+    join(scratch, `memory-${rows}.out.csv`),
+    '--journal',
+    join(scratch, `memory-${rows}.journal`),
+    '--fresh',
+    '--concurrency',
+    String(concurrency),
+  ];
+  const env = cliEnv(scratch, { COMPANY_DATA_API_KEY: sandbox.keys.full });
+  const result = await runMeasured(argv, { env, scratch });
+  if (result.code !== 0)
+    throw new Error(`enrich of ${rows} rows exited with ${result.code}: ${result.stderr}`);
+  return { rows, peakRssMb: result.peakRssMb, seconds: result.ms / 1000, source: result.source };
+}

@@ -1,0 +1,82 @@
+// Pure helpers of the benchmark harness: statistics, the verdict of a figure against its target,
+// and the text table. No I/O here, so test/bench/harness.test.ts can pin them down.
+
+/** Median of a list of numbers (the mean of the middle two for an even count); NaN when empty. */
+export function median(values) {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The value at quantile q (0..1) by nearest rank; NaN when empty. */
+export function quantile(values, q) {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank];
+}
+
+/**
+ * Whether a measured ratio meets its target. `<=` and `<` targets are ceilings (start-up cost,
+ * memory), `>=` a floor (throughput). A ratio that could not be measured never passes.
+ */
+export function meets(ratio, target) {
+  if (!Number.isFinite(ratio)) return false;
+  switch (target.op) {
+    case '<=':
+      return ratio <= target.value;
+    case '<':
+      return ratio < target.value;
+    case '>=':
+      return ratio >= target.value;
+    default:
+      throw new Error(`unknown target operator ${target.op}`);
+  }
+}
+
+/**
+ * One row of the report. `ratio` is what the target is about: measured / baseline for the
+ * side-by-side figures, or the value itself in the target's unit for absolute ones (MB, ms).
+ */
+export function figure({ id, name, value, unit, ratio, target, details = {} }) {
+  return { id, name, value, unit, ratio, target, pass: meets(ratio, target), details };
+}
+
+/** Rounds for display: three significant digits below 100, whole numbers above. */
+export function formatNumber(n) {
+  if (!Number.isFinite(n)) return String(n);
+  const abs = Math.abs(n);
+  if (abs >= 100) return Math.round(n).toLocaleString('en-US');
+  if (abs >= 10) return n.toFixed(1);
+  return n.toFixed(2);
+}
+
+export function formatTarget(target) {
+  return `${target.op} ${target.value}${target.unit ? ` ${target.unit}` : 'x'}`;
+}
+
+/** The report as a plain text table (no colour: it is as often piped into a log as read). */
+export function renderTable(figures) {
+  const head = ['figure', 'value', 'target', 'ratio', 'result'];
+  const rows = figures.map((f) => [
+    f.name,
+    `${formatNumber(f.value)} ${f.unit}`,
+    formatTarget(f.target),
+    f.target.unit ? `${formatNumber(f.ratio)} ${f.target.unit}` : `${formatNumber(f.ratio)}x`,
+    f.pass ? 'pass' : 'FAIL',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** Arithmetic mean; NaN when empty. */
+export function mean(values) {
+  if (values.length === 0) return Number.NaN;
+  return values.reduce((sum, v) => sum + v, 0) / values.length;
+}

@@ -1,0 +1,229 @@
+// `npm run bench [-- --quick] [-- --only startup,batch,network,curl,memory,exclusions]`
+// Measures the figures of issue 6 side by side on this machine, prints a table and writes the
+// same as JSON to bench/results/latest.json. Needs `npm run build` first (it copies dist/ so that
+// a rebuild during the run changes nothing). See docs/performance.md for what each figure means.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { bareLoop, enrichRun, xargsCurl } from './lib/batch.mjs';
+import { mixedDomains, sandboxDomains, writeCsv } from './lib/data.mjs';
+import { exclusionsFigure } from './lib/exclusions.mjs';
+import { duplicatedInput, peakRss } from './lib/memory.mjs';
+import { makeScratch, ROOT, startSandbox } from './lib/proc.mjs';
+import { startupFigures } from './lib/startup.mjs';
+import { figure, renderTable } from './lib/stats.mjs';
+
+const { values: args } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } },
+});
+const QUICK = args.quick;
+const SIZES = QUICK
+  ? { rounds: 10, batchRows: 10_000, networkRows: 1_600, curlRows: 1_000, memoryRows: [10_000, 100_000] }
+  : { rounds: 30, batchRows: 100_000, networkRows: 8_000, curlRows: 2_000, memoryRows: [100_000, 1_000_000] };
+const ALL = ['startup', 'batch', 'network', 'curl', 'memory', 'exclusions'];
+const selected = new Set(args.only ? args.only.split(',') : ALL);
+for (const name of selected) if (!ALL.includes(name)) throw new Error(`unknown figure group ${name}`);
+
+const started = performance.now();
+const log = (message) => console.error(`[${((performance.now() - started) / 1000).toFixed(0)}s] ${message}`);
+const round = (n) => Math.round(n * 100) / 100;
+const rate = (r) => ({
+  rows: r.rows,
+  seconds: round(r.seconds),
+  rowsPerSecond: Math.round(r.rowsPerSecond),
+  cpuUsPerRow: Math.round(r.cpuUsPerRow),
+});
+
+const machine = {
+  nproc: cpus().length,
+  cpu: cpus()[0]?.model,
+  memoryGb: Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+  loadAverageAtStart: loadavg().map(round),
+};
+const scratch = makeScratch();
+const figures = [];
+
+async function batchFigures() {
+  const rows = SIZES.batchRows;
+  log(`batch: generating ${rows.toLocaleString('en-US')} unique domains; sandbox with ${rows} companies`);
+  const domains = mixedDomains(await sandboxDomains(rows, scratch.dir), rows);
+  const input = await writeCsv(join(scratch.dir, 'batch.csv'), 'domain', rows, (i) => domains[i]);
+  const sandbox = await startSandbox({ companies: rows, scratch: scratch.dir });
+  try {
+    // Warm the sandbox (JIT, indexes) so that neither side pays for it.
+    await bareLoop({ sandbox, domains: domains.slice(0, 5000), concurrency: 8 });
+    if (selected.has('batch')) await clientCostFigure(sandbox, domains, input);
+    if (selected.has('curl')) await curlFigure(sandbox, domains);
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+async function clientCostFigure(sandbox, domains, input) {
+  const rows = domains.length;
+  // Baseline before and after the client: the load of a shared machine drifts over minutes.
+  log('batch: bare undici loop, concurrency 8');
+  const before = await bareLoop({ sandbox, domains, concurrency: 8 });
+  log('batch: company-data enrich --input, concurrency 8');
+  const client = await enrichRun({
+    sandbox,
+    input,
+    rows,
+    concurrency: 8,
+    scratch: scratch.dir,
+    tag: 'batch',
+  });
+  log('batch: bare undici loop again');
+  const after = await bareLoop({ sandbox, domains, concurrency: 8 });
+  const baseline = (before.rowsPerSecond + after.rowsPerSecond) / 2;
+  figures.push(
+    figure({
+      id: 'batch.client-cost',
+      name: `batch: enrich ${rows / 1000}k unique vs bare undici loop`,
+      value: client.rowsPerSecond,
+      unit: 'rows/s',
+      ratio: client.rowsPerSecond / baseline,
+      target: { op: '>=', value: 0.7 },
+      details: { client: rate(client), bareBefore: rate(before), bareAfter: rate(after), concurrency: 8 },
+    }),
+  );
+}
+
+async function curlFigure(sandbox, domains) {
+  const rows = SIZES.curlRows;
+  // Domains the batch figure did not just use, so neither side profits from its warm-up.
+  const list = domains.slice(-rows);
+  const input = await writeCsv(join(scratch.dir, 'curl.csv'), 'domain', rows, (i) => list[i]);
+  const listFile = join(scratch.dir, 'curl.txt');
+  writeFileSync(listFile, `${list.join('\n')}\n`);
+  log(`curl: xargs -P16 curl over ${rows} domains`);
+  const curl = await xargsCurl({ sandbox, listFile, rows, parallel: 16, scratch: scratch.dir });
+  log(`curl: company-data enrich --input over the same ${rows} domains, concurrency 16`);
+  const client = await enrichRun({
+    sandbox,
+    input,
+    rows,
+    concurrency: 16,
+    scratch: scratch.dir,
+    tag: 'curl',
+  });
+  figures.push(
+    figure({
+      id: 'batch.vs-curl',
+      name: `batch: enrich ${rows / 1000}k vs xargs -P16 curl`,
+      value: client.rowsPerSecond,
+      unit: 'rows/s',
+      ratio: client.rowsPerSecond / curl.rowsPerSecond,
+      target: { op: '>=', value: 20 },
+      details: { client: rate(client), curl: rate(curl) },
+    }),
+  );
+}
+
+async function networkFigure() {
+  const rows = SIZES.networkRows;
+  const known = await sandboxDomains(10_000, scratch.dir);
+  const domains = mixedDomains(known, rows);
+  const input = await writeCsv(join(scratch.dir, 'network.csv'), 'domain', rows, (i) => domains[i]);
+  const sandbox = await startSandbox({ companies: 10_000, latency: 20, scratch: scratch.dir });
+  try {
+    log(`network: enrich ${rows} rows, sandbox latency 20 ms, concurrency 16`);
+    const client = await enrichRun({
+      sandbox,
+      input,
+      rows,
+      concurrency: 16,
+      scratch: scratch.dir,
+      tag: 'net',
+    });
+    const ideal = 16 / 0.02;
+    figures.push(
+      figure({
+        id: 'batch.network-bound',
+        name: 'batch: latency 20 ms, concurrency 16 vs ideal 800/s',
+        value: client.rowsPerSecond,
+        unit: 'rows/s',
+        ratio: client.rowsPerSecond / ideal,
+        target: { op: '>=', value: 0.9 },
+        details: { client: rate(client), idealRowsPerSecond: ideal },
+      }),
+    );
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+async function memoryFigures() {
+  const [small, large] = SIZES.memoryRows;
+  const known = await sandboxDomains(10_000, scratch.dir);
+  const sandbox = await startSandbox({ companies: 10_000, scratch: scratch.dir });
+  try {
+    const results = [];
+    for (const rows of [small, large]) {
+      const input = await duplicatedInput({ rows, known, scratch: scratch.dir });
+      log(`memory: enrich ${rows.toLocaleString('en-US')} rows (half duplicates) under ${'/usr/bin/time'}`);
+      results.push(await peakRss({ sandbox, input, rows, concurrency: 16, scratch: scratch.dir }));
+    }
+    const [s, l] = results;
+    const details = {
+      small: { rows: s.rows, peakRssMb: round(s.peakRssMb), seconds: round(s.seconds) },
+      large: { rows: l.rows, peakRssMb: round(l.peakRssMb), seconds: round(l.seconds) },
+      source: l.source,
+      sandboxCompanies: 10_000,
+    };
+    figures.push(
+      figure({
+        id: 'memory.peak',
+        name: `memory: peak RSS at ${large / 1000}k rows`,
+        value: l.peakRssMb,
+        unit: 'MB',
+        ratio: l.peakRssMb,
+        target: { op: '<', value: 300, unit: 'MB' },
+        details,
+      }),
+      figure({
+        id: 'memory.growth',
+        name: `memory: peak RSS ${large / 1000}k vs ${small / 1000}k rows`,
+        value: l.peakRssMb,
+        unit: 'MB',
+        ratio: l.peakRssMb / s.peakRssMb,
+        target: { op: '<=', value: 1.5 },
+        details,
+      }),
+    );
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+try {
+  log(`${QUICK ? 'quick' : 'full'} run; machine ${JSON.stringify(machine)}`);
+  if (selected.has('startup'))
+    figures.push(...(await startupFigures({ rounds: SIZES.rounds, scratch: scratch.dir, log })));
+  if (selected.has('exclusions'))
+    figures.push(await exclusionsFigure({ rounds: SIZES.rounds / 2, scratch: scratch.dir, log }));
+  if (selected.has('batch') || selected.has('curl')) await batchFigures();
+  if (selected.has('network')) await networkFigure();
+  if (selected.has('memory')) await memoryFigures();
+} finally {
+  scratch.remove();
+}
+
+machine.loadAverageAtEnd = loadavg().map(round);
+const report = {
+  mode: QUICK ? 'quick' : 'full',
+  date: new Date().toISOString(),
+  seconds: Math.round((performance.now() - started) / 1000),
+  machine,
+  figures,
+};
+mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+writeFileSync(join(ROOT, 'bench/results/latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+console.log(renderTable(figures));
+console.log(
+  `\n${figures.filter((f) => f.pass).length}/${figures.length} figures meet their target; ` +
+    `${report.seconds} s; load average ${machine.loadAverageAtStart.join(' ')} -> ${machine.loadAverageAtEnd.join(' ')} ` +
+    `on ${machine.nproc} CPUs; details in bench/results/latest.json`,
+);
