@@ -1,13 +1,17 @@
 // Bundles the CLI into dist/ with code splitting, so each command and heavy dependency is a
 // separate chunk loaded only when used (see docs/performance.md for why).
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
-// Stale chunks from an earlier build must not linger beside the new ones.
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// Build into a fresh sibling directory and swap it in at the end: stale chunks never linger, and
+// a program started during a rebuild (a test, a cron job) never sees a half-written dist/.
+const dist = fileURLToPath(new URL('../dist', import.meta.url));
+const staging = `${dist}.build-${process.pid}`;
+const retired = `${dist}.old-${process.pid}`;
+rmSync(staging, { recursive: true, force: true });
 
 /**
  * undici's main entry also loads fetch, WebSocket, cookies, caches and mocks, and through them
@@ -64,7 +68,7 @@ const lazyChildProcessForCommander = {
 
 await build({
   entryPoints: ['src/cli.ts'],
-  outdir: 'dist',
+  outdir: staging,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -80,3 +84,11 @@ await build({
     js: "import { createRequire as __cdCreateRequire } from 'node:module'; const require = __cdCreateRequire(import.meta.url);",
   },
 });
+
+try {
+  renameSync(dist, retired);
+} catch {
+  // first build: nothing to retire
+}
+renameSync(staging, dist);
+rmSync(retired, { recursive: true, force: true });
