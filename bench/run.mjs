@@ -138,6 +138,9 @@ async function networkFigure() {
       scratch: scratch.dir,
       tag: 'net',
     });
+    // Not the target, a reference: what 16 bare requests in flight reach against this sandbox now.
+    log('network: bare undici loop, concurrency 16, same domains');
+    const bare = await bareLoop({ sandbox, domains, concurrency: 16 });
     const ideal = 16 / 0.02;
     figures.push(
       figure({
@@ -147,7 +150,7 @@ async function networkFigure() {
         unit: 'rows/s',
         ratio: client.rowsPerSecond / ideal,
         target: { op: '>=', value: 0.9 },
-        details: { client: rate(client), idealRowsPerSecond: ideal },
+        details: { client: rate(client), bare: rate(bare), idealRowsPerSecond: ideal },
       }),
     );
   } finally {
