@@ -256,6 +256,8 @@ export interface ChaosResult {
   violations: string[];
   /** The last run exited by itself and left no journal. */
   final: boolean;
+  /** Purchases of the killed runs that had not reached the journal when the process died. */
+  lost: string[];
 }
 
 /** Exit codes after which a cron job simply runs the same command again. */
@@ -271,6 +273,7 @@ export async function runUntilFinal(options: ChaosOptions): Promise<ChaosResult>
   const { sandbox, random } = options;
   const runs: BinaryRun[] = [];
   const violations: string[] = [];
+  const lost: string[] = [];
   let kills = 0;
   for (let n = 0; n < (options.maxRuns ?? 60); n++) {
     const journalled = journalDomains(options.journal);
@@ -295,18 +298,26 @@ export async function runUntilFinal(options: ChaosOptions): Promise<ChaosResult>
     if (again.length > 0) violations.push(`${label}: requested journalled domains ${again.slice(0, 5)}`);
     const bought = answeredDomains(sandbox, run.firstSeq, run.lastSeq);
     if (new Set(bought).size !== bought.length) violations.push(`${label}: a domain was bought twice`);
+    const kept = journalDomains(options.journal);
+    const unkept = bought.filter((domain) => !kept.has(domain));
     if (run.signal !== null) {
       if (run.signal !== 'SIGKILL') violations.push(`${label}: died of ${run.signal}: ${run.stderr}`);
+      // Answers the server charged for but the journal never got: the only ones a re-run buys again.
+      lost.push(...unkept);
       continue;
+    }
+    // A run that ends by itself journals every answer it bought (or removes a complete journal).
+    if (existsSync(options.journal) && unkept.length > 0) {
+      violations.push(`${label}: bought but not journalled: ${unkept.slice(0, 5)}`);
     }
     if (!RESUMABLE_CODES.has(run.code ?? -1)) {
       violations.push(`${label}: unexpected exit: ${run.stderr}`);
-      return { runs, kills, violations, final: false };
+      return { runs, kills, violations, final: false, lost };
     }
-    if (!existsSync(options.journal)) return { runs, kills, violations, final: true };
+    if (!existsSync(options.journal)) return { runs, kills, violations, final: true, lost };
   }
   violations.push(`no final state after ${runs.length} runs`);
-  return { runs, kills, violations, final: false };
+  return { runs, kills, violations, final: false, lost };
 }
 
 /** How many times each domain was bought (answered 200 without a fault) over the whole log. */
@@ -390,6 +401,20 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
     const stray = readdirSync(dir).filter((name) => !['in.csv', 'out.csv', ...killedTemps].includes(name));
     expect(stray).toEqual([]);
   };
+  /**
+   * Nothing paid twice except what a kill took from the journal: every purchase beyond a domain's
+   * first is one answer a SIGKILLed run had bought but not yet journalled, and the credits charged
+   * are the reference's plus exactly those answers.
+   */
+  const expectChargesExplained = (result: ChaosResult, sandbox: SandboxHandle) => {
+    const bought = purchases(sandbox);
+    expect(bought.size).toBe(reference.costs.size);
+    const repeats = [...bought.values()].reduce((sum, times) => sum + times - 1, 0);
+    expect(repeats).toBe(result.lost.length);
+    const lostCost = result.lost.reduce((sum, domain) => sum + (reference.costs.get(domain) ?? 0), 0);
+    expect(repeatCost(bought, reference.costs)).toBe(lostCost);
+    expect(SANDBOX_KEYS.full.balance - sandbox.balances().full).toBe(reference.charged + lostCost);
+  };
   /** With SOAK_REPORT=<file>, the runs and purchases of each chaos run, for a human to read. */
   const report = (name: string, result: ChaosResult, sandbox: SandboxHandle) => {
     const path = process.env.SOAK_REPORT;
@@ -405,6 +430,7 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
       limited: sandbox.requests().filter((e) => e.status === 429 && e.fault === null).length,
       boughtAgain: [...bought.values()].filter((n) => n > 1).length,
       repeatCost: repeatCost(bought, reference.costs),
+      lost: result.lost.length,
       runs: result.runs.map(({ pid, code, signal, plan, firstSeq, lastSeq }) => ({
         pid,
         exit: code ?? signal,
@@ -457,10 +483,7 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
     // A kill planned as a delay may miss a run that finishes first; the loop then plans another.
     expect(result.kills).toBeGreaterThanOrEqual(1);
     expect(sandbox.requests()[0]?.seq, 'the request log wrapped').toBe(1);
-    // Charged = the reference + every purchase repeated because its answer had not reached the
-    // journal when the process died (the per-run checks saw no journalled domain asked again).
-    const charged = SANDBOX_KEYS.full.balance - sandbox.balances().full;
-    expect(charged).toBe(reference.charged + repeatCost(purchases(sandbox), reference.costs));
+    expectChargesExplained(result, sandbox);
   });
 
   it(`--budget per invocation, ${o.budgetKills} SIGKILLs, re-run until final`, {
@@ -483,7 +506,6 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
     );
     expect(Math.max(...perRun)).toBeLessThanOrEqual(budget);
     expect(result.runs.filter((run) => run.code === 4).length).toBeGreaterThanOrEqual(2);
-    const charged = SANDBOX_KEYS.full.balance - sandbox.balances().full;
-    expect(charged).toBe(reference.charged + repeatCost(purchases(sandbox), reference.costs));
+    expectChargesExplained(result, sandbox);
   });
 }
