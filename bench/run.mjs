@@ -19,7 +19,7 @@ const { values: args } = parseArgs({
 });
 const QUICK = args.quick;
 const SIZES = QUICK
-  ? { rounds: 10, batchRows: 10_000, networkRows: 1_600, curlRows: 1_000, memoryRows: [10_000, 100_000] }
+  ? { rounds: 8, batchRows: 10_000, networkRows: 1_600, curlRows: 1_000, memoryRows: [10_000, 100_000] }
   : { rounds: 30, batchRows: 100_000, networkRows: 8_000, curlRows: 2_000, memoryRows: [100_000, 1_000_000] };
 const ALL = ['startup', 'batch', 'network', 'curl', 'memory', 'exclusions'];
 const selected = new Set(args.only ? args.only.split(',') : ALL);

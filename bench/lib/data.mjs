@@ -12,19 +12,30 @@ import { ROOT } from './proc.mjs';
 /** The sandbox's default seed: the benchmark's sandboxes are started without --seed. */
 const SEED = 42;
 
+let generator;
+const generated = new Map();
+
 /** The domains of a sandbox started with --companies `companies`, in popularity order. */
 export async function sandboxDomains(companies, scratch) {
-  const outfile = join(scratch, 'dataset.mjs');
-  await build({
-    entryPoints: [join(ROOT, 'src/sandbox/dataset.ts')],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    logLevel: 'warning',
-  });
-  const { generateDataset } = await import(pathToFileURL(outfile).href);
-  return generateDataset({ seed: SEED, companies }).companies.map((c) => c.domain);
+  if (!generator) {
+    const outfile = join(scratch, 'dataset.mjs');
+    await build({
+      entryPoints: [join(ROOT, 'src/sandbox/dataset.ts')],
+      outfile,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      logLevel: 'warning',
+    });
+    generator = (await import(pathToFileURL(outfile).href)).generateDataset;
+  }
+  if (!generated.has(companies)) {
+    generated.set(
+      companies,
+      generator({ seed: SEED, companies }).companies.map((c) => c.domain),
+    );
+  }
+  return generated.get(companies);
 }
 
 /** A domain the sandbox has no record of (a lookup answers found: false and costs nothing). */
