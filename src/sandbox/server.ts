@@ -1,6 +1,7 @@
 // The sandbox's HTTP layer on bare node:http: routing, authentication, which key may do what,
 // balances and credit headers, rate limiting, faults, latency, the request log and a graceful
 // close. What each endpoint computes lives in endpoints.ts and engine.ts.
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -97,6 +98,9 @@ export function createSandboxServer(state: SandboxState): SandboxServer {
   const sockets = new Set<Socket>();
   const busy = new Map<Socket, number>();
   const aborter = new AbortController();
+  // Every delayed reply listens on this one signal, so a sandbox with --latency has as many
+  // listeners as replies in flight; Node's default cap of 10 would warn about a leak there is not.
+  setMaxListeners(0, aborter.signal);
   let closing = false;
 
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
