@@ -139,4 +139,26 @@ describe('the installed bin, run from outside the repository', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ plan: 'pro' });
   });
+
+  it(
+    'runs through npx from the tarball (no runtime dependencies to fetch)',
+    async () => {
+      const r = await installed('npx', [
+        '--yes',
+        '--prefer-offline',
+        '--package',
+        join(tmp, tarball.filename),
+        '--',
+        'company-data',
+        '--sandbox',
+        'enrich',
+        'globex.io',
+        '-o',
+        'json',
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ domain: 'globex.io', found: true });
+    },
+    NPM_TIMEOUT_MS,
+  );
 });
