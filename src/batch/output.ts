@@ -29,6 +29,11 @@ export interface BatchWriterOptions {
   bom?: boolean;
   /** Leave result cells that start like a formula as they are (CSV only). */
   csvRaw?: boolean;
+  /**
+   * Gather rows and hand them to `out` in chunks of about this many characters (0: one write per
+   * row). Rows never wait long: `flush()`, `end()` and a short timer send what is gathered.
+   */
+  chunkChars?: number;
 }
 
 export interface BatchWriter {
@@ -36,11 +41,15 @@ export interface BatchWriter {
   readonly columns: string[];
   /** Writes one row; resolves once the output can take more (backpressure). */
   write(row: { cells: string[]; result: RowResult }): Promise<void>;
+  /** Hands the rows gathered so far to the output (when waiting for the next one, say). */
+  flush(): Promise<void>;
   /** Completes the document (header of an empty CSV, closing bracket of JSON); does not end `out`. */
   end(): Promise<void>;
 }
 
 const PLAIN_LIST_HEADER = ['domain'];
+// Rows gathered but not yet written reach a pipe within this time even if no more arrive.
+const GATHER_MS = 100;
 const RESULT_PREFIX = 'cd_';
 
 /**
@@ -143,10 +152,43 @@ export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
   const jsonKeys = [...uniqueKeys(inputHeader), ...resultNames];
   let started = false;
   let rows = 0;
+  const chunkChars = Math.max(0, options.chunkChars ?? 0);
+  let gathered = '';
+  let timer: NodeJS.Timeout | undefined;
 
-  const push = async (text: string): Promise<void> => {
+  const assertOpen = () => {
     if (out.destroyed || out.writableEnded) throw new Error('the output closed before every row was written');
+  };
+
+  // One Writable.write per row was ~8% of a batch's CPU (a Buffer and a writev entry each).
+  const push = async (text: string): Promise<void> => {
+    assertOpen();
+    // A timer's write does not wait: the next push honours the backpressure it left.
+    if (out.writableNeedDrain) await waitForDrain(out);
     if (!out.write(text)) await waitForDrain(out);
+  };
+
+  const sendGathered = async (): Promise<void> => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (gathered === '') return;
+    const text = gathered;
+    gathered = '';
+    await push(text);
+  };
+
+  const gather = async (text: string): Promise<void> => {
+    if (chunkChars === 0) return push(text);
+    assertOpen();
+    gathered += text;
+    if (gathered.length >= chunkChars) return sendGathered();
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      if (gathered === '' || out.destroyed || out.writableEnded) return;
+      const text = gathered;
+      gathered = '';
+      out.write(text);
+    }, GATHER_MS).unref();
   };
 
   const opening = (): string => {
@@ -175,13 +217,15 @@ export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
         text = format === 'json' ? `${rows === 0 ? '' : ',\n'}${object}` : `${object}\n`;
       }
       rows++;
-      await push(prefix + text);
+      await gather(prefix + text);
     },
+    flush: sendGathered,
     async end() {
       const prefix = started ? '' : opening();
       started = true;
       const closing = format === 'json' ? (rows === 0 ? ']\n' : '\n]\n') : '';
-      if (prefix + closing !== '') await push(prefix + closing);
+      gathered += prefix + closing;
+      await sendGathered();
     },
   };
 }

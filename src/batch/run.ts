@@ -44,6 +44,7 @@ export interface BatchOptions {
 /** Results a re-run would not change: these rows need nothing from a resume. */
 const FINAL_ERRORS = new Set(['invalid_domain', 'invalid_input']);
 const DRAIN_LIMIT_MS = 10_000;
+const OUTPUT_CHUNK_CHARS = 64 * 1024;
 
 /** CSV unless a format was chosen explicitly; a table makes no sense for a file of rows. */
 export function batchFormat(ctx: Context): Exclude<Format, 'table'> {
@@ -117,6 +118,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     resultFields: selection.resultFields,
     bom: options.bom,
     csvRaw: ctx.config.csvRaw,
+    chunkChars: OUTPUT_CHUNK_CHARS,
   });
 
   const scheduler = createScheduler({ concurrency: options.concurrency });
@@ -194,6 +196,8 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   const ready = new WeakSet<Entry>();
   const writeHead = async () => {
     const entry = window.shift()!;
+    // Rows already gathered go out while the run waits on the network for the next one.
+    if (!ready.has(entry)) await writer.flush();
     const result = await entry.result;
     if (signals.interrupted || lookups.fatal) return;
     await writer.write({ cells: entry.cells, result });
