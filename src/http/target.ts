@@ -51,6 +51,46 @@ export function buildUrl(base: URL, path: string, query?: RequestOptions['query'
   return url;
 }
 
+// Paths the URL parser would give back unchanged: no dot segments, nothing it percent-encodes.
+const PLAIN_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+const FORM_EXTRA = /[!'()~]/g;
+
+/** A query value as application/x-www-form-urlencoded encodes it (what URLSearchParams does). */
+function formEncode(value: string): string {
+  return encodeURIComponent(value)
+    .replaceAll('%20', '+')
+    .replace(FORM_EXTRA, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * The path and query of a call, as `buildUrl(base, path, query)` would give them, without
+ * parsing a URL per call (a batch makes hundreds of thousands). Falls back to buildUrl for any
+ * path or value the fast form might spell differently.
+ */
+export function pathAndQuery(base: URL, path: string, query?: RequestOptions['query']): string {
+  const joined = `${base.pathname.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+  if (!PLAIN_PATH.test(joined) || DOT_SEGMENT.test(joined)) {
+    const url = buildUrl(base, path, query);
+    return `${url.pathname}${url.search}`;
+  }
+  let search = '';
+  if (query) {
+    try {
+      for (const name in query) {
+        const value = query[name];
+        if (value === undefined) continue;
+        search += `${search === '' ? '?' : '&'}${formEncode(name)}=${formEncode(String(value))}`;
+      }
+    } catch {
+      // A lone surrogate: encodeURIComponent refuses it, URLSearchParams writes U+FFFD.
+      const url = buildUrl(base, path, query);
+      return `${url.pathname}${url.search}`;
+    }
+  }
+  return joined + search;
+}
+
 /**
  * For an authenticated call: the key to send, or the problem that stops the call. The key
  * never travels in clear text to another machine unless the user explicitly allowed it.
