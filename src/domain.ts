@@ -76,11 +76,23 @@ function extractHost(text: string): { host: string } | { reason: string } {
   return { host: authority };
 }
 
+// Already what domainToASCII would return unchanged: lower-case ASCII letters, digits, dots and
+// hyphens, ending in an alphabetic label (so the URL host parser never reads it as IPv4), no
+// punycode label to validate. Nothing for unwrap or extractHost to strip either.
+const PLAIN_DOMAIN = /^[a-z0-9.-]*\.[a-z]{2,63}$/;
+
 /**
  * Reduces a domain or URL to the lower-case ASCII host the service looks up
  * (`https://www.Example.com/path?q` -> `example.com`), or says why it is not a company domain.
  */
 export function normaliseDomain(input: string): DomainResult {
+  // Most rows of a real list are already plain domains: skip the URL and UTS #46 machinery.
+  if (PLAIN_DOMAIN.test(input) && !input.includes('xn--')) return checkAscii(input);
+  return normaliseDomainSlow(input);
+}
+
+/** The general path of normaliseDomain; exported so tests can hold the fast path to it. */
+export function normaliseDomainSlow(input: string): DomainResult {
   const text = unwrap(input);
   if (text === '') return fail('is empty');
   if (/\s/.test(text)) return fail('contains spaces');
@@ -92,6 +104,11 @@ export function normaliseDomain(input: string): DomainResult {
   // UTS #46 mapping: case folding, full-width dots, IDN labels to punycode; '' when invalid.
   const ascii = domainToASCII(host);
   if (ascii === '') return fail('is not a valid domain name');
+  return checkAscii(ascii);
+}
+
+/** The checks on a host already in lower-case ASCII form. */
+function checkAscii(ascii: string): DomainResult {
   // The WHATWG host parser turns `0x7f.1` and friends into dotted IPv4.
   if (/^[\d.]+$/.test(ascii)) return fail('is an IP address, not a domain');
   const labels = ascii.split('.');
