@@ -196,8 +196,6 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   const ready = new WeakSet<Entry>();
   const writeHead = async () => {
     const entry = window.shift()!;
-    // Rows already gathered go out while the run waits on the network for the next one.
-    if (!ready.has(entry)) await writer.flush();
     const result = await entry.result;
     if (signals.interrupted || lookups.fatal) return;
     await writer.write({ cells: entry.cells, result });
