@@ -60,6 +60,15 @@ Examples:
     .action(withContext(runSearch));
 }
 
+/**
+ * "20,000" as toLocaleString('en-US') writes it, without its first call's cost: initialising ICU's
+ * number formatting took 25 ms of CPU, about a quarter of figure 6's budget (docs/performance.md).
+ */
+function grouped(count: number): string {
+  if (!Number.isSafeInteger(count)) return count.toLocaleString('en-US');
+  return String(count).replace(/\B(?=(\d{3})+$)/g, ',');
+}
+
 /** Checks the flags and builds the request; throws a usage Problem before anything is sent. */
 export async function planSearch(
   ctx: Context,
@@ -81,7 +90,7 @@ export async function planSearch(
     const dropped =
       list.duplicates > 0 ? ` (${list.duplicates} duplicate${list.duplicates === 1 ? '' : 's'} dropped)` : '';
     const count = list.domains.length;
-    ctx.io.info(`Excluding ${count.toLocaleString('en-US')} domain${count === 1 ? '' : 's'}${dropped}.`);
+    ctx.io.info(`Excluding ${grouped(count)} domain${count === 1 ? '' : 's'}${dropped}.`);
   }
   const fields = await fieldsForChecks(ctx);
   if (fields) {
@@ -97,16 +106,16 @@ export async function runSearch(
   flags: SearchFlags,
 ): Promise<number> {
   const request = await planSearch(ctx, query, flags);
-  const [{ adaptSearchResponse, searchCompanies }, format] = await Promise.all([
-    import('../api/search.js'),
-    import('../output/format.js'),
-  ]);
+  const { adaptSearchResponse, searchCompanies } = await import('../api/search.js');
   let response: Awaited<ReturnType<typeof searchCompanies>>;
   try {
     response = await searchCompanies(ctx, request);
   } catch (error) {
     throw await explainProblem(ctx, error, request);
   }
+  // Loaded only now: the output modules (with the table renderer) would otherwise delay the
+  // request by their load time, and a failed search never needs them.
+  const format = await import('../output/format.js');
   const result = adaptSearchResponse(response.data);
   if (!result) {
     ctx.io.warn('warning: the search response has no recognisable list of rows; printing it as received.');
@@ -119,9 +128,7 @@ export async function runSearch(
   if (result.rows.length === 0) ctx.io.info('No companies match.');
   else {
     const noun = result.total === 1 ? 'company' : 'companies';
-    ctx.io.info(
-      `Showing ${result.rows.length.toLocaleString('en-US')} of ${result.total.toLocaleString('en-US')} ${noun}`,
-    );
+    ctx.io.info(`Showing ${grouped(result.rows.length)} of ${grouped(result.total)} ${noun}`);
   }
   format.printCredits(ctx, response.credits);
   return 0;
