@@ -1,9 +1,10 @@
 // Builds the Commander program. Commands are loaded lazily: only the module of the command
 // being run is imported, so `--help`, `--version` and each command start close to bare node.
-import { Command, CommanderError, Option } from 'commander';
-import { currentRun } from './command-kit.js';
+// Commander itself loads in main(), after the `--version` fast path: evaluating it was most of
+// what `--version` cost over bare node.
+import type { Command } from 'commander';
+import type { CliRun } from './command-kit.js';
 import type { GlobalFlags } from './config.js';
-import { Problem } from './problem.js';
 
 declare const __VERSION__: string | undefined;
 
@@ -63,7 +64,18 @@ export function version(): string {
   return typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev';
 }
 
+type Commander = typeof import('commander');
+let commander: Commander | undefined;
+
+/** Loads Commander once; buildProgram() needs it loaded first. */
+export async function loadCommander(): Promise<Commander> {
+  commander ??= await import('commander');
+  return commander;
+}
+
 export function buildProgram(): Command {
+  if (!commander) throw new Error('buildProgram() before loadCommander()');
+  const { Command, Option } = commander;
   const program = new Command('company-data');
   program
     .description(
@@ -129,6 +141,17 @@ async function delayWasmTierUp(): Promise<void> {
 
 /** Runs the CLI and returns the process exit code. Never calls process.exit. */
 export async function main(argv: string[]): Promise<number> {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    // What Commander prints for it, without loading Commander.
+    const [{ createIO }, { Readable }] = await Promise.all([import('./io.js'), import('node:stream')]);
+    // An empty stdin: touching process.stdin would set up a stream this never reads.
+    createIO({ stdin: Readable.from([]) }).out(`${version()}\n`);
+    return 0;
+  }
+  const [{ CommanderError }, { currentRun }] = await Promise.all([
+    loadCommander(),
+    import('./command-kit.js'),
+  ]);
   const program = buildProgram();
   const name = findCommandName(argv);
   const entry = name ? COMMANDS[name] : undefined;
@@ -144,7 +167,11 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return currentRun.exitCode;
   } catch (error) {
-    return await reportFailure(error, program.opts() as GlobalFlags);
+    if (error instanceof CommanderError) {
+      // Help and version are "errors" only to exitOverride; Commander already printed them.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    return await reportFailure(error, program.opts() as GlobalFlags, currentRun);
   } finally {
     for (const cleanup of currentRun.cleanups.reverse()) {
       try {
@@ -156,13 +183,11 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function reportFailure(error: unknown, flags: GlobalFlags): Promise<number> {
-  if (error instanceof CommanderError) {
-    // Help and version are "errors" only to exitOverride; Commander already printed them.
-    if (error.exitCode === 0) return 0;
-    return 2;
-  }
-  const { reportProblem } = await import('./output/problem.js');
+async function reportFailure(error: unknown, flags: GlobalFlags, currentRun: CliRun): Promise<number> {
+  const [{ reportProblem }, { Problem }] = await Promise.all([
+    import('./output/problem.js'),
+    import('./problem.js'),
+  ]);
   const io =
     currentRun.context?.io ??
     (await import('./io.js')).createIO({ quiet: flags.quiet, verbose: flags.verbose, color: flags.color });

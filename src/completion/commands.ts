@@ -2,7 +2,7 @@
 // flags from Commander. cli.ts loads the same modules lazily from its COMMANDS table, which it
 // does not export; test/e2e/completion.test.ts fails when the two lists differ.
 import type { Command } from 'commander';
-import { buildProgram } from '../cli.js';
+import { buildProgram, loadCommander } from '../cli.js';
 
 type CommandModule = { register(program: Command): void };
 
@@ -24,6 +24,7 @@ export const COMMAND_MODULES: Record<string, () => Promise<CommandModule>> = {
 
 /** A program with every command registered: what `--help` of each command would show. */
 export async function buildFullProgram(): Promise<Command> {
+  await loadCommander();
   const program = buildProgram();
   const modules = await Promise.all(Object.values(COMMAND_MODULES).map((load) => load()));
   for (const mod of modules) mod.register(program);
