@@ -30,8 +30,8 @@ export interface Journal {
   readonly size: number;
   has(domain: string): boolean;
   get(domain: string): Promise<RowResult | undefined>;
-  /** Buffers the result; resolves at once unless much is waiting for the disk (backpressure). */
-  append(domain: string, result: RowResult): Promise<void>;
+  /** Buffers the result; a promise only when much is waiting for the disk (backpressure). */
+  append(domain: string, result: RowResult): Promise<void> | undefined;
   /** Writes and fsyncs everything appended so far. */
   flush(): Promise<void>;
   /** Flushes and closes; the file stays for the next run. */
@@ -146,14 +146,19 @@ class FileJournal implements Journal {
     return entry.d === domain ? entry.r : undefined;
   }
 
-  async append(domain: string, result: RowResult): Promise<void> {
-    this.assertUsable();
+  append(domain: string, result: RowResult): Promise<void> | undefined {
+    try {
+      this.assertUsable();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const line = `${JSON.stringify({ d: domain, r: result })}\n`;
     const previous = this.pending.get(domain);
     if (previous) this.pendingBytes -= previous.line.length;
     this.pending.set(domain, { result, line });
     this.pendingBytes += line.length;
-    if (this.pendingBytes >= MAX_PENDING_BYTES) await this.flush();
+    // No promise per result: a batch appends hundreds of thousands.
+    return this.pendingBytes >= MAX_PENDING_BYTES ? this.flush() : undefined;
   }
 
   flush(): Promise<void> {

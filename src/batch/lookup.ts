@@ -159,7 +159,13 @@ export class Lookups {
   }
 
   /** A reservation, waiting for in-flight answers to free credits when that may help. */
-  private async reserve(): Promise<Reservation | null> {
+  private reserve(): Reservation | null | Promise<Reservation | null> {
+    // Most rows get one at once: no promise for them.
+    if (this.stopReason || this.fatal) return null;
+    return this.options.budget.tryReserve(this.options.worstCase) ?? this.reserveLater();
+  }
+
+  private async reserveLater(): Promise<Reservation | null> {
     const { budget, worstCase } = this.options;
     for (;;) {
       if (this.stopReason || this.fatal) return null;
@@ -176,10 +182,11 @@ export class Lookups {
 
   private async request(domain: string): Promise<RowResult> {
     const { scheduler, budget, worstCase } = this.options;
-    const slot = await scheduler.acquire();
+    const slot = scheduler.tryAcquire() ?? (await scheduler.acquire());
     if (!slot) return this.stoppedResult();
-    const reservation = await this.reserve();
-    if (!reservation) {
+    const reservation = this.reserve() ?? null;
+    const reserved = reservation instanceof Promise ? await reservation : reservation;
+    if (!reserved) {
       scheduler.release(slot, 'success');
       return this.stoppedResult();
     }
@@ -196,7 +203,7 @@ export class Lookups {
         },
       });
     } catch (error) {
-      budget.settle(reservation, 0); // errors are never charged (spec, charging rule 4)
+      budget.settle(reserved, 0); // errors are never charged (spec, charging rule 4)
       this.wakeSettleWaiters();
       const balance = this.options.client.lastCredits?.remaining;
       if (typeof balance === 'number') this.balance = balance;
@@ -205,7 +212,7 @@ export class Lookups {
     const { result, credits } = response;
     // A response without a charge is assumed to have cost the worst case: the budget must hold.
     const charged = result.charged ?? credits.charged ?? worstCase;
-    budget.settle(reservation, charged);
+    budget.settle(reserved, charged);
     this.wakeSettleWaiters();
     if (typeof credits.remaining === 'number') this.balance = credits.remaining;
     const row: RowResult = {
@@ -218,7 +225,8 @@ export class Lookups {
     try {
       // Before the slot is released: once the run sees nothing in flight, every answer is in the
       // journal's hands.
-      await this.options.journal?.append(domain, row);
+      const appending = this.options.journal?.append(domain, row);
+      if (appending instanceof Promise) await appending;
     } catch (error) {
       // Without the journal a re-run would pay again for everything: stop paying now.
       scheduler.release(slot, 'success');

@@ -77,6 +77,8 @@ export function fingerprintOf(ctx: Context, options: BatchOptions): string {
 interface Entry {
   cells: string[];
   result: RowResult | Promise<RowResult>;
+  /** Set once `result` has settled, so the head can be written without waiting. */
+  ready?: boolean;
 }
 
 export async function runBatch(ctx: Context, options: BatchOptions): Promise<number> {
@@ -193,7 +195,6 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
 
   const window: Entry[] = [];
   const windowSize = Math.max(256, options.concurrency * 32);
-  const ready = new WeakSet<Entry>();
   const writeHead = async () => {
     const entry = window.shift()!;
     const result = await entry.result;
@@ -212,10 +213,15 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
       if (signals.interrupted || lookups.fatal) break;
       counts.rowsRead = (counts.rowsRead ?? 0) + 1;
       const entry = entryFor(row);
-      if (entry.result instanceof Promise) entry.result.then(() => ready.add(entry)).catch(() => {});
-      else ready.add(entry);
+      if (entry.result instanceof Promise) {
+        const settled = () => {
+          entry.ready = true;
+        };
+        // A rejection (a bug) surfaces when the head reaches it, as before.
+        entry.result.then(settled, () => {});
+      } else entry.ready = true;
       window.push(entry);
-      while (window.length > 0 && (ready.has(window[0]) || window.length >= windowSize)) await writeHead();
+      while (window.length > 0 && (window[0].ready || window.length >= windowSize)) await writeHead();
     }
     while (window.length > 0 && !signals.interrupted && !lookups.fatal) await writeHead();
   } catch (error) {

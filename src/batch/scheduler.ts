@@ -33,6 +33,8 @@ export interface Scheduler {
   readonly rateLimitCuts: number;
   /** A slot once one is free and no pause is on; null once the scheduler is stopped. */
   acquire(): Promise<Slot | null>;
+  /** A slot right now if one is free, nobody waits before us and no pause is on; else undefined. */
+  tryAcquire(): Slot | undefined;
   release(slot: Slot, outcome: Outcome): void;
   /** A 429 was seen: cut the limit (once per pause) and pause every worker. */
   rateLimited(retryAfterSeconds: number | undefined): void;
@@ -120,6 +122,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     },
     get stopped() {
       return stopped;
+    },
+    tryAcquire() {
+      if (stopped || queue.length > 0 || inFlight >= limit || now() < pausedUntil) return undefined;
+      inFlight++;
+      return { released: false };
     },
     acquire() {
       if (stopped) return Promise.resolve(null);

@@ -50,6 +50,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
   const retries = Math.max(0, Math.floor(config.retries.value) || 0);
   const deadlineMs = callDeadlineMs(timeoutMs, retries, policy);
   let transport: Promise<Transport> | undefined;
+  let ready: Transport | undefined;
   let lastCredits: Credits = {};
   let resolvedBase: { raw: string | undefined; url: URL } | undefined;
 
@@ -107,8 +108,19 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
     headers: Record<string, string>,
     number: number,
   ): Promise<Attempt> {
-    transport ??= openTransport(timeoutMs, env);
-    const dispatcher = (await transport).dispatcherFor(call.base);
+    if (!transport) {
+      const opening = openTransport(timeoutMs, env);
+      transport = opening;
+      // A transport closed meanwhile must not become the ready one.
+      opening.then(
+        (opened) => {
+          if (transport === opening) ready = opened;
+        },
+        () => {},
+      );
+    }
+    // Awaited only until it is open: a batch's calls then skip a promise turn each.
+    const dispatcher = (ready ?? (await transport)).dispatcherFor(call.base);
     const started = performance.now();
     const where = io.verbose ? `${request.method} ${call.href}` : '';
     const tag = io.verbose ? `attempt ${number}/${retries + 1}` : '';
@@ -247,6 +259,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
     async close() {
       const open = transport;
       transport = undefined;
+      ready = undefined;
       if (open) await (await open).close();
     },
   };
