@@ -1,8 +1,8 @@
 // Builds the one context object a command receives: { io, config, client } (DESIGN.md).
-// The HTTP client, and with it undici, is created on first use only.
+// The HTTP client module, and with it undici, is loaded on the first request only.
 import { type GlobalFlags, resolveConfig } from './config.js';
 import { createIO } from './io.js';
-import type { Client, Context, IO } from './types.js';
+import type { ApiResponse, Client, Context, Credits, IO, RequestOptions } from './types.js';
 
 export interface RunState {
   cleanups: Array<() => Promise<void> | void>;
@@ -19,19 +19,35 @@ export async function createContext(flags: GlobalFlags, state: RunState, io?: IO
     config.apiKey = { value: sandbox.keys.full, source: 'sandbox' };
     io.info(`Using the offline sandbox at ${sandbox.url} with its demo key (no real credits are spent).`);
   }
-  let client: Client | undefined;
-  let clientModule: typeof import('./http/client.js') | undefined;
-  clientModule = await import('./http/client.js');
+  // The client module loads on the first request, not here: a command answered from the cached
+  // catalog (errors, products, fields) never loads it.
+  let real: Client | undefined;
+  let loading: Promise<Client> | undefined;
+  const load = (): Promise<Client> => {
+    loading ??= import('./http/client.js').then(({ createClient }) => {
+      const created = createClient(config, io);
+      state.cleanups.push(() => created.close());
+      real = created;
+      return created;
+    });
+    return loading;
+  };
+  const lazy: Client = {
+    request<T = unknown>(options: RequestOptions): Promise<ApiResponse<T>> {
+      return real ? real.request<T>(options) : load().then((client) => client.request<T>(options));
+    },
+    get lastCredits(): Credits {
+      return real ? real.lastCredits : {};
+    },
+    async close(): Promise<void> {
+      if (loading) await (await loading).close();
+    },
+  };
   return {
     io,
     config,
     get client(): Client {
-      if (!client) {
-        client = clientModule!.createClient(config, io!);
-        const created = client;
-        state.cleanups.push(() => created.close());
-      }
-      return client;
+      return real ?? lazy;
     },
   };
 }
