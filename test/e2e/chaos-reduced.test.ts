@@ -6,7 +6,7 @@ import { chaosSuite } from '../soak/lib.js';
 describe('chaos, reduced', () => {
   chaosSuite({
     rows: 2000,
-    distinct: 600,
+    distinct: 450,
     seed: 20260826,
     kills: 3,
     budgetKills: 2,
