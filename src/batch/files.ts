@@ -1,7 +1,7 @@
 // Where a batch reads, writes and keeps its journal, and how the output file appears only once
 // it is complete (a temporary file beside it, fsynced, renamed into place).
 import { createReadStream, createWriteStream, type ReadStream, type WriteStream } from 'node:fs';
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { Problem } from '../problem.js';
@@ -53,11 +53,43 @@ function closeStream(stream: WriteStream): Promise<void> {
   });
 }
 
+function processIsGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * A run killed with SIGKILL cannot remove its temporary output, and its successor writes a new one
+ * under its own pid. Temporary files of this output whose process no longer exists are removed;
+ * one of a run still alive (a concurrent run, or a reused pid) is left alone.
+ */
+async function removeOrphanedTemps(path: string): Promise<void> {
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const pid = Number(name.slice(prefix.length, -'.tmp'.length));
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && processIsGone(pid)) {
+      await rm(join(dirname(path), name), { force: true });
+    }
+  }
+}
+
 export async function openOutputTarget(path: string | undefined, io: IO): Promise<OutputTarget> {
   if (path === undefined || path === '-') {
     return { stream: io.stdout, commit: async () => {}, discard: async () => {} };
   }
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  await removeOrphanedTemps(path);
   const stream = createWriteStream(temp);
   await new Promise<void>((resolve, reject) => {
     stream.once('open', () => resolve());
