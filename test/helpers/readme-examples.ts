@@ -53,6 +53,8 @@ export function parseExamples(readme: string): ReadmeExample[] {
 export function normalise(text: string): string {
   return text
     .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT')
+    .replace(/\b\d+ ms\b/g, 'N ms')
+    .replace(/\bskew \d+ s\b/g, 'skew N s')
     .replace(/\b\d+(\.\d+)?s$/gm, 'Ns')
     .replace(/[ \t]+$/gm, '')
     .replace(/\n+$/, '');
@@ -93,6 +95,7 @@ export function runExample(
       output += chunk;
     });
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
+    // The scratch directory stands for the user's home in what the README shows.
+    child.on('close', (code) => resolve({ code, output: output.replaceAll(workspace.dir, '~') }));
   });
 }
