@@ -85,7 +85,8 @@ export function runExample(
   workspace: { dir: string; env: NodeJS.ProcessEnv },
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', `${example.command} 2>&1`], {
+    // The braces make 2>&1 cover every command of a pipeline, not only the last one.
+    const child = spawn('sh', ['-c', `{ ${example.command}\n} 2>&1`], {
       cwd: workspace.dir,
       env: workspace.env,
       stdio: ['ignore', 'pipe', 'inherit'],
