@@ -1,6 +1,7 @@
 // Sandbox faults (docs/contract.md, "Faults"): how a fault is written, the queue that
 // POST /_sandbox/faults and handle.faults.add() fill, and the seeded random faults of --fault-rate.
 import { catalogEntry } from '../error-catalog.js';
+import { mulberry32 } from './dataset.js';
 
 export type FaultEffect =
   | { kind: 'problem'; code: string; retryAfterSeconds?: number }
@@ -128,18 +129,6 @@ function describe(entry: Entry): QueuedFault {
   return { fault: entry.fault.name, remaining: entry.remaining, path: entry.path, method: entry.method };
 }
 
-/** mulberry32: tiny, fast, and good enough to make a soak run repeatable from its seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 const RANDOM_FAULTS = ['internal_error', 'rate_limited', 'reset', 'html502'];
 const RANDOM_SEARCH_FAULTS = [...RANDOM_FAULTS, 'search_unavailable'];
 
@@ -149,7 +138,7 @@ const RANDOM_SEARCH_FAULTS = [...RANDOM_FAULTS, 'search_unavailable'];
  */
 export function randomFaults(rate: number, seed: number): (isSearch: boolean) => Fault | undefined {
   if (!(rate > 0)) return () => undefined;
-  const random = seededRandom(seed ^ 0x5eed);
+  const random = mulberry32(seed ^ 0x5eed);
   return (isSearch) => {
     const roll = random();
     const pick = random();

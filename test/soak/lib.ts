@@ -21,20 +21,9 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { normaliseDomain } from '../../src/domain.js';
 import { SANDBOX_KEYS } from '../../src/sandbox/catalogs.js';
+import { mulberry32 } from '../../src/sandbox/dataset.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { BIN, cleanEnv } from '../helpers/cli.js';
-
-/** mulberry32: a small seeded PRNG, so a failing soak can be replayed from its seed. */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SoakInput {
   rows: number;
@@ -63,7 +52,7 @@ export function writeSoakInput(
   path: string,
   options: { rows: number; distinct: number; found: readonly string[]; seed: number },
 ): SoakInput {
-  const random = prng(options.seed);
+  const random = mulberry32(options.seed);
   const foundCount = Math.min(options.found.length, Math.floor(options.distinct * 0.7));
   const pool = [
     ...options.found.slice(0, foundCount),
@@ -478,7 +467,7 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
   }, async () => {
     const sandbox = sandboxes[1];
     const { dir, ...command } = job(sandbox, 'chaos');
-    const random = prng(o.seed);
+    const random = mulberry32(o.seed);
     const result = await runUntilFinal({ ...o, ...command, sandbox, random, kills: o.kills });
     report('chaos', result, sandbox);
     expectFinalLikeReference(result, dir);
@@ -495,7 +484,7 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
     // at least one run must stop for the budget.
     const budget = Math.ceil(reference.charged / (o.budgetKills + 2));
     const { dir, ...command } = job(sandbox, 'budget', ['--budget', String(budget)]);
-    const random = prng(o.seed + 1);
+    const random = mulberry32(o.seed + 1);
     const killWithin = budget;
     const result = await runUntilFinal({
       ...o,
