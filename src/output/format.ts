@@ -112,7 +112,14 @@ export function printJson(ctx: Context, data: unknown): void {
   ctx.io.out(`${JSON.stringify(data, null, 2)}\n`);
 }
 
-const number = new Intl.NumberFormat('en-US');
+// Created on first use: building a number format loads ICU data (10-25 ms) that most runs never need.
+let numberFormat: Intl.NumberFormat | undefined;
+const number = {
+  format(value: number): string {
+    numberFormat ??= new Intl.NumberFormat('en-US');
+    return numberFormat.format(value);
+  },
+};
 
 /** "Credits: charged 2, balance 999,998" on stderr, for people only (table format, not --quiet). */
 export function printCredits(ctx: Context, credits: Credits): void {
