@@ -4,6 +4,7 @@
 // the promise of it), the head is written as soon as it is ready, and reading pauses while the
 // window is full. Memory therefore holds the window, the set of domains seen, and the journal's
 // offsets; never the results of the whole file.
+import { setMaxListeners } from 'node:events';
 import { loadFields, loadProducts } from '../api/catalogs.js';
 import { normaliseDomain } from '../domain.js';
 import { Problem } from '../problem.js';
@@ -126,6 +127,9 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   const scheduler = createScheduler({ concurrency: options.concurrency });
   const budget = createBudget(options.budget);
   const drain = new AbortController();
+  // Every request in flight listens on this one signal (up to --concurrency 64 of them):
+  // that is by design, not a leak, so Node's warning past 10 listeners must not fire.
+  setMaxListeners(0, drain.signal);
   const lookups = new Lookups({
     client: ctx.client,
     query: { products: options.products, include: options.include, maxCredits: options.maxCredits },
