@@ -97,11 +97,7 @@ export async function runBreakdown(
   }
   const result = adaptBreakdownResponse(response.data);
   if (!result) {
-    ctx.io.warn(
-      'warning: the breakdown response has no recognisable list of buckets; printing it as received.',
-    );
-    format.printJson(ctx, response.data);
-    format.printCredits(ctx, response.credits);
+    format.printUnrecognised(ctx, response, 'breakdown response has no recognisable list of buckets');
     return 0;
   }
   result.field ??= request.field;

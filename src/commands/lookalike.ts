@@ -111,11 +111,7 @@ export async function runLookalike(ctx: Context, seedInput: string, flags: Looka
   }
   const result = adaptLookalikeResponse(response.data);
   if (!result) {
-    ctx.io.warn(
-      'warning: the lookalike response has no recognisable list of candidates; printing it as received.',
-    );
-    format.printJson(ctx, response.data);
-    format.printCredits(ctx, response.credits);
+    format.printUnrecognised(ctx, response, 'lookalike response has no recognisable list of candidates');
     return 0;
   }
   const mode = format.formatOf(ctx);

@@ -118,9 +118,7 @@ export async function runSearch(
   const format = await import('../output/format.js');
   const result = adaptSearchResponse(response.data);
   if (!result) {
-    ctx.io.warn('warning: the search response has no recognisable list of rows; printing it as received.');
-    format.printJson(ctx, response.data);
-    format.printCredits(ctx, response.credits);
+    format.printUnrecognised(ctx, response, 'search response has no recognisable list of rows');
     return 0;
   }
   if (format.formatOf(ctx) === 'json') format.printJson(ctx, result.document);
