@@ -195,6 +195,7 @@ export class Lookups {
     try {
       response = await enrichDomain({ client: this.options.client }, domain, this.options.query, {
         spinner: false,
+        bulk: true,
         signal: this.options.signal,
         onRetry: (problem) => {
           if (problem.code === 'rate_limited' || problem.status === 429) {
