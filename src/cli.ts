@@ -125,20 +125,6 @@ Exit codes: 0 ok, 1 bug, 2 usage/input, 3 key/permission, 4 credits/budget, 5 un
   return program;
 }
 
-/**
- * undici parses HTTP with a WebAssembly build of llhttp. With V8's default tiering budget, even
- * one response starts an optimising compile of its parser on a background thread, and the
- * process then waits for that compile before it can exit: profiled, about 100-150 ms of CPU and
- * up to 300 ms of wall time for a single `errors` call (docs/performance.md). Ten times the
- * budget keeps one-shot commands on the baseline compiler; a batch still tiers up after a few
- * dozen responses. The flag is read when the module is compiled, so it must be set before undici
- * loads; `--help` and `--version` never load undici and skip this.
- */
-async function delayWasmTierUp(): Promise<void> {
-  const { setFlagsFromString } = await import('node:v8');
-  setFlagsFromString('--wasm-tiering-budget=18000000');
-}
-
 /** Runs the CLI and returns the process exit code. Never calls process.exit. */
 export async function main(argv: string[]): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
@@ -156,7 +142,6 @@ export async function main(argv: string[]): Promise<number> {
   const name = findCommandName(argv);
   const entry = name ? COMMANDS[name] : undefined;
   if (entry) {
-    await delayWasmTierUp();
     const mod = await entry[1]();
     mod.register(program);
   } else {

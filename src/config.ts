@@ -1,9 +1,9 @@
 // Settings with precedence flags > environment > config file > defaults, each with its source,
 // so `config show` can say where a value came from and errors can name the culprit.
-import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { tempSuffix } from './fs-names.js';
 import { Problem, usageError } from './problem.js';
 import type { AuthHeader, Config, Format, Setting, SettingSource } from './types.js';
 
@@ -173,7 +173,7 @@ export async function readConfigFile(
 export async function writeConfigFile(path: string, data: ConfigFile): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const temp = join(dir, `.config.json.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = join(dir, `.config.json.${tempSuffix()}.tmp`);
   const handle = await open(temp, 'wx', 0o600);
   try {
     await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`, 'utf8');

@@ -1,5 +1,6 @@
 // The one object that writes to the process's streams (DESIGN.md: one IO object).
 import type { Readable, Writable } from 'node:stream';
+import { isatty } from 'node:tty';
 import type { IO, Spinner } from './types.js';
 
 export interface IOOptions {
@@ -29,7 +30,8 @@ export function localeIsUnicode(env: NodeJS.ProcessEnv): boolean {
 
 export function createIO(options: IOOptions = {}): IO {
   const env = options.env ?? process.env;
-  const stdin = options.stdin ?? process.stdin;
+  // process.stdin builds a stream on first touch (a few ms): only commands that read it pay.
+  let stdin = options.stdin;
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
   const quiet = options.quiet ?? false;
@@ -51,10 +53,13 @@ export function createIO(options: IOOptions = {}): IO {
   };
 
   return {
-    stdin,
+    get stdin(): Readable {
+      stdin ??= process.stdin;
+      return stdin;
+    },
     stdout,
     stderr,
-    isStdinTTY: isTTY(stdin),
+    isStdinTTY: options.stdin ? isTTY(options.stdin) : isatty(0),
     isStdoutTTY,
     isStderrTTY,
     color,

@@ -6,10 +6,10 @@
 // `search` in a loop does not fetch the fields catalog every time, short enough that a changed
 // catalog is picked up within minutes. `catalog_refresh_in_progress` drops the cache at once.
 // A cache that cannot be read or written is ignored: no command fails because of its cache.
-import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ErrorCatalogEntry } from '../error-catalog.js';
+import { shortHash, tempSuffix } from '../fs-names.js';
 import { checkContractVersion } from '../http/contract.js';
 import { Problem } from '../problem.js';
 import type { Context, RequestOptions } from '../types.js';
@@ -148,13 +148,17 @@ export function adaptErrors(body: unknown): ErrorsCatalog {
   };
 }
 
+/** Where the catalogs of a base URL are cached (completion reads them there too). */
+export function catalogCacheDir(cacheDir: string, baseUrl: string): string {
+  return join(cacheDir, 'catalogs', shortHash(baseUrl));
+}
+
 /** The cache directory of this base URL, or undefined when nothing should be cached. */
 function cacheDirOf(ctx: Context): string | undefined {
   const base = ctx.config.baseUrl;
   // An in-process sandbox lives on a new port each run: caching it would only leave litter.
   if (!base || base.source === 'sandbox') return undefined;
-  const hash = createHash('sha256').update(base.value).digest('hex').slice(0, 16);
-  return join(ctx.config.cacheDir, 'catalogs', hash);
+  return catalogCacheDir(ctx.config.cacheDir, base.value);
 }
 
 async function readCache(dir: string, name: CatalogName): Promise<unknown> {
@@ -171,7 +175,7 @@ async function readCache(dir: string, name: CatalogName): Promise<unknown> {
 async function writeCache(dir: string, name: CatalogName, baseUrl: string, body: unknown): Promise<void> {
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const temp = join(dir, `.${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    const temp = join(dir, `.${name}.${tempSuffix()}.tmp`);
     await writeFile(temp, JSON.stringify({ fetched_at: Date.now(), base_url: baseUrl, body }), {
       mode: 0o600,
     });

@@ -2,10 +2,9 @@
 // cached on disk (src/api/catalogs.ts). Completion never calls the network: a shell start-up must
 // not wait on, or pay for, a service. Stale entries are fine here; a missing cache falls back to
 // the sandbox's documented ids (docs/contract.md), and the script says which one it used.
-import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { adaptFields, adaptProducts } from '../api/catalogs.js';
+import { adaptFields, adaptProducts, catalogCacheDir } from '../api/catalogs.js';
 
 export interface CatalogValues {
   products: string[];
@@ -19,11 +18,6 @@ export interface CatalogValues {
 export const DEFAULT_PRODUCTS = ['profile', 'tech', 'leads'];
 export const DEFAULT_FACETS = ['country', 'site_category', 'primary_platform', 'employee_range'];
 
-/** Same directory naming as src/api/catalogs.ts: the first 16 hex digits of sha256(base URL). */
-function cacheDirOf(cacheDir: string, baseUrl: string): string {
-  return join(cacheDir, 'catalogs', createHash('sha256').update(baseUrl).digest('hex').slice(0, 16));
-}
-
 async function readBody(dir: string, name: 'products' | 'fields'): Promise<unknown> {
   try {
     const entry = JSON.parse(await readFile(join(dir, `${name}.json`), 'utf8')) as { body?: unknown };
@@ -36,7 +30,7 @@ async function readBody(dir: string, name: 'products' | 'fields'): Promise<unkno
 /** The cache of the configured base URL, else the most recently written one. */
 async function candidateDirs(cacheDir: string, baseUrl: string | undefined): Promise<string[]> {
   const dirs: string[] = [];
-  if (baseUrl) dirs.push(cacheDirOf(cacheDir, baseUrl));
+  if (baseUrl) dirs.push(catalogCacheDir(cacheDir, baseUrl));
   try {
     const root = join(cacheDir, 'catalogs');
     const entries = await readdir(root);

@@ -8,7 +8,7 @@ import { readCredits } from './credits.js';
 import { makeRedactor, parseSuccess, problemFromError, problemFromResponse } from './problems.js';
 import { parseRetryAfter, type RetryPolicy, retryDelayMs, retryPolicyFrom } from './retry.js';
 import { authHeaders, keyFor, pathAndQuery, resolveBaseUrl } from './target.js';
-import { CONNECT_TIMEOUT_MS, openTransport, type Transport } from './transport.js';
+import { CONNECT_TIMEOUT_MS, createTransport, type Transport } from './transport.js';
 
 export { checkContractVersion } from './contract.js';
 export { readCredits } from './credits.js';
@@ -49,8 +49,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
   const timeoutMs = Math.max(1, Math.round(config.timeoutMs.value));
   const retries = Math.max(0, Math.floor(config.retries.value) || 0);
   const deadlineMs = callDeadlineMs(timeoutMs, retries, policy);
-  let transport: Promise<Transport> | undefined;
-  let ready: Transport | undefined;
+  let transport: Transport | undefined;
   let lastCredits: Credits = {};
   let resolvedBase: { raw: string | undefined; url: URL } | undefined;
 
@@ -108,20 +107,12 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
     headers: Record<string, string>,
     number: number,
   ): Promise<Attempt> {
-    if (!transport) {
-      const opening = openTransport(timeoutMs, env);
-      transport = opening;
-      // A transport closed meanwhile must not become the ready one.
-      opening.then(
-        (opened) => {
-          if (transport === opening) ready = opened;
-        },
-        () => {},
-      );
-    }
-    // Awaited only until it is open: a batch's calls then skip a promise turn each.
-    const dispatcher = (ready ?? (await transport)).dispatcherFor(call.base);
-    const started = performance.now();
+    transport ??= createTransport(timeoutMs, env);
+    const chosen = transport.dispatcherFor(call.base, request.bulk === true);
+    // A promise only while undici loads: a batch's calls then skip a promise turn each.
+    const dispatcher = 'then' in chosen ? await chosen : chosen;
+    // Date.now, not performance.now: the global `performance` loads perf_hooks on first use.
+    const started = Date.now();
     const where = io.verbose ? `${request.method} ${call.href}` : '';
     const tag = io.verbose ? `attempt ${number}/${retries + 1}` : '';
     let status: number | undefined;
@@ -144,7 +135,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
       const credits = readCredits(responseHeaders);
       if (request.auth) lastCredits = credits;
       if (io.verbose) {
-        const ms = Math.round(performance.now() - started);
+        const ms = Date.now() - started;
         const charged = credits.charged === undefined ? '' : `, charged ${credits.charged}`;
         log(`http: ${where} -> ${status} in ${ms} ms (${tag}${charged})`);
       }
@@ -161,7 +152,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
       return { problem: problemFromResponse(facts, redact), retryAfterMs };
     } catch (error) {
       call.body = undefined;
-      const ms = Math.round(performance.now() - started);
+      const ms = Date.now() - started;
       if (call.expired) {
         log(`http: ${where} -> timed out after ${ms} ms (${tag})`);
         throw call.expired;
@@ -259,8 +250,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
     async close() {
       const open = transport;
       transport = undefined;
-      ready = undefined;
-      if (open) await (await open).close();
+      await open?.close();
     },
   };
 }

@@ -1,14 +1,18 @@
-// The connection pool. undici is imported on the first call only, so commands that never reach
-// the network (help, config) do not load it. One pool serves every call of the client, so
-// connections are kept alive across the calls of a batch.
+// The connections. Two transports behind one choice:
+// - node:http (src/http/node-dispatch.ts) for the calls of one-shot commands going direct: it
+//   loads in a few ms, where undici costs about 50 ms of start-up;
+// - undici for the calls of a batch (`bulk`: less CPU per call, one pool kept alive across the
+//   run) and for every call through a proxy (EnvHttpProxyAgent reads NO_PROXY itself).
+// undici is imported on the first call that needs it, so most commands never load it.
 import type { Dispatcher } from 'undici';
+import { createNodeDispatcher, type Dispatch, type NodeDispatcher } from './node-dispatch.js';
 import { isLoopbackHost } from './target.js';
 
 export const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface Transport {
-  /** The dispatcher for a URL: through the proxy of the environment, except for loopback. */
-  dispatcherFor(url: URL): Dispatcher;
+  /** Where a call to `url` goes; a promise only while undici is still loading. */
+  dispatcherFor(url: URL, bulk: boolean): Dispatch | Promise<Dispatch>;
   close(): Promise<void>;
 }
 
@@ -19,7 +23,47 @@ export function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
   return PROXY_VARIABLES.some((name) => Boolean(env[name]));
 }
 
-export async function openTransport(timeoutMs: number, env: NodeJS.ProcessEnv): Promise<Transport> {
+interface UndiciPair {
+  direct: Dispatcher;
+  proxied?: Dispatcher;
+}
+
+export function createTransport(timeoutMs: number, env: NodeJS.ProcessEnv): Transport {
+  const proxy = proxyConfigured(env);
+  let light: NodeDispatcher | undefined;
+  let undici: UndiciPair | undefined;
+  let loading: Promise<UndiciPair> | undefined;
+
+  const pick = (pair: UndiciPair, url: URL): Dispatch =>
+    // Loopback (the sandbox) always goes direct: a proxy's own loopback is not ours.
+    pair.proxied && !isLoopbackHost(url.hostname) ? pair.proxied : pair.direct;
+
+  return {
+    dispatcherFor(url, bulk) {
+      if (!bulk && !(proxy && !isLoopbackHost(url.hostname))) {
+        light ??= createNodeDispatcher({ connectMs: CONNECT_TIMEOUT_MS, idleMs: timeoutMs });
+        return light;
+      }
+      if (undici) return pick(undici, url);
+      loading ??= openUndici(timeoutMs, env, proxy).then((pair) => {
+        undici = pair;
+        return pair;
+      });
+      return loading.then((pair) => pick(pair, url));
+    },
+    async close() {
+      light?.close();
+      light = undefined;
+      const pair = undici ?? (loading ? await loading.catch(() => undefined) : undefined);
+      undici = undefined;
+      loading = undefined;
+      if (pair) await Promise.all([pair.direct.close(), pair.proxied?.close()]);
+    },
+  };
+}
+
+async function openUndici(timeoutMs: number, env: NodeJS.ProcessEnv, proxy: boolean): Promise<UndiciPair> {
+  await delayWasmTierUp();
   // Node gives a CommonJS module's exports as named exports; esbuild's split bundle gives them
   // only as the default export. Accept both.
   const loaded: Partial<typeof import('undici')> & { default?: typeof import('undici') } = await import(
@@ -27,16 +71,15 @@ export async function openTransport(timeoutMs: number, env: NodeJS.ProcessEnv): 
   );
   const { Agent, EnvHttpProxyAgent } = loaded.Agent ? (loaded as typeof import('undici')) : loaded.default!;
   // headersTimeout and bodyTimeout are idle timeouts per attempt; the overall deadline of a
-  // call is enforced above this layer with an abort signal. undici runs these on coarse timers
-  // (about 1 s resolution), so a sub-second --timeout fires after roughly a second.
+  // call is enforced above this layer. undici runs these on coarse timers (about 1 s
+  // resolution), so a sub-second --timeout fires after roughly a second.
   const options = {
     connect: { timeout: CONNECT_TIMEOUT_MS },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
   };
   const direct = new Agent(options);
-  // Loopback (the sandbox) always goes direct: a proxy's own loopback is not ours.
-  const proxied = proxyConfigured(env)
+  const proxied = proxy
     ? new EnvHttpProxyAgent({
         ...options,
         httpProxy: env.HTTP_PROXY ?? env.http_proxy,
@@ -44,12 +87,18 @@ export async function openTransport(timeoutMs: number, env: NodeJS.ProcessEnv): 
         noProxy: env.NO_PROXY ?? env.no_proxy,
       })
     : undefined;
-  return {
-    dispatcherFor(url) {
-      return proxied && !isLoopbackHost(url.hostname) ? proxied : direct;
-    },
-    async close() {
-      await Promise.all([direct.close(), proxied?.close()]);
-    },
-  };
+  return { direct, proxied };
+}
+
+/**
+ * undici parses HTTP with a WebAssembly build of llhttp. With V8's default tiering budget, the
+ * first responses start an optimising compile of that parser on a background thread, and a
+ * short run then waits for it before it can exit (profiled: 100-150 ms of CPU and up to 300 ms
+ * of wall time for a single call, docs/performance.md). Ten times the budget keeps short runs on
+ * the baseline compiler; a batch still tiers up after a few dozen responses. V8 reads the flag
+ * when the module compiles, so it is set before undici loads.
+ */
+async function delayWasmTierUp(): Promise<void> {
+  const { setFlagsFromString } = await import('node:v8');
+  setFlagsFromString('--wasm-tiering-budget=18000000');
 }

@@ -12,6 +12,7 @@ import {
   adaptFields,
   adaptProducts,
   CATALOG_TTL_MS,
+  catalogCacheDir,
   loadErrors,
   loadFields,
   loadProducts,
@@ -187,9 +188,7 @@ describe('loading through the cache', () => {
     await loadProducts(ctx);
     expect(seen).toHaveLength(2);
 
-    const { createHash } = await import('node:crypto');
-    const hash = createHash('sha256').update(baseUrl).digest('hex').slice(0, 16);
-    const file = join(ctx.config.cacheDir, 'catalogs', hash, 'products.json');
+    const file = join(catalogCacheDir(ctx.config.cacheDir, baseUrl), 'products.json');
     const entry = JSON.parse(readFileSync(file, 'utf8'));
     writeFileSync(file, JSON.stringify({ ...entry, fetched_at: Date.now() - CATALOG_TTL_MS - 1 }));
     await loadProducts(ctx);

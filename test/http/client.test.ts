@@ -101,7 +101,15 @@ async function failure(promise: Promise<unknown>): Promise<Problem> {
   throw new Error('expected the call to fail');
 }
 
-describe('createClient retries', () => {
+// One-shot calls go over node:http, a batch's (`bulk`) over undici: both must behave alike.
+const TRANSPORTS = [
+  ['node:http', {}],
+  ['undici', { bulk: true }],
+] as const;
+
+describe.each(TRANSPORTS)('createClient retries over %s', (_name, transport) => {
+  const ME: RequestOptions = { method: 'GET', path: '/api/me', auth: true, ...transport };
+
   it('retries a 503 problem twice and then succeeds', async () => {
     const s = await serve(
       problem('search_unavailable', 503),
@@ -193,6 +201,52 @@ describe('createClient retries', () => {
     expect(p).toMatchObject({ code: 'timeout', source: 'network' });
     expect(p.detail).toContain('0.3s');
     expect(p.exitCode).toBe(5);
+  });
+
+  it('times out a body that stalls after the headers', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"found":');
+    });
+    const cfg = config(s.url, {
+      timeoutMs: { value: 300, source: 'flag' },
+      retries: { value: 0, source: 'flag' },
+    });
+    const p = await failure(client(cfg).request(ME));
+    expect(p).toMatchObject({ code: 'timeout', source: 'network' });
+    expect(p.detail).toContain('stalled for more than 0.3s');
+  });
+
+  it('keeps connections alive across calls and sends a body with its length', async () => {
+    const bodies: string[] = [];
+    const ports = new Set<number>();
+    const s = await serve((req, res) => {
+      ports.add(req.socket.remotePort ?? 0);
+      let text = '';
+      req.on('data', (chunk) => {
+        text += chunk;
+      });
+      req.on('end', () => {
+        bodies.push(`${req.headers['content-length']} ${text}`);
+        json(200, { ok: 1 })(req, res);
+      });
+    });
+    const c = client(config(s.url));
+    for (let i = 0; i < 4; i++) await c.request(ME);
+    // node:http reuses its one socket; undici's pool may open a second while the first frees up.
+    expect(ports.size).toBeLessThanOrEqual(2);
+    await c.request({ ...ME, method: 'POST', body: { n: 1, name: 'é' } });
+    expect(bodies.at(-1)).toBe('19 {"n":1,"name":"é"}');
+  });
+
+  it('reports a refused connection as a network error', async () => {
+    const s = await serve(json(200, {}));
+    const port = new URL(s.url).port;
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+    const cfg = config(`http://127.0.0.1:${port}`, { retries: { value: 0, source: 'flag' } });
+    const p = await failure(client(cfg).request(ME));
+    expect(p).toMatchObject({ code: 'network_error', source: 'network' });
+    expect(p.detail).toContain('Connection refused');
   });
 
   it('fails at once when Retry-After is longer than it is willing to wait', async () => {
