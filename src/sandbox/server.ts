@@ -104,6 +104,7 @@ export function createSandboxServer(state: SandboxState): SandboxServer {
   let closing = false;
 
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrived = performance.now();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -171,10 +172,18 @@ export function createSandboxServer(state: SandboxState): SandboxServer {
       extra['x-credits-remaining'] = String(balance);
     }
 
-    const delay = state.latencyMs + (fault?.effect.kind === 'delay' ? fault.effect.ms : 0);
-    if (delay > 0) {
+    // --latency is counted from the request's arrival, as a network's would be: the time spent
+    // answering is part of it, not added to it. Node's timers may fire up to a millisecond
+    // early (they start from the event loop's cached clock), so the wait is checked and topped
+    // up: a reply never leaves before the latency has passed.
+    const extraDelay = fault?.effect.kind === 'delay' ? fault.effect.ms : 0;
+    if (state.latencyMs > 0 || extraDelay > 0) {
       try {
-        await sleep(delay, undefined, { signal: aborter.signal });
+        let left = state.latencyMs + extraDelay - (performance.now() - arrived);
+        while (left > 0) {
+          await sleep(Math.ceil(left), undefined, { signal: aborter.signal });
+          left = state.latencyMs + extraDelay - (performance.now() - arrived);
+        }
       } catch {
         req.socket.destroy();
         return;
