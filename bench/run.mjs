@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bareLoop, enrichRun, xargsCurl } from './lib/batch.mjs';
+import { bareLoop, bareLoopProcess, enrichRun, xargsCurl } from './lib/batch.mjs';
 import { mixedDomains, sandboxDomains, writeCsv } from './lib/data.mjs';
 import { exclusionsFigure } from './lib/exclusions.mjs';
 import { duplicatedInput, peakRss } from './lib/memory.mjs';
@@ -109,6 +109,8 @@ async function curlFigure(sandbox, domains) {
     scratch: scratch.dir,
     tag: 'curl',
   });
+  log(`curl: a bare undici loop in a fresh process over the same ${rows} domains (reference)`);
+  const bare = await bareLoopProcess({ sandbox, listFile, rows, concurrency: 16, scratch: scratch.dir });
   figures.push(
     figure({
       id: 'batch.vs-curl',
@@ -117,7 +119,12 @@ async function curlFigure(sandbox, domains) {
       unit: 'rows/s',
       ratio: client.rowsPerSecond / curl.rowsPerSecond,
       target: { op: '>=', value: 20 },
-      details: { client: rate(client), curl: rate(curl) },
+      details: {
+        client: rate(client),
+        curl: rate(curl),
+        bareProcess: rate(bare),
+        bareProcessVsCurl: round(bare.rowsPerSecond / curl.rowsPerSecond),
+      },
     }),
   );
 }

@@ -3,10 +3,11 @@
 // `xargs -P16 curl` (what users do without this tool).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
-import { BIN, cliEnv, runMeasured } from './proc.mjs';
+import { BIN, cliEnv, ROOT, runMeasured } from './proc.mjs';
 
 /**
  * Runs `company-data enrich --input` over a CSV and returns rows per second over the process's
@@ -104,4 +105,43 @@ export async function xargsCurl({ sandbox, listFile, rows, parallel, scratch }) 
   const answers = readFileSync(out, 'utf8').split('"domain"').length - 1;
   if (answers < rows) throw new Error(`xargs curl wrote ${answers} answers for ${rows} domains`);
   return { rows, seconds, rowsPerSecond: rows / seconds };
+}
+
+/**
+ * The bare undici loop of bareLoop() in a process of its own, started fresh like the CLI and
+ * writing every body to a file like curl: what the same lookups cost at best when start-up, JIT
+ * warm-up and exit count too. A reference for figure 4, not a target.
+ */
+export async function bareLoopProcess({ sandbox, listFile, rows, concurrency, scratch }) {
+  const script = join(scratch, 'bare-loop.mjs');
+  const undici = pathToFileURL(join(ROOT, 'node_modules/undici/index.js')).href;
+  writeFileSync(
+    script,
+    `import { Pool } from ${JSON.stringify(undici)};
+import { readFileSync, createWriteStream } from 'node:fs';
+const [url, key, list, out, concurrency] = process.argv.slice(2);
+const domains = readFileSync(list, 'utf8').split('\\n').filter(Boolean);
+const sink = createWriteStream(out);
+const pool = new Pool(url, { connections: Number(concurrency) });
+let next = 0;
+async function worker() {
+  while (next < domains.length) {
+    const res = await pool.request({ method: 'GET', path: '/api/domains/' + encodeURIComponent(domains[next++]), headers: { authorization: 'Bearer ' + key } });
+    sink.write(await res.body.text() + '\\n');
+  }
+}
+await Promise.all(Array.from({ length: Number(concurrency) }, worker));
+await pool.close();
+sink.end();
+`,
+  );
+  const out = join(scratch, 'bare-loop.out');
+  const argv = [process.execPath, script, sandbox.url, sandbox.keys.full, listFile, out, String(concurrency)];
+  const result = await runMeasured(argv, { env: process.env, scratch });
+  if (result.code !== 0)
+    throw new Error(`the bare loop process exited with ${result.code}: ${result.stderr}`);
+  const answers = readFileSync(out, 'utf8').split('"domain"').length - 1;
+  if (answers < rows) throw new Error(`the bare loop process wrote ${answers} answers for ${rows} domains`);
+  const seconds = result.ms / 1000;
+  return { rows, seconds, rowsPerSecond: rows / seconds, cpuUsPerRow: (result.cpuMs * 1000) / rows };
 }
