@@ -6,9 +6,12 @@ import type { Credits } from '../types.js';
 const CHARGED_WORDS = /charged|used|cost/;
 const REMAINING_WORDS = /remaining|balance|left/;
 
+const PLAIN_COUNT = /^\d{1,15}$/;
+
 function parseCount(value: string | string[] | undefined): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   if (text === undefined) return undefined;
+  if (PLAIN_COUNT.test(text)) return Number(text);
   const trimmed = text.trim();
   if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(trimmed)) return undefined;
   const n = Number(trimmed);
@@ -20,6 +23,16 @@ function parseCount(value: string | string[] | undefined): number | undefined {
  * headers recognised by pattern; a header whose value is not a number is ignored.
  */
 export function readCredits(headers: Record<string, string | string[] | undefined>): Credits {
+  // The sandbox's names, already lower-case as the client passes them: no scan of every header
+  // (a batch reads these once per row).
+  const charged = parseCount(headers['x-credits-charged']);
+  const remaining = parseCount(headers['x-credits-remaining']);
+  if (charged !== undefined && remaining !== undefined) return { charged, remaining };
+  return scanCredits(headers);
+}
+
+/** readCredits by looking at every header: what the shortcut above must always agree with. */
+export function scanCredits(headers: Record<string, string | string[] | undefined>): Credits {
   const credits: Credits = {};
   let patternCharged: number | undefined;
   let patternRemaining: number | undefined;
