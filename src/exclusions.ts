@@ -48,16 +48,19 @@ class Collector {
   entries = 0;
   duplicates = 0;
 
-  add(raw: string, where: string): void {
+  /** `line` 0: `where` is the whole place; else it names a file and this is the line in it. */
+  add(raw: string, where: string, line = 0): void {
     if (raw.trim() === '') return;
     this.entries++;
     const result = normaliseDomain(raw);
     if (!result.ok) {
-      this.reject(raw, where, result.reason);
+      // Only a bad entry needs its place in words: no string per entry for a good list.
+      this.reject(raw, line === 0 ? where : `${where} line ${line}`, result.reason);
       return;
     }
-    if (this.seen.has(result.domain)) this.duplicates++;
-    else this.seen.add(result.domain);
+    const size = this.seen.size;
+    this.seen.add(result.domain);
+    if (this.seen.size === size) this.duplicates++;
   }
 
   reject(value: string, where: string, reason: string): void {
@@ -94,16 +97,6 @@ async function openSource(file: string, stdin: Readable): Promise<Readable | Buf
   }
 }
 
-interface Entry {
-  raw: string;
-  line: number;
-}
-
-/** What the general reader skips: empty lines, and lines of only spaces with no delimiter. */
-function isBlankLine(line: string): boolean {
-  return !line.includes(',') && line.trim() === '';
-}
-
 function domainColumnOf(header: string[]): number {
   for (const name of DOMAIN_COLUMN_NAMES) {
     const index = header.findIndex((cell) => cell.trim().toLowerCase() === name);
@@ -112,41 +105,93 @@ function domainColumnOf(header: string[]): number {
   return header.length === 1 ? 0 : -1;
 }
 
+/** The values of an unquoted file and their line numbers, side by side (no object per entry). */
+interface Values {
+  raw: string[];
+  lines: number[];
+}
+
 /**
  * Profiled, csv-parse was the largest share of reading 20,000 exclusions (docs/performance.md).
  * Without a `"` anywhere a CSV has no quoting, so a record is a line and its cells are split at
  * commas: the same records csv-parse gives, at a fraction of the cost. Only the plain shapes are
  * read here: a list of domains, or a header with a domain column and rows exactly as wide.
  * Anything else returns null and goes through the general reader, which words its problems.
+ * Only the domain cell of a line is cut out (no array of lines or of cells), and lines and commas
+ * are found with indexOf: the file is read once per run, before V8 has optimised any JavaScript,
+ * where a loop over its characters measured several times slower.
  */
-function splitUnquoted(bytes: Buffer): Entry[] | null {
+function splitUnquoted(bytes: Buffer): Values | null {
   let text = bytes.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const lines = text.split(/\r\n|\r|\n/);
-  let start = 0;
-  while (start < lines.length && isBlankLine(lines[start])) start++;
-  if (start === lines.length) return [];
-  const first = lines[start];
-  const header = first.split(',');
-  // The same test as the general reader's: one field that reads as a domain or URL.
-  const plainList = header.length === 1 && (normaliseDomain(first).ok || /[./@]/.test(first.trim()));
-  const column = plainList ? 0 : domainColumnOf(header);
-  if (column === -1) return null;
-  const width = header.length;
-  const entries: Entry[] = [];
-  for (let i = plainList ? start : start + 1; i < lines.length; i++) {
-    const line = lines[i];
-    if (isBlankLine(line)) continue;
-    // In a plain list the whole line is the value, commas included (a URL's query).
-    if (plainList || (width === 1 && !line.includes(','))) {
-      entries.push({ raw: line, line: i + 1 });
-      continue;
+  // `\r\n`, `\n` and `\r` all end a line; one `\n` each keeps every line's number.
+  if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
+  const length = text.length;
+  let at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let lineNo = 0;
+  let plainList = false;
+  let column = -1;
+  let width = 0;
+  // The next comma at or after `at` (length when none): searched again only once passed, so a
+  // list without commas is not scanned to its end on every line.
+  let comma = indexOrEnd(text, ',', at);
+  const values: Values = { raw: [], lines: [] };
+  while (at < length) {
+    lineNo++;
+    const lineStart = at;
+    let lineEnd = text.indexOf('\n', at);
+    if (lineEnd === -1) lineEnd = length;
+    at = lineEnd + 1;
+    let commas = 0;
+    let cellStart = lineStart;
+    let cellEnd = lineEnd;
+    while (comma < lineEnd) {
+      commas++;
+      if (commas === column) cellStart = comma + 1;
+      else if (commas === column + 1) cellEnd = comma;
+      comma = indexOrEnd(text, ',', comma + 1);
     }
-    const cells = line.split(',');
-    if (cells.length !== width) return null;
-    entries.push({ raw: cells[column], line: i + 1 });
+    if (commas === 0 && isBlank(text, lineStart, lineEnd)) continue;
+    if (width === 0) {
+      // The header, or the first entry of a plain list: the same test as the general reader's,
+      // one field that reads as a domain or URL.
+      const first = text.slice(lineStart, lineEnd);
+      const header = first.split(',');
+      width = header.length;
+      plainList = width === 1 && (normaliseDomain(first).ok || /[./@]/.test(first.trim()));
+      if (!plainList) {
+        column = domainColumnOf(header);
+        if (column === -1) return null;
+        continue;
+      }
+    }
+    // In a plain list the whole line is the value, commas included (a URL's query).
+    if (plainList || (width === 1 && commas === 0)) {
+      values.raw.push(text.slice(lineStart, lineEnd));
+    } else {
+      if (commas !== width - 1) return null;
+      values.raw.push(text.slice(cellStart, cellEnd));
+    }
+    values.lines.push(lineNo);
   }
-  return entries;
+  return values;
+}
+
+function indexOrEnd(text: string, search: string, from: number): number {
+  const index = text.indexOf(search, from);
+  return index === -1 ? text.length : index;
+}
+
+/**
+ * What the general reader skips, for a line without commas: one that is empty or only spaces.
+ * The line is cut out only when it might be blank.
+ */
+function isBlank(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const code = text.charCodeAt(i);
+    // Visible ASCII: certainly not blank. Anything else, trim() decides, as it does for the reader.
+    if (code > 0x20 && code < 0x7f) return false;
+  }
+  return text.slice(start, end).trim() === '';
 }
 
 function unreadable(file: string, error: unknown): Problem {
@@ -173,18 +218,17 @@ async function readSource(file: string, stdin: Readable, collector: Collector): 
   try {
     const source = await openSource(file, stdin);
     if (Buffer.isBuffer(source)) {
-      const entries = source.includes(DOUBLE_QUOTE) ? null : splitUnquoted(source);
-      if (entries) {
-        for (const entry of entries) collector.add(entry.raw, `${name} line ${entry.line}`);
+      const values = source.includes(DOUBLE_QUOTE) ? null : splitUnquoted(source);
+      if (values) {
+        for (let i = 0; i < values.raw.length; i++) collector.add(values.raw[i], name, values.lines[i]);
         return;
       }
     }
     const stream = Buffer.isBuffer(source) ? Readable.from([source], { objectMode: false }) : source;
     const input = await openInput(stream);
     for await (const row of input.rows) {
-      const where = `${name} line ${row.line}`;
-      if (row.error) collector.reject(row.cells.join(','), where, row.error.detail);
-      else collector.add(row.domainRaw, where);
+      if (row.error) collector.reject(row.cells.join(','), `${name} line ${row.line}`, row.error.detail);
+      else collector.add(row.domainRaw, name, row.line);
     }
   } catch (error) {
     if (!(error instanceof Problem)) throw unreadable(file, error);
