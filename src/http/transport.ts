@@ -63,7 +63,7 @@ export function createTransport(timeoutMs: number, env: NodeJS.ProcessEnv): Tran
 }
 
 async function openUndici(timeoutMs: number, env: NodeJS.ProcessEnv, proxy: boolean): Promise<UndiciPair> {
-  await delayWasmTierUp();
+  await keepWasmOnBaseline();
   // Node gives a CommonJS module's exports as named exports; esbuild's split bundle gives them
   // only as the default export. Accept both.
   const loaded: Partial<typeof import('undici')> & { default?: typeof import('undici') } = await import(
@@ -91,14 +91,14 @@ async function openUndici(timeoutMs: number, env: NodeJS.ProcessEnv, proxy: bool
 }
 
 /**
- * undici parses HTTP with a WebAssembly build of llhttp. With V8's default tiering budget, the
- * first responses start an optimising compile of that parser on a background thread, and a
- * short run then waits for it before it can exit (profiled: 100-150 ms of CPU and up to 300 ms
- * of wall time for a single call, docs/performance.md). Ten times the budget keeps short runs on
- * the baseline compiler; a batch still tiers up after a few dozen responses. V8 reads the flag
- * when the module compiles, so it is set before undici loads.
+ * undici parses HTTP with a WebAssembly build of llhttp. By default V8 also compiles it (and the
+ * JS-to-wasm wrappers) with its optimising compiler on background threads, and a process waits
+ * for those compiles before it can exit: about 100 ms of CPU and wall time on a 16-row batch,
+ * with no gain in a long one (20,000 rows, 6 alternating runs: 4,170 ms CPU Liftoff-only against
+ * 4,240 with tier-up; docs/performance.md). So llhttp stays on the baseline compiler. V8 reads the
+ * flag when the module compiles, so it is set before undici loads.
  */
-async function delayWasmTierUp(): Promise<void> {
+async function keepWasmOnBaseline(): Promise<void> {
   const { setFlagsFromString } = await import('node:v8');
-  setFlagsFromString('--wasm-tiering-budget=18000000');
+  setFlagsFromString('--liftoff-only');
 }
