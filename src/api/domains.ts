@@ -42,25 +42,48 @@ export async function enrichDomain(
   query: EnrichQuery = {},
   options: EnrichCallOptions = {},
 ): Promise<EnrichResponse> {
-  const request: RequestOptions = {
-    method: 'GET',
-    path: `/api/domains/${encodeURIComponent(domain)}`,
-    query: {
-      products: query.products?.length ? query.products.join(',') : undefined,
-      include: query.include?.length ? query.include.join(',') : undefined,
-      max_credits: query.maxCredits,
-    },
-    auth: true,
-    onRetry: options.onRetry,
-    signal: options.signal,
-  };
-  if (options.spinner === false) request.spinner = false;
-  if (options.bulk) request.bulk = true;
-  const response = await ctx.client.request<unknown>(request);
-  return {
-    result: adaptDomainResult(response.data, domain, response.credits),
-    credits: response.credits,
-    attempts: response.attempts,
+  return domainLookup(ctx, query, options)(domain);
+}
+
+export interface DomainLookupOptions extends EnrichCallOptions {
+  /**
+   * Read only these fields into the record (`domain` is the requested one), as a batch writes
+   * them: no copy of the whole record per lookup.
+   */
+  fields?: readonly string[];
+}
+
+/**
+ * Lookups of many domains with the same query and options (a batch): the query is built once
+ * rather than per call.
+ */
+export function domainLookup(
+  ctx: { client: Client },
+  query: EnrichQuery = {},
+  options: DomainLookupOptions = {},
+): (domain: string) => Promise<EnrichResponse> {
+  const search: RequestOptions['query'] = {};
+  if (query.products?.length) search.products = query.products.join(',');
+  if (query.include?.length) search.include = query.include.join(',');
+  if (query.maxCredits !== undefined) search.max_credits = query.maxCredits;
+  const { fields } = options;
+  return async (domain) => {
+    const request: RequestOptions = {
+      method: 'GET',
+      path: `/api/domains/${encodeURIComponent(domain)}`,
+      query: search,
+      auth: true,
+      onRetry: options.onRetry,
+      signal: options.signal,
+    };
+    if (options.spinner === false) request.spinner = false;
+    if (options.bulk) request.bulk = true;
+    const response = await ctx.client.request<unknown>(request);
+    return {
+      result: adaptDomainResult(response.data, domain, response.credits, fields),
+      credits: response.credits,
+      attempts: response.attempts,
+    };
   };
 }
 
@@ -84,11 +107,15 @@ function unreadable(detail: string): Problem {
   });
 }
 
-/** Reads a domain lookup body into a DomainResult; `requested` fills in a missing `domain`. */
+/**
+ * Reads a domain lookup body into a DomainResult; `requested` fills in a missing `domain`. With
+ * `fields`, the record holds exactly those fields (null when absent) and `domain` is `requested`.
+ */
 export function adaptDomainResult(
   body: unknown,
   requested: string,
   headerCredits: Credits = {},
+  fields?: readonly string[],
 ): DomainResult {
   if (!isObject(body)) throw unreadable('the body is not a JSON object');
   const nestedKey = NESTED.find((key) => isObject(body[key]));
@@ -101,7 +128,13 @@ export function adaptDomainResult(
   else throw unreadable('the body says neither `found` nor `code`');
 
   const record: Record<string, unknown> = {};
-  if (found) {
+  if (found && fields) {
+    for (const field of fields) {
+      if (field === 'domain') record.domain = requested;
+      else if (nested) record[field] = field === 'found' ? null : (nested[field] ?? null);
+      else record[field] = META.has(field) ? null : (body[field] ?? null);
+    }
+  } else if (found) {
     const source = nested ?? body;
     for (const [key, value] of Object.entries(source)) {
       if (source === body ? META.has(key) : key === 'found' || key === 'domain') continue;
