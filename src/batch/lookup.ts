@@ -5,7 +5,12 @@
 // an earlier run's results, read back from disk), a failure of this run (a small map). Only then a
 // request: a scheduler slot, a budget reservation taken synchronously right before sending, the
 // call, and the reservation settled with the actual charge.
-import { type EnrichQuery, enrichDomain } from '../api/domains.js';
+import {
+  type DomainLookupOptions,
+  domainLookup,
+  type EnrichQuery,
+  type EnrichResponse,
+} from '../api/domains.js';
 import { isProblem, Problem } from '../problem.js';
 import type { Client } from '../types.js';
 import type { Budget, Reservation } from './budget.js';
@@ -93,14 +98,33 @@ export class Lookups {
   private readonly inFlight = new Map<string, Promise<RowResult>>();
   private readonly failures = new Map<string, RowResult>();
   private readonly recent = new Map<string, RowResult>();
+  /** The keys of `recent` in insertion order, as a ring: the oldest is evicted without an iterator. */
+  private readonly recentKeys: string[] = [];
+  private recentNext = 0;
   private settleWaiters: Array<() => void> = [];
+  private readonly lookup: (domain: string) => Promise<EnrichResponse>;
   stopReason: StopReason | undefined;
   /** Set when the run must abort (exit 2 or 3): the problem to report. */
   fatal: Problem | undefined;
   requests = 0;
   balance: number | undefined;
 
-  constructor(private readonly options: LookupOptions) {}
+  constructor(private readonly options: LookupOptions) {
+    const { scheduler } = options;
+    const callOptions: DomainLookupOptions = {
+      spinner: false,
+      bulk: true,
+      signal: options.signal,
+      // The record is narrowed as it is read, so the journal stores what the output shows.
+      fields: options.resultFields,
+      onRetry: (problem) => {
+        if (problem.code === 'rate_limited' || problem.status === 429) {
+          scheduler.rateLimited(problem.retryAfterSeconds);
+        }
+      },
+    };
+    this.lookup = domainLookup({ client: options.client }, options.query, callOptions);
+  }
 
   /** Whether a result for this domain is already known or on its way (no new request). */
   isKnown(domain: string): boolean {
@@ -109,28 +133,41 @@ export class Lookups {
     );
   }
 
-  /** The result for a domain, reused where possible. Never throws for a row's own failure. */
-  async resultFor(domain: string): Promise<RowResult> {
+  /**
+   * The result for a domain, reused where possible. Never rejects for a row's own failure. A
+   * value when it is known at once (most duplicates), else a promise: a batch asks for hundreds
+   * of thousands, and each promise is garbage to collect.
+   */
+  resultFor(domain: string): RowResult | Promise<RowResult> {
     const pending = this.inFlight.get(domain);
     if (pending) return pending;
     const cached = this.recent.get(domain);
     if (cached) return cached;
-    const journal = this.options.journal;
-    if (journal?.has(domain)) {
-      const stored = await journal.get(domain);
-      if (stored) {
-        this.remember(domain, stored);
-        return stored;
-      }
+    if (this.options.journal?.has(domain)) return this.fromJournal(domain);
+    return this.unknown(domain);
+  }
+
+  private async fromJournal(domain: string): Promise<RowResult> {
+    const stored = await this.options.journal!.get(domain);
+    if (stored) {
+      this.remember(domain, stored);
+      return stored;
     }
+    return this.unknown(domain);
+  }
+
+  /** Neither in flight nor stored: a failure of this run, the stop reason, or a request. */
+  private unknown(domain: string): RowResult | Promise<RowResult> {
     const failed = this.failures.get(domain);
     if (failed) return failed;
     if (this.stopReason) return errorResult(this.stopReason, STOP_DETAIL[this.stopReason]);
     if (this.fatal) return errorResult(this.fatal.code, 'not requested: the run was aborted');
+    // request() always passes an await before it ends (stopReason and fatal are clear here), so
+    // the entry is in the map before request() removes it.
     const lookup = this.request(domain);
-    this.inFlight.set(domain, lookup);
     // The entry stays until the journal holds the result, so a duplicate never asks twice.
-    return lookup.finally(() => this.inFlight.delete(domain));
+    this.inFlight.set(domain, lookup);
+    return lookup;
   }
 
   /** Stops new requests; rows not yet requested get `reason`. The first reason wins. */
@@ -181,62 +218,57 @@ export class Lookups {
   }
 
   private async request(domain: string): Promise<RowResult> {
-    const { scheduler, budget, worstCase } = this.options;
-    const slot = scheduler.tryAcquire() ?? (await scheduler.acquire());
-    if (!slot) return this.stoppedResult();
-    const reservation = this.reserve() ?? null;
-    const reserved = reservation instanceof Promise ? await reservation : reservation;
-    if (!reserved) {
-      scheduler.release(slot, 'success');
-      return this.stoppedResult();
-    }
-    this.requests++;
-    let response: Awaited<ReturnType<typeof enrichDomain>>;
     try {
-      response = await enrichDomain({ client: this.options.client }, domain, this.options.query, {
-        spinner: false,
-        bulk: true,
-        signal: this.options.signal,
-        onRetry: (problem) => {
-          if (problem.code === 'rate_limited' || problem.status === 429) {
-            scheduler.rateLimited(problem.retryAfterSeconds);
-          }
-        },
-      });
-    } catch (error) {
-      budget.settle(reserved, 0); // errors are never charged (spec, charging rule 4)
-      this.wakeSettleWaiters();
-      const balance = this.options.client.lastCredits?.remaining;
-      if (typeof balance === 'number') this.balance = balance;
-      return this.failed(domain, error, slot);
-    }
-    const { result, credits } = response;
-    // A response without a charge is assumed to have cost the worst case: the budget must hold.
-    const charged = result.charged ?? credits.charged ?? worstCase;
-    budget.settle(reserved, charged);
-    this.wakeSettleWaiters();
-    if (typeof credits.remaining === 'number') this.balance = credits.remaining;
-    const row: RowResult = {
-      found: result.found,
-      record: result.found ? this.pickFields(result.domain, result.record) : null,
-      credits_charged: charged,
-      error_code: null,
-      error_detail: null,
-    };
-    try {
-      // Before the slot is released: once the run sees nothing in flight, every answer is in the
-      // journal's hands.
-      const appending = this.options.journal?.append(domain, row);
-      if (appending instanceof Promise) await appending;
-    } catch (error) {
-      // Without the journal a re-run would pay again for everything: stop paying now.
+      const { scheduler, budget, worstCase } = this.options;
+      const slot = scheduler.tryAcquire() ?? (await scheduler.acquire());
+      if (!slot) return this.stoppedResult();
+      const reservation = this.reserve() ?? null;
+      const reserved = reservation instanceof Promise ? await reservation : reservation;
+      if (!reserved) {
+        scheduler.release(slot, 'success');
+        return this.stoppedResult();
+      }
+      this.requests++;
+      let response: EnrichResponse;
+      try {
+        response = await this.lookup(domain);
+      } catch (error) {
+        budget.settle(reserved, 0); // errors are never charged (spec, charging rule 4)
+        this.wakeSettleWaiters();
+        const balance = this.options.client.lastCredits?.remaining;
+        if (typeof balance === 'number') this.balance = balance;
+        return this.failed(domain, error, slot);
+      }
+      const { result, credits } = response;
+      // A response without a charge is assumed to have cost the worst case: the budget must hold.
+      const charged = result.charged ?? credits.charged ?? worstCase;
+      budget.settle(reserved, charged);
+      if (this.settleWaiters.length > 0) this.wakeSettleWaiters();
+      if (typeof credits.remaining === 'number') this.balance = credits.remaining;
+      const row: RowResult = {
+        found: result.found,
+        record: result.found ? result.record : null,
+        credits_charged: charged,
+        error_code: null,
+        error_detail: null,
+      };
+      try {
+        // Before the slot is released: once the run sees nothing in flight, every answer is in the
+        // journal's hands.
+        const appending = this.options.journal?.append(domain, row);
+        if (appending instanceof Promise) await appending;
+      } catch (error) {
+        // Without the journal a re-run would pay again for everything: stop paying now.
+        scheduler.release(slot, 'success');
+        this.abort(asProblem(error));
+        return row;
+      }
       scheduler.release(slot, 'success');
-      this.abort(asProblem(error));
+      this.remember(domain, row);
       return row;
+    } finally {
+      this.inFlight.delete(domain);
     }
-    scheduler.release(slot, 'success');
-    this.remember(domain, row);
-    return row;
   }
 
   private failed(domain: string, error: unknown, slot: Parameters<Scheduler['release']>[0]): RowResult {
@@ -265,17 +297,16 @@ export class Lookups {
   }
 
   private remember(domain: string, result: RowResult): void {
-    // A Map iterates in insertion order: the first key is the oldest.
-    if (this.recent.size >= RECENT_RESULTS) this.recent.delete(this.recent.keys().next().value as string);
-    this.recent.set(domain, result);
-  }
-
-  /** The record narrowed to the result columns, so the journal stores what the output shows. */
-  private pickFields(domain: string, record: Record<string, unknown>): Record<string, unknown> {
-    const picked: Record<string, unknown> = {};
-    for (const field of this.options.resultFields) {
-      picked[field] = field === 'domain' ? (record.domain ?? domain) : (record[field] ?? null);
+    if (this.recent.has(domain)) {
+      this.recent.set(domain, result);
+      return;
     }
-    return picked;
+    if (this.recentKeys.length < RECENT_RESULTS) this.recentKeys.push(domain);
+    else {
+      this.recent.delete(this.recentKeys[this.recentNext]);
+      this.recentKeys[this.recentNext] = domain;
+      this.recentNext = (this.recentNext + 1) % RECENT_RESULTS;
+    }
+    this.recent.set(domain, result);
   }
 }

@@ -77,9 +77,28 @@ export function fingerprintOf(ctx: Context, options: BatchOptions): string {
 
 interface Entry {
   cells: string[];
-  result: RowResult | Promise<RowResult>;
-  /** Set once `result` has settled, so the head can be written without waiting. */
-  ready?: boolean;
+  /** Set once known, so the head can be written without waiting. */
+  result?: RowResult;
+  /** The result on its way; a rejection (a bug) surfaces when the head reaches it. */
+  pending?: Promise<RowResult>;
+}
+
+/** An entry whose `result` is filled in when its promise settles. */
+function entryOf(cells: string[], result: RowResult | Promise<RowResult>): Entry {
+  if (!(result instanceof Promise)) return { cells, result };
+  const entry: Entry = { cells, pending: result };
+  result.then(
+    (settled) => {
+      entry.result = settled;
+    },
+    () => {},
+  );
+  return entry;
+}
+
+/** A duplicate row's result: the first row's, costing nothing itself. */
+function asDuplicate(result: RowResult): RowResult {
+  return { ...result, credits_charged: 0 };
 }
 
 export async function runBatch(ctx: Context, options: BatchOptions): Promise<number> {
@@ -186,48 +205,53 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     if (seen.has(domain)) {
       // A duplicate shares the first row's result but costs nothing itself, so the column sums to
       // what the file cost, and a resumed output equals an uninterrupted one.
-      return {
-        cells: row.cells,
-        result: lookups.resultFor(domain).then((r) => ({ ...r, credits_charged: 0 })),
-      };
+      const shared = lookups.resultFor(domain);
+      return entryOf(row.cells, shared instanceof Promise ? shared.then(asDuplicate) : asDuplicate(shared));
     }
     seen.set(domain, 0);
     counts.uniqueDomains++;
     if (journal?.has(domain)) counts.reused++;
-    return { cells: row.cells, result: lookups.resultFor(domain) };
+    return entryOf(row.cells, lookups.resultFor(domain));
   };
 
   const window: Entry[] = [];
   const windowSize = Math.max(256, options.concurrency * 32);
-  const writeHead = async () => {
-    const entry = window.shift()!;
-    const result = await entry.result;
-    if (signals.interrupted || lookups.fatal) return;
-    await writer.write({ cells: entry.cells, result });
+  // The head's result is written at once when known; a promise only to wait for the output.
+  const writeHead = (entry: Entry, result: RowResult): Promise<void> | undefined => {
+    const writing = writer.add(entry.cells, result);
     counts.rows++;
     if (result.found === true) counts.found++;
     else if (result.found === false) counts.notFound++;
     if (result.error_code) counts.errors++;
     if (result.found === null && !FINAL_ERRORS.has(result.error_code ?? '')) complete = false;
+    return writing;
+  };
+  const stopping = () => signals.interrupted || lookups.fatal !== undefined;
+  /** Writes the ready head rows, and waits for the head when the window is full (or `all`). */
+  const writeReady = async (all: boolean): Promise<void> => {
+    while (window.length > 0 && !stopping()) {
+      const entry = window[0];
+      let result = entry.result;
+      if (result === undefined) {
+        if (!all && window.length < windowSize) return;
+        window.shift();
+        result = await entry.pending!;
+        if (stopping()) return;
+      } else window.shift();
+      const writing = writeHead(entry, result);
+      if (writing) await writing;
+    }
   };
 
   let outcome: 'done' | 'interrupted' | 'aborted' = 'done';
   try {
     for await (const row of reader.rows) {
-      if (signals.interrupted || lookups.fatal) break;
+      if (stopping()) break;
       counts.rowsRead = (counts.rowsRead ?? 0) + 1;
-      const entry = entryFor(row);
-      if (entry.result instanceof Promise) {
-        const settled = () => {
-          entry.ready = true;
-        };
-        // A rejection (a bug) surfaces when the head reaches it, as before.
-        entry.result.then(settled, () => {});
-      } else entry.ready = true;
-      window.push(entry);
-      while (window.length > 0 && (window[0].ready || window.length >= windowSize)) await writeHead();
+      window.push(entryFor(row));
+      if (window[0].result !== undefined || window.length >= windowSize) await writeReady(false);
     }
-    while (window.length > 0 && !signals.interrupted && !lookups.fatal) await writeHead();
+    await writeReady(true);
   } catch (error) {
     progress.stop();
     signals.dispose();
