@@ -61,7 +61,23 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   let cuts = 0;
   let stopped = false;
   let timerArmed = false;
-  const queue: Array<(slot: Slot | null) => void> = [];
+  // A FIFO of waiting acquirers: an array read from `head`, compacted now and then, because
+  // shift() on a queue of hundreds costs a copy per request.
+  let queue: Array<((slot: Slot | null) => void) | undefined> = [];
+  let head = 0;
+  const waiting = () => queue.length - head;
+  const takeNext = (): ((slot: Slot | null) => void) => {
+    const next = queue[head]!;
+    queue[head++] = undefined;
+    if (head === queue.length) {
+      queue = [];
+      head = 0;
+    } else if (head >= 1024 && head * 2 >= queue.length) {
+      queue = queue.slice(head);
+      head = 0;
+    }
+    return next;
+  };
   let idleWaiters: Array<() => void> = [];
 
   const armTimer = () => {
@@ -81,16 +97,16 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   const pump = () => {
     if (stopped) {
-      for (const wake of queue.splice(0)) wake(null);
+      while (waiting() > 0) takeNext()(null);
       return;
     }
-    if (queue.length > 0 && now() < pausedUntil) {
+    if (waiting() > 0 && now() < pausedUntil) {
       armTimer();
       return;
     }
-    while (queue.length > 0 && inFlight < limit) {
+    while (waiting() > 0 && inFlight < limit) {
       inFlight++;
-      queue.shift()!({ released: false });
+      takeNext()({ released: false });
     }
   };
 
@@ -109,7 +125,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return inFlight;
     },
     get waiting() {
-      return queue.length;
+      return waiting();
     },
     get pausedUntil() {
       return pausedUntil > now() ? pausedUntil : 0;
@@ -124,7 +140,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return stopped;
     },
     tryAcquire() {
-      if (stopped || queue.length > 0 || inFlight >= limit || now() < pausedUntil) return undefined;
+      if (stopped || waiting() > 0 || inFlight >= limit || now() < pausedUntil) return undefined;
       inFlight++;
       return { released: false };
     },
@@ -164,7 +180,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       }
       const seconds = retryAfterSeconds !== undefined && retryAfterSeconds > 0 ? retryAfterSeconds : 1;
       pausedUntil = Math.max(pausedUntil, at + seconds * 1000);
-      if (queue.length > 0) armTimer();
+      if (waiting() > 0) armTimer();
     },
     stop() {
       stopped = true;
