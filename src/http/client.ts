@@ -58,6 +58,13 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
   };
 
   // The base URL is parsed once, not per call (a batch makes hundreds of thousands of calls).
+  // The key's checks and its header, once per base URL rather than per call.
+  let auth: { base: URL; headers: Record<string, string> } | undefined;
+  const authFor = (base: URL): Record<string, string> => {
+    if (auth?.base !== base) auth = { base, headers: authHeaders(config, keyFor(config, base)) };
+    return auth.headers;
+  };
+
   const baseUrl = (): URL => {
     const raw = config.baseUrl?.value;
     if (resolvedBase && resolvedBase.raw === raw) return resolvedBase.url;
@@ -140,15 +147,16 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
         log(`http: ${where} -> ${status} in ${ms} ms (${tag}${charged})`);
       }
       const facts = { status, headers: responseHeaders, body: body.toString('utf8'), url: '' };
-      const retryAfterMs = parseRetryAfter(responseHeaders['retry-after']);
       if (status >= 200 && status < 300) {
         const parsed = parseSuccess(facts, redact);
-        if ('problem' in parsed) return { problem: parsed.problem, retryAfterMs };
+        if ('problem' in parsed)
+          return { problem: parsed.problem, retryAfterMs: parseRetryAfter(responseHeaders['retry-after']) };
         return {
           response: { status, data: parsed.data, headers: responseHeaders, credits, attempts: number },
         };
       }
       facts.url = redact(call.href);
+      const retryAfterMs = parseRetryAfter(responseHeaders['retry-after']);
       return { problem: problemFromResponse(facts, redact), retryAfterMs };
     } catch (error) {
       call.body = undefined;
@@ -176,7 +184,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
     const path = pathAndQuery(base, request.path, request.query);
     const headers = requestHeaders(request);
     // Every call goes to the base URL's host: the key check needs only its protocol and host name.
-    if (request.auth) Object.assign(headers, authHeaders(config, keyFor(config, base)));
+    if (request.auth) Object.assign(headers, authFor(base));
 
     const call: OpenCall = {
       base,

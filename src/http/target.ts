@@ -69,8 +69,10 @@ function formEncode(value: string): string {
  * path or value the fast form might spell differently.
  */
 export function pathAndQuery(base: URL, path: string, query?: RequestOptions['query']): string {
-  const joined = `${base.pathname.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
-  if (!PLAIN_PATH.test(joined) || DOT_SEGMENT.test(joined)) {
+  const prefix = prefixOf(base);
+  const tail = path.replace(LEADING_SLASHES, '');
+  // A dot segment cannot straddle the prefix and the path: a slash always joins them.
+  if (prefix === undefined || !PLAIN_PATH.test(tail) || DOT_SEGMENT.test(tail)) {
     const url = buildUrl(base, path, query);
     return `${url.pathname}${url.search}`;
   }
@@ -88,7 +90,20 @@ export function pathAndQuery(base: URL, path: string, query?: RequestOptions['qu
       return `${url.pathname}${url.search}`;
     }
   }
-  return joined + search;
+  return `${prefix}/${tail}${search}`;
+}
+
+const LEADING_SLASHES = /^\/+/;
+// The base URL's path without trailing slashes, or undefined when it needs the URL parser; worked
+// out once per base URL (a client parses its base once), not per call.
+const prefixes = new WeakMap<URL, string | undefined>();
+
+function prefixOf(base: URL): string | undefined {
+  if (prefixes.has(base)) return prefixes.get(base);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const plain = PLAIN_PATH.test(prefix) && !DOT_SEGMENT.test(prefix) ? prefix : undefined;
+  prefixes.set(base, plain);
+  return plain;
 }
 
 /**

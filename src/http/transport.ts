@@ -24,8 +24,10 @@ export function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
 }
 
 interface UndiciPair {
-  direct: Dispatcher;
+  /** One pool per origin, used directly: the Agent's own per-call lookup costs ~1% of a batch. */
+  poolFor(origin: string): Dispatcher;
   proxied?: Dispatcher;
+  close(): Promise<void>;
 }
 
 export function createTransport(timeoutMs: number, env: NodeJS.ProcessEnv): Transport {
@@ -36,7 +38,7 @@ export function createTransport(timeoutMs: number, env: NodeJS.ProcessEnv): Tran
 
   const pick = (pair: UndiciPair, url: URL): Dispatch =>
     // Loopback (the sandbox) always goes direct: a proxy's own loopback is not ours.
-    pair.proxied && !isLoopbackHost(url.hostname) ? pair.proxied : pair.direct;
+    pair.proxied && !isLoopbackHost(url.hostname) ? pair.proxied : pair.poolFor(url.origin);
 
   return {
     dispatcherFor(url, bulk) {
@@ -57,7 +59,7 @@ export function createTransport(timeoutMs: number, env: NodeJS.ProcessEnv): Tran
       const pair = undici ?? (loading ? await loading.catch(() => undefined) : undefined);
       undici = undefined;
       loading = undefined;
-      if (pair) await Promise.all([pair.direct.close(), pair.proxied?.close()]);
+      await pair?.close();
     },
   };
 }
@@ -69,7 +71,7 @@ async function openUndici(timeoutMs: number, env: NodeJS.ProcessEnv, proxy: bool
   const loaded: Partial<typeof import('undici')> & { default?: typeof import('undici') } = await import(
     'undici'
   );
-  const { Agent, EnvHttpProxyAgent } = loaded.Agent ? (loaded as typeof import('undici')) : loaded.default!;
+  const { Pool, EnvHttpProxyAgent } = loaded.Pool ? (loaded as typeof import('undici')) : loaded.default!;
   // headersTimeout and bodyTimeout are idle timeouts per attempt; the overall deadline of a
   // call is enforced above this layer. undici runs these on coarse timers (about 1 s
   // resolution), so a sub-second --timeout fires after roughly a second.
@@ -78,7 +80,7 @@ async function openUndici(timeoutMs: number, env: NodeJS.ProcessEnv, proxy: bool
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
   };
-  const direct = new Agent(options);
+  const pools = new Map<string, Dispatcher>();
   const proxied = proxy
     ? new EnvHttpProxyAgent({
         ...options,
@@ -87,7 +89,20 @@ async function openUndici(timeoutMs: number, env: NodeJS.ProcessEnv, proxy: bool
         noProxy: env.NO_PROXY ?? env.no_proxy,
       })
     : undefined;
-  return { direct, proxied };
+  return {
+    poolFor(origin) {
+      let pool = pools.get(origin);
+      if (!pool) {
+        pool = new Pool(origin, options);
+        pools.set(origin, pool);
+      }
+      return pool;
+    },
+    proxied,
+    async close() {
+      await Promise.all([...[...pools.values()].map((pool) => pool.close()), proxied?.close()]);
+    },
+  };
 }
 
 /**
