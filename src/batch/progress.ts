@@ -1,5 +1,6 @@
 // What a batch tells the person or the log watching it: a spinner on a terminal, plain progress
 // lines with --progress (for cron logs), and one summary line at the end.
+import { groupDigits } from '../output/numbers.js';
 import type { IO } from '../types.js';
 
 export interface BatchCounts {
@@ -24,15 +25,6 @@ export interface BatchCounts {
 }
 
 export type ProgressMode = 'spinner' | 'lines' | 'off';
-
-// Created on first use: building a number format loads ICU data (10-25 ms) that most runs never need.
-let numberFormat: Intl.NumberFormat | undefined;
-const number = {
-  format(value: number): string {
-    numberFormat ??= new Intl.NumberFormat('en-US');
-    return numberFormat.format(value);
-  },
-};
 
 export function formatDuration(ms: number): string {
   const seconds = Math.max(0, ms) / 1000;
@@ -60,13 +52,13 @@ export function formatProgress(c: BatchCounts, elapsedMs: number): string {
   const total = estimatedTotalRows(c);
   const done =
     total === undefined
-      ? `${number.format(c.rows)} rows`
-      : `${number.format(c.rows)}/~${number.format(total)} rows`;
-  const parts = [done, `${number.format(c.found)} found`, `${number.format(c.errors)} errors`];
-  parts.push(`${number.format(c.charged)} credits`);
+      ? `${groupDigits(c.rows)} rows`
+      : `${groupDigits(c.rows)}/~${groupDigits(total)} rows`;
+  const parts = [done, `${groupDigits(c.found)} found`, `${groupDigits(c.errors)} errors`];
+  parts.push(`${groupDigits(c.charged)} credits`);
   const seconds = elapsedMs / 1000;
   const rate = seconds >= 1 ? c.rows / seconds : 0;
-  if (rate > 0) parts.push(`${number.format(Math.round(rate))} rows/s`);
+  if (rate > 0) parts.push(`${groupDigits(Math.round(rate))} rows/s`);
   if (total !== undefined && rate > 0 && total > c.rows)
     parts.push(`ETA ${formatDuration(((total - c.rows) / rate) * 1000)}`);
   return parts.join(', ');
@@ -74,15 +66,15 @@ export function formatProgress(c: BatchCounts, elapsedMs: number): string {
 
 export function formatSummary(c: BatchCounts, elapsedMs: number): string {
   const parts = [
-    `${number.format(c.rows)} rows`,
-    `${number.format(c.uniqueDomains)} unique domains`,
-    `${number.format(c.found)} found`,
-    `${number.format(c.notFound)} not found`,
-    `${number.format(c.errors)} errors`,
-    `${number.format(c.charged)} credits charged`,
+    `${groupDigits(c.rows)} rows`,
+    `${groupDigits(c.uniqueDomains)} unique domains`,
+    `${groupDigits(c.found)} found`,
+    `${groupDigits(c.notFound)} not found`,
+    `${groupDigits(c.errors)} errors`,
+    `${groupDigits(c.charged)} credits charged`,
   ];
-  if (c.reused > 0) parts.push(`${number.format(c.reused)} reused from the journal`);
-  if (c.balance !== undefined) parts.push(`balance ${number.format(c.balance)}`);
+  if (c.reused > 0) parts.push(`${groupDigits(c.reused)} reused from the journal`);
+  if (c.balance !== undefined) parts.push(`balance ${groupDigits(c.balance)}`);
   parts.push(formatDuration(elapsedMs));
   return `Enriched: ${parts.join(', ')}`;
 }

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { MAX_SEARCH_LIMIT, type SearchRequest } from '../api/search.js';
 import { parseIntOption, withContext } from '../command-kit.js';
+import { groupDigits } from '../output/numbers.js';
 import {
   addFilterOptions,
   collect,
@@ -60,15 +61,6 @@ Examples:
     .action(withContext(runSearch));
 }
 
-/**
- * "20,000" as toLocaleString('en-US') writes it, without its first call's cost: initialising ICU's
- * number formatting took 25 ms of CPU, about a quarter of figure 6's budget (docs/performance.md).
- */
-function grouped(count: number): string {
-  if (!Number.isSafeInteger(count)) return count.toLocaleString('en-US');
-  return String(count).replace(/\B(?=(\d{3})+$)/g, ',');
-}
-
 /** Checks the flags and builds the request; throws a usage Problem before anything is sent. */
 export async function planSearch(
   ctx: Context,
@@ -90,7 +82,7 @@ export async function planSearch(
     const dropped =
       list.duplicates > 0 ? ` (${list.duplicates} duplicate${list.duplicates === 1 ? '' : 's'} dropped)` : '';
     const count = list.domains.length;
-    ctx.io.info(`Excluding ${grouped(count)} domain${count === 1 ? '' : 's'}${dropped}.`);
+    ctx.io.info(`Excluding ${groupDigits(count)} domain${count === 1 ? '' : 's'}${dropped}.`);
   }
   const fields = await fieldsForChecks(ctx);
   if (fields) {
@@ -126,7 +118,7 @@ export async function runSearch(
   if (result.rows.length === 0) ctx.io.info('No companies match.');
   else {
     const noun = result.total === 1 ? 'company' : 'companies';
-    ctx.io.info(`Showing ${grouped(result.rows.length)} of ${grouped(result.total)} ${noun}`);
+    ctx.io.info(`Showing ${groupDigits(result.rows.length)} of ${groupDigits(result.total)} ${noun}`);
   }
   format.printCredits(ctx, response.credits);
   return 0;

@@ -3,6 +3,7 @@
 import type { Context, Credits, Format } from '../types.js';
 import { cellText } from './cell.js';
 import { renderCsv } from './csv.js';
+import { groupDigits } from './numbers.js';
 import { oneLine } from './sanitize.js';
 import { renderTable, type TableCell } from './table.js';
 
@@ -112,21 +113,12 @@ export function printJson(ctx: Context, data: unknown): void {
   ctx.io.out(`${JSON.stringify(data, null, 2)}\n`);
 }
 
-// Created on first use: building a number format loads ICU data (10-25 ms) that most runs never need.
-let numberFormat: Intl.NumberFormat | undefined;
-const number = {
-  format(value: number): string {
-    numberFormat ??= new Intl.NumberFormat('en-US');
-    return numberFormat.format(value);
-  },
-};
-
 /** "Credits: charged 2, balance 999,998" on stderr, for people only (table format, not --quiet). */
 export function printCredits(ctx: Context, credits: Credits): void {
   if (formatOf(ctx) !== 'table') return;
   const parts: string[] = [];
-  if (typeof credits.charged === 'number') parts.push(`charged ${number.format(credits.charged)}`);
-  if (typeof credits.remaining === 'number') parts.push(`balance ${number.format(credits.remaining)}`);
+  if (typeof credits.charged === 'number') parts.push(`charged ${groupDigits(credits.charged)}`);
+  if (typeof credits.remaining === 'number') parts.push(`balance ${groupDigits(credits.remaining)}`);
   if (parts.length > 0) ctx.io.info(`Credits: ${parts.join(', ')}`);
 }
 
