@@ -8,7 +8,7 @@
 // out, and a warning is easy to miss in a script.
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { DOMAIN_COLUMN_NAMES, openInput } from './batch/input.js';
+import { DOMAIN_COLUMN_NAMES } from './batch/domain-columns.js';
 import { normaliseDomain } from './domain.js';
 import { oneLine } from './output/sanitize.js';
 import { Problem, usageError } from './problem.js';
@@ -225,6 +225,8 @@ async function readSource(file: string, stdin: Readable, collector: Collector): 
       }
     }
     const stream = Buffer.isBuffer(source) ? Readable.from([source], { objectMode: false }) : source;
+    // The general reader (and csv-parse with it) loads only for the files that need it.
+    const { openInput } = await import('./batch/input.js');
     const input = await openInput(stream);
     for await (const row of input.rows) {
       if (row.error) collector.reject(row.cells.join(','), `${name} line ${row.line}`, row.error.detail);

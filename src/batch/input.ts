@@ -5,6 +5,9 @@ import type { Readable } from 'node:stream';
 import { normaliseDomain } from '../domain.js';
 import { Problem, usageError } from '../problem.js';
 import { type CsvRecord, readCsvRecords } from './csv-records.js';
+import { DOMAIN_COLUMN_NAMES } from './domain-columns.js';
+
+export { DOMAIN_COLUMN_NAMES };
 
 export interface InputRow {
   /** 0-based data row (the header does not count). */
@@ -32,9 +35,6 @@ export interface InputOptions {
   delimiter?: string;
   encoding?: 'utf8' | 'latin1';
 }
-
-/** Header names taken as the domain column, in order of preference (case-insensitive). */
-export const DOMAIN_COLUMN_NAMES = ['domain', 'website', 'url', 'company_domain', 'homepage'] as const;
 
 function normaliseDelimiter(delimiter: string | undefined): string {
   if (delimiter === undefined) return ',';
