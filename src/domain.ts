@@ -136,8 +136,8 @@ const TLDTS_OPTIONS = { allowPrivateDomains: false, extractHostname: false } as 
 let tldtsParse: typeof ParseFn | undefined;
 
 /**
- * tldts, loaded on first use. In the esbuild bundle this literal require() becomes a call into the
- * bundled module, evaluated only then; run from source (tests) createRequire serves it.
+ * tldts, loaded on first use. In the esbuild bundle this require() reads dist/tldts.cjs, a file
+ * of its own (scripts/build.mjs); run from source (tests) createRequire serves the package.
  */
 function suffixParse(): typeof ParseFn {
   tldtsParse ??= (
