@@ -6,7 +6,8 @@
 let numberFormat: Intl.NumberFormat | undefined;
 
 export function groupDigits(value: number): string {
-  if (Number.isSafeInteger(value) && !Object.is(value, -0)) return String(value).replace(/\B(?=(\d{3})+$)/g, ',');
+  if (Number.isSafeInteger(value) && !Object.is(value, -0))
+    return String(value).replace(/\B(?=(\d{3})+$)/g, ',');
   numberFormat ??= new Intl.NumberFormat('en-US');
   return numberFormat.format(value);
 }
