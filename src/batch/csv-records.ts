@@ -33,6 +33,8 @@ interface Skipped {
 
 const LINE_BREAK = /\r\n|\r|\n/g;
 const LEADING_BREAKS = /^(?:\r\n|\r|\n)+/;
+/** The raw text of an empty line: nothing but its break (or nothing, at the very end). */
+const BLANK_LINE = /^(?:\r\n|\r|\n)?$/;
 
 function countBreaks(text: string): number {
   return text.match(LINE_BREAK)?.length ?? 0;
@@ -66,7 +68,9 @@ export async function* readCsvRecords(
     // `5" screen` in an unquoted field is kept literally, as spreadsheets do, instead of
     // throwing the row away.
     relax_quotes: true,
-    skip_empty_lines: true,
+    // Empty lines are skipped below, not by csv-parse: its raw text of the record after a run of
+    // empty lines drops a break when `\r\n` and `\n` mix ("a\n\r\n\nb" gave b line 3, not 4).
+    skip_empty_lines: false,
     skip_records_with_error: true,
     // csv-parse drops the rest of the input after a record-size error (6.2); a record is
     // therefore unbounded and an unclosed quote is recovered at the end instead.
@@ -122,6 +126,10 @@ export async function* readCsvRecords(
     records++;
     while (skipped.length > 0 && skipped[0].recordsBefore < records) {
       yield* fromSkipped(skipped.shift()!);
+    }
+    if (BLANK_LINE.test(chunk.raw)) {
+      breaksSoFar += countBreaks(chunk.raw);
+      continue;
     }
     const line = breaksSoFar + leadingBreaks(chunk.raw) + 1;
     breaksSoFar += countBreaks(chunk.raw);
