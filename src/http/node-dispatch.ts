@@ -127,7 +127,8 @@ function send(
       arm(timeouts.connectMs, 'UND_ERR_CONNECT_TIMEOUT', 'Connect Timeout Error', (e) => req.destroy(e));
       socket.once('connect', headersTimeout);
     });
-    req.once('error', (error) => {
+    // on, not once: a socket error after the response may reach the request too.
+    req.on('error', (error) => {
       clearTimeout(timer);
       reject(error);
     });
