@@ -1,6 +1,7 @@
 // Settings with precedence flags > environment > config file > defaults, each with its source,
 // so `config show` can say where a value came from and errors can name the culprit.
-import { chmod, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
+import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { tempSuffix } from './fs-names.js';
@@ -133,7 +134,7 @@ export function parseBaseUrl(raw: unknown, origin: Origin): string {
  */
 async function assertPrivate(path: string, what: string): Promise<void> {
   if (process.platform === 'win32') return;
-  const info = await stat(path);
+  const info = statSync(path);
   if ((info.mode & 0o077) !== 0) {
     const mode = (info.mode & 0o777).toString(8).padStart(3, '0');
     throw configError(`${what} ${path} is readable by other users (mode ${mode}); run: chmod 600 ${path}`);
@@ -151,7 +152,9 @@ export async function readConfigFile(
 ): Promise<ConfigFile | undefined> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // Synchronous: read on every command's start-up, and a small local file is read faster than
+    // a round trip through libuv's thread pool.
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw configError(`cannot read config file ${path}: ${(error as Error).message}`);

@@ -6,7 +6,8 @@
 // `search` in a loop does not fetch the fields catalog every time, short enough that a changed
 // catalog is picked up within minutes. `catalog_refresh_in_progress` drops the cache at once.
 // A cache that cannot be read or written is ignored: no command fails because of its cache.
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ErrorCatalogEntry } from '../error-catalog.js';
 import { shortHash, tempSuffix } from '../fs-names.js';
@@ -161,9 +162,12 @@ function cacheDirOf(ctx: Context): string | undefined {
   return catalogCacheDir(ctx.config.cacheDir, base.value);
 }
 
-async function readCache(dir: string, name: CatalogName): Promise<unknown> {
+// The cache is read and written with synchronous calls: a few KB on a local disk take
+// microseconds, where each asynchronous call costs a round trip through libuv's thread pool and
+// an event-loop turn, on the start-up path of every catalog command (figure 1b).
+function readCache(dir: string, name: CatalogName): unknown {
   try {
-    const entry: unknown = JSON.parse(await readFile(join(dir, `${name}.json`), 'utf8'));
+    const entry: unknown = JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8'));
     if (!isObject(entry) || typeof entry.fetched_at !== 'number') return undefined;
     const age = Date.now() - entry.fetched_at;
     return age >= 0 && age < CATALOG_TTL_MS ? entry.body : undefined;
@@ -172,14 +176,14 @@ async function readCache(dir: string, name: CatalogName): Promise<unknown> {
   }
 }
 
-async function writeCache(dir: string, name: CatalogName, baseUrl: string, body: unknown): Promise<void> {
+function writeCache(dir: string, name: CatalogName, baseUrl: string, body: unknown): void {
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const temp = join(dir, `.${name}.${tempSuffix()}.tmp`);
-    await writeFile(temp, JSON.stringify({ fetched_at: Date.now(), base_url: baseUrl, body }), {
+    writeFileSync(temp, JSON.stringify({ fetched_at: Date.now(), base_url: baseUrl, body }), {
       mode: 0o600,
     });
-    await rename(temp, join(dir, `${name}.json`));
+    renameSync(temp, join(dir, `${name}.json`));
   } catch {
     // A read-only or full disk only costs a refetch next time.
   }
@@ -204,7 +208,7 @@ export function catalogRetryHook(ctx: Context): NonNullable<RequestOptions['onRe
 async function loadCatalog<T>(ctx: Context, name: CatalogName, adapt: (body: unknown) => T): Promise<T> {
   const dir = cacheDirOf(ctx);
   if (dir) {
-    const cached = await readCache(dir, name);
+    const cached = readCache(dir, name);
     if (cached !== undefined) {
       try {
         return adapt(cached);
@@ -220,7 +224,7 @@ async function loadCatalog<T>(ctx: Context, name: CatalogName, adapt: (body: unk
     onRetry: catalogRetryHook(ctx),
   });
   const value = adapt(response.data);
-  if (dir && ctx.config.baseUrl) await writeCache(dir, name, ctx.config.baseUrl.value, response.data);
+  if (dir && ctx.config.baseUrl) writeCache(dir, name, ctx.config.baseUrl.value, response.data);
   return value;
 }
 

@@ -1,6 +1,9 @@
 // `company-data errors`: the problem codes the service can answer with, from its own catalog.
 import type { Command } from 'commander';
+import { loadErrors } from '../api/catalogs.js';
 import { withContext } from '../command-kit.js';
+import { formatOf, printJson, printList } from '../output/format.js';
+import { oneLine } from '../output/sanitize.js';
 import type { Context } from '../types.js';
 
 export function register(program: Command): void {
@@ -20,11 +23,6 @@ Examples:
 }
 
 export async function runErrors(ctx: Context): Promise<number> {
-  const [{ loadErrors }, { formatOf, printJson, printList }, { oneLine }] = await Promise.all([
-    import('../api/catalogs.js'),
-    import('../output/format.js'),
-    import('../output/sanitize.js'),
-  ]);
   const catalog = await loadErrors(ctx);
   const rows = catalog.errors as unknown as Record<string, unknown>[];
   switch (formatOf(ctx)) {

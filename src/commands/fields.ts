@@ -1,8 +1,10 @@
 // `company-data fields`: every field, its product, whether and how it can filter a search,
 // whether it is a breakdown facet, what it costs, and where and on which plans it is available.
 import type { Command } from 'commander';
+import { loadFields } from '../api/catalogs.js';
 import type { FieldEntry } from '../api/types.js';
 import { withContext } from '../command-kit.js';
+import { isJsonFormat, printList } from '../output/format.js';
 import type { Context } from '../types.js';
 
 interface FieldsOptions {
@@ -59,10 +61,6 @@ export function selectFields(fields: FieldEntry[], options: FieldsOptions): Fiel
 }
 
 export async function runFields(ctx: Context, options: FieldsOptions): Promise<number> {
-  const [{ loadFields }, { isJsonFormat, printList }] = await Promise.all([
-    import('../api/catalogs.js'),
-    import('../output/format.js'),
-  ]);
   const fields = selectFields(await loadFields(ctx), options);
   const emptyMessage = 'No fields match.';
   if (isJsonFormat(ctx)) {

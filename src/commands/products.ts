@@ -1,7 +1,9 @@
 // `company-data products`: the data products, what each costs, and which fields it carries.
 import type { Command } from 'commander';
+import { loadProducts } from '../api/catalogs.js';
 import type { Product } from '../api/types.js';
 import { withContext } from '../command-kit.js';
+import { isJsonFormat, printList } from '../output/format.js';
 import type { Context } from '../types.js';
 
 export function register(program: Command): void {
@@ -28,10 +30,6 @@ export function productKind(product: Product): string {
 }
 
 export async function runProducts(ctx: Context): Promise<number> {
-  const [{ loadProducts }, { isJsonFormat, printList }] = await Promise.all([
-    import('../api/catalogs.js'),
-    import('../output/format.js'),
-  ]);
   const products = await loadProducts(ctx);
   const emptyMessage = 'The service publishes no products.';
   if (isJsonFormat(ctx)) {
