@@ -83,6 +83,8 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   /** JSON body; sent with Content-Type: application/json. */
   body?: unknown;
+  /** `body` already serialised (a caller that measured it): sent as is instead of serialising again. */
+  bodyJson?: string;
   /** false for the public endpoints: the key is never sent to them. */
   auth: boolean;
   /** Extra headers (sandbox fault switches in tests, for example). */

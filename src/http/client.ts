@@ -130,7 +130,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
         path: call.path,
         method: request.method,
         headers,
-        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        body: request.bodyJson ?? (request.body === undefined ? undefined : JSON.stringify(request.body)),
         signal: request.signal,
       });
       status = res.statusCode;
