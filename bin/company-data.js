@@ -1,6 +1,12 @@
 #!/usr/bin/env node
 // The only place that turns the outcome of main() into a process exit code (see DESIGN.md).
-import { main } from '../dist/cli.js';
+// The CLI is a CommonJS bundle (scripts/build.mjs); `--version` alone loads its own few KB.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const args = process.argv.slice(2);
+const onlyVersion = args.length === 1 && (args[0] === '--version' || args[0] === '-V');
+const { main } = require(onlyVersion ? '../dist/version.cjs' : '../dist/cli.cjs');
 
 // A reader that goes away (`company-data ... | head`) is not an error worth a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
@@ -10,4 +16,4 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await main(args);

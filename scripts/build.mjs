@@ -1,12 +1,18 @@
-// Bundles the CLI into dist/ with code splitting, so each command and heavy dependency is a
-// separate chunk loaded only when used (see docs/performance.md for why).
+// Bundles the CLI into dist/ as CommonJS (see docs/performance.md, "CommonJS bundle"):
+//   dist/cli.cjs       the whole CLI (our code and Commander), one file
+//   dist/version.cjs   what `--version` alone runs (bin/company-data.js picks it), a few KB
+//   dist/vendor/*.cjs  the heavier dependencies, each require()d on first use
+// Node 20 has no compile cache for ES modules, and its ESM loader resolves, reads and links each
+// chunk of a split bundle in turn; one CommonJS file is read and compiled in one go. A dependency
+// only some commands need stays out of cli.cjs, so no command pays to compile what it never runs.
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const nodeModules = fileURLToPath(new URL('../node_modules/', import.meta.url));
 
-// Build into a fresh sibling directory and swap it in at the end: stale chunks never linger, and
+// Build into a fresh sibling directory and swap it in at the end: stale files never linger, and
 // a program started during a rebuild (a test, a cron job) never sees a half-written dist/.
 const dist = fileURLToPath(new URL('../dist', import.meta.url));
 const staging = `${dist}.build-${process.pid}`;
@@ -31,25 +37,47 @@ import EnvHttpProxyAgent from './lib/dispatcher/env-http-proxy-agent.js';
 import errors from './lib/core/errors.js';
 Object.assign(Dispatcher.prototype, api);
 export { Agent, Client, Dispatcher, EnvHttpProxyAgent, errors, Pool, ProxyAgent };
-export default { Agent, Client, Dispatcher, EnvHttpProxyAgent, errors, Pool, ProxyAgent };
 `;
 
-const undiciDispatchersOnly = {
-  name: 'undici-dispatchers-only',
+/**
+ * Each vendor file: how src/ names the package, the file in dist/vendor/, and its entry. tldts is
+ * the public suffix list (~180 KB), needed only for uncommon TLDs; cli-table3 only for tables;
+ * csv-parse and csv-stringify for CSV; ora for a spinner on a terminal; undici for batches and
+ * proxies.
+ */
+const VENDOR = [
+  { spec: 'undici', file: 'undici', contents: UNDICI_DISPATCHERS, resolveDir: `${nodeModules}undici` },
+  // ora is an ES module whose default export is the function; `import('ora')` in a CommonJS
+  // bundle sees module.exports as that default, so the function is what the file exports.
+  {
+    spec: 'ora',
+    file: 'ora',
+    contents:
+      "const ora = require('ora'); module.exports = ora.default; module.exports.default = ora.default;",
+  },
+  { spec: 'cli-table3', file: 'cli-table3' },
+  { spec: 'csv-parse', file: 'csv-parse' },
+  { spec: 'csv-stringify/sync', file: 'csv-stringify' },
+  { spec: 'tldts', file: 'tldts' },
+];
+
+/** In cli.cjs, an import or require() of a vendor package becomes require('./vendor/<file>.cjs'). */
+const vendorFiles = {
+  name: 'vendor-files',
   setup(b) {
-    b.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'undici-dispatchers' }));
-    b.onLoad({ filter: /.*/, namespace: 'undici-dispatchers' }, () => ({
-      contents: UNDICI_DISPATCHERS,
-      resolveDir: fileURLToPath(new URL('../node_modules/undici', import.meta.url)),
-      loader: 'js',
-    }));
+    const files = new Map(VENDOR.map((v) => [v.spec, v.file]));
+    b.onResolve({ filter: /^[a-z@][^:]*$/ }, (args) => {
+      const file = files.get(args.path);
+      return file ? { path: `./vendor/${file}.cjs`, external: true } : undefined;
+    });
   },
 };
 
 /**
  * Commander requires node:child_process at load, for executable subcommands this CLI never has;
- * that pulls in net and the stream stack before `--version` can print (profiled: the largest
- * part of what `--version` costs over bare node). Commander gets spawn() on first use instead.
+ * that pulls in net and the stream stack before `--help` can print (profiled: the largest part of
+ * what `--version` cost over bare node before it had its own entry). Commander gets spawn() on
+ * first use instead.
  */
 const lazyChildProcessForCommander = {
   name: 'lazy-child-process-for-commander',
@@ -66,52 +94,40 @@ const lazyChildProcessForCommander = {
   },
 };
 
-/**
- * tldts (the public suffix list, ~180 KB of source) is loaded on first use by src/domain.ts, but
- * bundled into the domain chunk V8 still had to scan it whenever that chunk loaded: about 6 ms on
- * every search with exclusions and every batch, most of which never need it (common TLDs are
- * answered without it). It is built to a file of its own, dist/tldts.cjs, which the chunk's
- * require() (see the banner) reads only when called.
- */
-const TLDTS_FILE = './tldts.cjs';
-const tldtsOnItsOwn = {
-  name: 'tldts-on-its-own',
-  setup(b) {
-    b.onResolve({ filter: /^tldts$/ }, (args) =>
-      args.kind === 'require-call' ? { path: TLDTS_FILE, external: true } : undefined,
-    );
-  },
-};
-
-await build({
-  entryPoints: [fileURLToPath(new URL('../node_modules/tldts/dist/cjs/index.js', import.meta.url))],
-  outfile: `${staging}/${TLDTS_FILE}`,
+const common = {
   bundle: true,
   format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  legalComments: 'none',
-  logLevel: 'warning',
-});
-
-await build({
-  entryPoints: ['src/cli.ts'],
-  outdir: staging,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   sourcemap: false,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [undiciDispatchersOnly, lazyChildProcessForCommander, tldtsOnItsOwn],
-  define: { __VERSION__: JSON.stringify(pkg.version) },
-  banner: {
-    // Some bundled CommonJS dependencies call require() for Node built-ins.
-    js: "import { createRequire as __cdCreateRequire } from 'node:module'; const require = __cdCreateRequire(import.meta.url);",
-  },
+  // import() of a bundled module or a vendor file becomes require(): no ESM loader at run time.
+  supported: { 'dynamic-import': false },
+  define: { __VERSION__: JSON.stringify(pkg.version), 'import.meta.url': '__cdModuleUrl' },
+  // src/ reads import.meta.url only where require() is missing (run from source by the tests).
+  banner: { js: "const __cdModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+};
+
+await build({
+  ...common,
+  entryPoints: { cli: 'src/cli.ts', version: 'src/version.ts' },
+  outdir: staging,
+  outExtension: { '.js': '.cjs' },
+  plugins: [vendorFiles, lazyChildProcessForCommander],
 });
+
+for (const vendor of VENDOR) {
+  await build({
+    ...common,
+    stdin: {
+      contents: vendor.contents ?? `module.exports = require(${JSON.stringify(vendor.spec)});`,
+      resolveDir: vendor.resolveDir ?? nodeModules,
+      loader: 'js',
+    },
+    outfile: `${staging}/vendor/${vendor.file}.cjs`,
+  });
+}
 
 try {
   renameSync(dist, retired);

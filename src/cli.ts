@@ -5,8 +5,9 @@
 import type { Command } from 'commander';
 import type { CliRun } from './command-kit.js';
 import type { GlobalFlags } from './config.js';
+import { version } from './version.js';
 
-declare const __VERSION__: string | undefined;
+export { version };
 
 type CommandModule = { register(program: Command): void };
 
@@ -58,10 +59,6 @@ function findCommandName(argv: string[]): string | undefined {
     return arg;
   }
   return undefined;
-}
-
-export function version(): string {
-  return typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev';
 }
 
 type Commander = typeof import('commander');
@@ -128,11 +125,7 @@ Exit codes: 0 ok, 1 bug, 2 usage/input, 3 key/permission, 4 credits/budget, 5 un
 /** Runs the CLI and returns the process exit code. Never calls process.exit. */
 export async function main(argv: string[]): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    // What Commander prints for it, without loading Commander.
-    const [{ createIO }, { Readable }] = await Promise.all([import('./io.js'), import('node:stream')]);
-    // An empty stdin: touching process.stdin would set up a stream this never reads.
-    createIO({ stdin: Readable.from([]) }).out(`${version()}\n`);
-    return 0;
+    return (await import('./version.js')).main(argv);
   }
   const [{ CommanderError }, { currentRun }] = await Promise.all([
     loadCommander(),

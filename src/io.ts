@@ -106,17 +106,22 @@ function startSpinner(
   let stopped = false;
   let current = text;
   let ora: import('ora').Ora | undefined;
-  import('ora').then(({ default: makeOra }) => {
-    if (stopped) return;
-    ora = makeOra({
-      text: current,
-      stream: stderr as NodeJS.WriteStream,
-      color: color ? 'cyan' : false,
-      isEnabled: true,
-    });
-    ora.start();
-    setActive({ clear: () => ora?.clear(), render: () => ora?.render() });
-  });
+  import('ora').then(
+    ({ default: makeOra }) => {
+      if (stopped) return;
+      ora = makeOra({
+        text: current,
+        stream: stderr as NodeJS.WriteStream,
+        color: color ? 'cyan' : false,
+        isEnabled: true,
+      });
+      ora.start();
+      setActive({ clear: () => ora?.clear(), render: () => ora?.render() });
+    },
+    () => {
+      // A spinner is a courtesy: a failure to load one must never fail the command.
+    },
+  );
   return {
     update(next) {
       current = next;

@@ -20,8 +20,8 @@ export let BIN = join(ROOT, 'bin/company-data.js');
  * dependency, so the copy runs without node_modules.
  */
 export function makeScratch() {
-  if (!existsSync(join(ROOT, 'dist/cli.js')))
-    throw new Error('dist/cli.js is missing: run `npm run build` first');
+  if (!existsSync(join(ROOT, 'dist/cli.cjs')))
+    throw new Error('dist/cli.cjs is missing: run `npm run build` first');
   const dir = mkdtempSync(join(tmpdir(), 'company-data-bench-'));
   for (const part of ['bin', 'dist', 'package.json']) {
     cpSync(join(ROOT, part), join(dir, 'app', part), { recursive: true });

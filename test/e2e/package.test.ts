@@ -80,7 +80,7 @@ describe('the tarball', () => {
   it('holds the runtime files only: bin, the bundle, examples, README and package.json', () => {
     const paths = tarball.files.map((f) => f.path);
     expect(paths).toContain('bin/company-data.js');
-    expect(paths).toContain('dist/cli.js');
+    expect(paths).toContain('dist/cli.cjs');
     expect(paths).toContain('examples/companies.csv');
     for (const path of paths) {
       expect(path).toMatch(/^(bin\/|dist\/|examples\/|README\.md$|package\.json$|LICENSE)/);
