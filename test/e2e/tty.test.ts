@@ -1,7 +1,7 @@
 // Terminal versus pipe, through a real pseudo-terminal (util-linux `script -qec`): the default
 // format, colour, and the spinner. Needs `npm run build` first.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,9 +47,10 @@ const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
 function runInTerminal(
   args: string[],
   extraEnv: Record<string, string | undefined> = {},
+  bin = BIN,
 ): Promise<RunResult> {
   // Without a terminal of its own, `script` opens a 0x0 pseudo-terminal; give it a real size.
-  const command = `stty cols 100 rows 40; exec ${[process.execPath, BIN, '--base-url', sandbox.url, ...args].map(quote).join(' ')}`;
+  const command = `stty cols 100 rows 40; exec ${[process.execPath, bin, '--base-url', sandbox.url, ...args].map(quote).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       cwd: ROOT,
@@ -113,6 +114,19 @@ describe('spinner while the service is slow (delay:1500)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(SPINNER);
     expect(r.stdout).toContain('profile');
+  });
+
+  it('is only a courtesy: a spinner that cannot load does not fail the command', async () => {
+    // A copy of the build without ora's file: the load fails where the spinner would start.
+    const app = mkdtempSync(join(home, 'app-'));
+    for (const part of ['bin', 'dist', 'package.json'])
+      cpSync(join(ROOT, part), join(app, part), { recursive: true });
+    rmSync(join(app, 'dist/vendor/ora.cjs'));
+    sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
+    const r = await runInTerminal(['products'], {}, join(app, 'bin/company-data.js'));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('profile');
+    expect(r.stdout).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
   });
 
   it('shows nothing when piped', async () => {
