@@ -1,7 +1,7 @@
 // Builds the Commander program. Commands are loaded lazily: only the module of the command
-// being run is imported, so `--help`, `--version` and each command start close to bare node.
-// Commander itself loads in main(), after the `--version` fast path: evaluating it was most of
-// what `--version` cost over bare node.
+// being run is evaluated (in the CommonJS bundle, import() becomes a require() of a module
+// initialised on first use), so `--help` and each command start close to bare node. Commander
+// itself loads in main(); `--version` alone never reaches it (bin/ runs dist/version.cjs).
 import type { Command } from 'commander';
 import type { CliRun } from './command-kit.js';
 import type { GlobalFlags } from './config.js';
