@@ -11,7 +11,7 @@ import { BIN, cliEnv, ROOT, runMeasured } from './proc.mjs';
 
 /**
  * Runs `company-data enrich --input` over a CSV and returns rows per second over the process's
- * whole life (start-up included: it is what a cron job waits for).
+ * whole life (start-up included: it is what a cron job waits for), its CPU per row and peak RSS.
  */
 export async function enrichRun({ sandbox, input, rows, concurrency, scratch, tag }) {
   const output = join(scratch, `${tag}.out.csv`);
@@ -36,7 +36,15 @@ export async function enrichRun({ sandbox, input, rows, concurrency, scratch, ta
   const result = await runMeasured(argv, { env, scratch });
   if (result.code !== 0) throw new Error(`enrich (${tag}) exited with ${result.code}: ${result.stderr}`);
   const seconds = result.ms / 1000;
-  return { rows, seconds, rowsPerSecond: rows / seconds, cpuUsPerRow: (result.cpuMs * 1000) / rows };
+  const cpuUsPerRow = (result.cpuMs * 1000) / rows;
+  return {
+    rows,
+    seconds,
+    rowsPerSecond: rows / seconds,
+    cpuUsPerRow,
+    peakRssMb: result.peakRssMb,
+    source: result.source,
+  };
 }
 
 /**

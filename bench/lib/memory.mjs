@@ -3,8 +3,8 @@
 // so most lookups answer found: false (cheap for the sandbox, and a full result for the client:
 // journalled, deduplicated and written like any other).
 import { join } from 'node:path';
+import { enrichRun } from './batch.mjs';
 import { mixedDomains, writeCsv } from './data.mjs';
-import { BIN, cliEnv, runMeasured } from './proc.mjs';
 
 /**
  * A CSV of `rows` rows over rows/2 unique domains: row i names domain (i * 7919) mod (rows/2), so
@@ -23,26 +23,6 @@ export async function duplicatedInput({ rows, known, scratch }) {
 }
 
 export async function peakRss({ sandbox, input, rows, concurrency, scratch }) {
-  const argv = [
-    process.execPath,
-    BIN,
-    '--quiet',
-    '--base-url',
-    sandbox.url,
-    'enrich',
-    '--input',
-    input,
-    '--output',
-    join(scratch, `memory-${rows}.out.csv`),
-    '--journal',
-    join(scratch, `memory-${rows}.journal`),
-    '--fresh',
-    '--concurrency',
-    String(concurrency),
-  ];
-  const env = cliEnv(scratch, { COMPANY_DATA_API_KEY: sandbox.keys.full });
-  const result = await runMeasured(argv, { env, scratch });
-  if (result.code !== 0)
-    throw new Error(`enrich of ${rows} rows exited with ${result.code}: ${result.stderr}`);
-  return { rows, peakRssMb: result.peakRssMb, seconds: result.ms / 1000, source: result.source };
+  const run = await enrichRun({ sandbox, input, rows, concurrency, scratch, tag: `memory-${rows}` });
+  return { rows, peakRssMb: run.peakRssMb, seconds: run.seconds, source: run.source };
 }
