@@ -94,6 +94,16 @@ const lazyChildProcessForCommander = {
   },
 };
 
+/** undici's node:http2 becomes scripts/lazy-http2.cjs: loaded only if HTTP/2 is ever used. */
+const lazyHttp2ForUndici = {
+  name: 'lazy-http2-for-undici',
+  setup(b) {
+    b.onResolve({ filter: /^node:http2$/ }, () => ({
+      path: fileURLToPath(new URL('./lazy-http2.cjs', import.meta.url)),
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   format: 'cjs',
@@ -126,6 +136,7 @@ for (const vendor of VENDOR) {
       loader: 'js',
     },
     outfile: `${staging}/vendor/${vendor.file}.cjs`,
+    plugins: vendor.spec === 'undici' ? [lazyHttp2ForUndici] : [],
   });
 }
 
