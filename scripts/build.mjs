@@ -98,9 +98,9 @@ const lazyChildProcessForCommander = {
 const lazyHttp2ForUndici = {
   name: 'lazy-http2-for-undici',
   setup(b) {
-    b.onResolve({ filter: /^node:http2$/ }, () => ({
-      path: fileURLToPath(new URL('./lazy-http2.cjs', import.meta.url)),
-    }));
+    const shim = fileURLToPath(new URL('./lazy-http2.cjs', import.meta.url));
+    // The shim's own require stays node's module.
+    b.onResolve({ filter: /^node:http2$/ }, (args) => (args.importer === shim ? undefined : { path: shim }));
   },
 };
 

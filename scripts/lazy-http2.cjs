@@ -20,5 +20,5 @@ module.exports = {
     NGHTTP2_REFUSED_STREAM: 7,
     NGHTTP2_CANCEL: 8,
   },
-  connect: (...args) => require('http2').connect(...args),
+  connect: (...args) => require('node:http2').connect(...args),
 };

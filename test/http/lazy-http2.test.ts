@@ -20,7 +20,10 @@ describe('the lazy node:http2 for undici', () => {
   it("has every constant undici's HTTP/2 client destructures, with node's values", () => {
     const block = /constants:\s*\{([^}]*)\}\s*\}\s*=\s*http2/.exec(clientH2);
     expect(block, 'the constants destructuring in client-h2.js').not.toBeNull();
-    const names = block![1].split(',').map((name) => name.trim()).filter(Boolean);
+    const names = block![1]
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
     expect(names.length).toBeGreaterThan(5);
     for (const name of names) {
       expect(shim.constants[name], name).toBeDefined();
