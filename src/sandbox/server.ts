@@ -1,10 +1,8 @@
 // The sandbox's HTTP layer on bare node:http: routing, authentication, which key may do what,
 // balances and credit headers, rate limiting, faults, latency, the request log and a graceful
 // close. What each endpoint computes lives in endpoints.ts and engine.ts.
-import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAdmin } from './admin.js';
 import { SANDBOX_KEYS } from './catalogs.js';
 import type { Dataset } from './dataset.js';
@@ -22,6 +20,7 @@ import {
 import type { Caller } from './engine.js';
 import { FAULT_SYNTAX, type Fault, type FaultQueue, parseFault } from './faults.js';
 import type { FixedWindowLimiter } from './rate-limit.js';
+import { createReplyClock, monotonicMs } from './reply-clock.js';
 import { type RequestLog, type RequestLogEntry, redactSecrets } from './request-log.js';
 import {
   html502Reply,
@@ -97,14 +96,12 @@ const CLOSE_GRACE_MS = 3000;
 export function createSandboxServer(state: SandboxState): SandboxServer {
   const sockets = new Set<Socket>();
   const busy = new Map<Socket, number>();
-  const aborter = new AbortController();
-  // Every delayed reply listens on this one signal, so a sandbox with --latency has as many
-  // listeners as replies in flight; Node's default cap of 10 would warn about a leak there is not.
-  setMaxListeners(0, aborter.signal);
+  // Delayed replies wait on this clock; closing it fails the waits still pending.
+  const clock = createReplyClock();
   let closing = false;
 
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const arrived = performance.now();
+    const arrived = monotonicMs();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -173,17 +170,13 @@ export function createSandboxServer(state: SandboxState): SandboxServer {
     }
 
     // --latency is counted from the request's arrival, as a network's would be: the time spent
-    // answering is part of it, not added to it. Node's timers may fire up to a millisecond
-    // early (they start from the event loop's cached clock), so the wait is checked and topped
-    // up: a reply never leaves before the latency has passed.
+    // answering is part of it, not added to it. The clock (./reply-clock.ts) never lets a reply
+    // leave early, and keeps it late by about a tenth of a millisecond, where Node's timers were
+    // up to two milliseconds late.
     const extraDelay = fault?.effect.kind === 'delay' ? fault.effect.ms : 0;
     if (state.latencyMs > 0 || extraDelay > 0) {
       try {
-        let left = state.latencyMs + extraDelay - (performance.now() - arrived);
-        while (left > 0) {
-          await sleep(Math.ceil(left), undefined, { signal: aborter.signal });
-          left = state.latencyMs + extraDelay - (performance.now() - arrived);
-        }
+        await clock.at(arrived + state.latencyMs + extraDelay);
       } catch {
         req.socket.destroy();
         return;
@@ -279,11 +272,12 @@ export function createSandboxServer(state: SandboxState): SandboxServer {
     closed ??= new Promise<void>((resolve) => {
       closing = true;
       const cutOff = setTimeout(() => {
-        aborter.abort();
+        clock.close(new Error('the sandbox closed before the reply was due'));
         for (const socket of sockets) socket.destroy();
       }, CLOSE_GRACE_MS);
       server.close(() => {
         clearTimeout(cutOff);
+        clock.close(new Error('the sandbox closed'));
         resolve();
       });
       for (const socket of sockets) if (!busy.has(socket)) socket.destroy();
