@@ -42,6 +42,14 @@ export async function createContext(flags: GlobalFlags, state: RunState, io?: IO
     async close(): Promise<void> {
       if (loading) await (await loading).close();
     },
+    prepareBulk(options) {
+      if (real) real.prepareBulk?.(options);
+      else
+        load().then(
+          (client) => client.prepareBulk?.(options),
+          () => {},
+        );
+    },
   };
   return {
     io,

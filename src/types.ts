@@ -116,6 +116,12 @@ export interface Client {
   /** Credits of the most recent authenticated response. */
   readonly lastCredits: Credits;
   close(): Promise<void>;
+  /**
+   * Before a batch's first call: start loading the transport its calls use, so the load overlaps
+   * what the caller waits for next, and size its connections for `inFlight` calls at a time (the
+   * batch's --concurrency). Optional: a stand-in client may leave it out.
+   */
+  prepareBulk?(options: { inFlight: number }): void;
 }
 
 /** What every command receives (gh's cmdutil.Factory). The client is created on first use. */

@@ -104,7 +104,12 @@ function asDuplicate(result: RowResult): RowResult {
 export async function runBatch(ctx: Context, options: BatchOptions): Promise<number> {
   const { io } = ctx;
   const format = options.dryRun ? ctx.config.format.value : batchFormat(ctx);
-  const [products, fields] = await Promise.all([loadProducts(ctx), loadFields(ctx)]);
+  const catalogs = Promise.all([loadProducts(ctx), loadFields(ctx)]);
+  // While the catalogs are on their way (a nightly run never finds them cached), the transport
+  // the lookups use loads: ~20 ms of start-up off the wall clock. On the next turn of the event
+  // loop, so that the catalog requests are already out; a dry run sends no lookups.
+  if (!options.dryRun) setImmediate(() => ctx.client.prepareBulk?.({ inFlight: options.concurrency }));
+  const [products, fields] = await catalogs;
   const selection = resolveSelection({ products, fields }, options);
   checkMaxCredits(selection, options.maxCredits);
 

@@ -260,6 +260,24 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
       transport = undefined;
       await open?.close();
     },
+    prepareBulk({ inFlight }) {
+      transport ??= createTransport(timeoutMs, env);
+      // Twice the calls in flight: undici frees a connection only on the turn of the event loop
+      // after its response was read, and then checks it once more before reusing it, so a call
+      // made at once goes out on another idle connection or waits two turns. Unbounded, a
+      // --concurrency 16 run held 30-35 connections; at exactly 16 it got slower (figure 3 of
+      // docs/performance.md, "Fifth pass").
+      transport.limitBulkConnections(inFlight * 2);
+      let base: URL;
+      try {
+        base = baseUrl();
+      } catch {
+        return; // the first call reports the configuration problem
+      }
+      const chosen = transport.dispatcherFor(base, true);
+      // A transport that fails to load fails the first call, with its own message.
+      if ('then' in chosen) chosen.catch(() => {});
+    },
   };
 }
 

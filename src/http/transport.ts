@@ -13,6 +13,8 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 export interface Transport {
   /** Where a call to `url` goes; a promise only while undici is still loading. */
   dispatcherFor(url: URL, bulk: boolean): Dispatch | Promise<Dispatch>;
+  /** At most this many connections per host for bulk calls. */
+  limitBulkConnections(connections: number): void;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export function createTransport(timeoutMs: number, env: NodeJS.ProcessEnv): Tran
   let light: NodeDispatcher | undefined;
   let undici: UndiciPair | undefined;
   let loading: Promise<UndiciPair> | undefined;
+  let bulkConnections: number | undefined;
 
   const pick = (pair: UndiciPair, url: URL): Dispatch =>
     // Loopback (the sandbox) always goes direct: a proxy's own loopback is not ours.
@@ -47,11 +50,14 @@ export function createTransport(timeoutMs: number, env: NodeJS.ProcessEnv): Tran
         return light;
       }
       if (undici) return pick(undici, url);
-      loading ??= openUndici(timeoutMs, env, proxy).then((pair) => {
+      loading ??= openUndici(timeoutMs, env, proxy, () => bulkConnections).then((pair) => {
         undici = pair;
         return pair;
       });
       return loading.then((pair) => pick(pair, url));
+    },
+    limitBulkConnections(connections) {
+      bulkConnections = connections;
     },
     async close() {
       light?.close();
@@ -64,7 +70,12 @@ export function createTransport(timeoutMs: number, env: NodeJS.ProcessEnv): Tran
   };
 }
 
-async function openUndici(timeoutMs: number, env: NodeJS.ProcessEnv, proxy: boolean): Promise<UndiciPair> {
+async function openUndici(
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv,
+  proxy: boolean,
+  connections: () => number | undefined,
+): Promise<UndiciPair> {
   await keepWasmOnBaseline();
   // Node gives a CommonJS module's exports as named exports; esbuild's split bundle gives them
   // only as the default export. Accept both.
@@ -93,7 +104,8 @@ async function openUndici(timeoutMs: number, env: NodeJS.ProcessEnv, proxy: bool
     poolFor(origin) {
       let pool = pools.get(origin);
       if (!pool) {
-        pool = new Pool(origin, options);
+        const limit = connections();
+        pool = new Pool(origin, limit === undefined ? options : { ...options, connections: limit });
         pools.set(origin, pool);
       }
       return pool;
