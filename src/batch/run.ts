@@ -241,6 +241,12 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
         if (!all && window.length < windowSize) return;
         window.shift();
         result = await entry.pending!;
+        // The answer that settled the head has just freed a slot, and the next request is on its
+        // way out, but undici writes it only when the event loop reaches its check phase. Writing
+        // rows and reading input waits until then: the request leaves first, and the rows that
+        // other answers of the same turn settled are written together (figure 3: +1%; a zero-
+        // latency batch: 10% more rows/s, 7% less CPU per row; docs/performance.md, "Fifth pass").
+        await new Promise<void>((resolve) => setImmediate(resolve));
         if (stopping()) return;
       } else window.shift();
       const writing = writeHead(entry, result);
