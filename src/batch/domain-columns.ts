@@ -3,3 +3,18 @@
 
 /** Header names taken as the domain column, in order of preference (case-insensitive). */
 export const DOMAIN_COLUMN_NAMES = ['domain', 'website', 'url', 'company_domain', 'homepage'] as const;
+
+/** Words that make a first line a title even when it is not one of the names above. */
+const TITLE_WORDS = /domain|website|url|homepage|site|web/i;
+
+/**
+ * The first line of a one-column input, when it was read as the column's title although nothing
+ * says it is one (not a known column name, no word like "website", no --column): it may be a
+ * mistyped domain (`acme`), which is then never looked up. The caller prints a note; undefined
+ * when there is nothing to say.
+ */
+export function doubtfulTitle(header: readonly string[] | null, column?: string): string | undefined {
+  if (header?.length !== 1 || column !== undefined) return undefined;
+  const title = header[0].trim();
+  return TITLE_WORDS.test(title) ? undefined : title;
+}

@@ -7,9 +7,11 @@
 import { setMaxListeners } from 'node:events';
 import { loadFields, loadProducts } from '../api/catalogs.js';
 import { normaliseDomain } from '../domain.js';
+import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
 import type { Context, Format } from '../types.js';
 import { createBudget } from './budget.js';
+import { doubtfulTitle } from './domain-columns.js';
 import { runDryRun } from './dry-run.js';
 import { journalPathFor, openInputSource, openOutputTarget, shellQuote } from './files.js';
 import { openInput } from './input.js';
@@ -121,6 +123,12 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     delimiter: options.delimiter,
     encoding: options.encoding,
   });
+  const title = doubtfulTitle(reader.header, options.column);
+  if (title !== undefined) {
+    io.warn(
+      `note: the first line, "${oneLine(title)}", was read as the column's title, not as a domain to look up; put a title line such as "domain" above the domains, or pass --column "${oneLine(title)}" if it is the title`,
+    );
+  }
   if (options.dryRun) {
     return runDryRun(ctx, {
       reader,
