@@ -8,7 +8,7 @@
 // out, and a warning is easy to miss in a script.
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { DOMAIN_COLUMN_NAMES } from './batch/domain-columns.js';
+import { DOMAIN_COLUMN_NAMES, doubtfulTitle } from './batch/domain-columns.js';
 import { normaliseDomain } from './domain.js';
 import { oneLine } from './output/sanitize.js';
 import { Problem, usageError } from './problem.js';
@@ -33,6 +33,11 @@ export interface ExclusionList {
   entries: number;
   /** Entries that normalised to a domain already in the list. */
   duplicates: number;
+  /**
+   * One-column files whose first line was read as the title with nothing marking it as one
+   * (`src/batch/domain-columns.ts`): it may be a mistyped domain, now not excluded.
+   */
+  doubtfulTitles: Array<{ file: string; title: string }>;
 }
 
 interface BadEntry {
@@ -47,6 +52,7 @@ class Collector {
   badCount = 0;
   entries = 0;
   duplicates = 0;
+  readonly doubtfulTitles: Array<{ file: string; title: string }> = [];
 
   /** `line` 0: `where` is the whole place; else it names a file and this is the line in it. */
   add(raw: string, where: string, line = 0): void {
@@ -109,6 +115,8 @@ function domainColumnOf(header: string[]): number {
 interface Values {
   raw: string[];
   lines: number[];
+  /** The first line, when it was read as a one-column file's title. */
+  title?: string;
 }
 
 /**
@@ -161,6 +169,7 @@ function splitUnquoted(bytes: Buffer): Values | null {
       if (!plainList) {
         column = domainColumnOf(header);
         if (column === -1) return null;
+        if (width === 1) values.title = first;
         continue;
       }
     }
@@ -220,6 +229,8 @@ async function readSource(file: string, stdin: Readable, collector: Collector): 
     if (Buffer.isBuffer(source)) {
       const values = source.includes(DOUBLE_QUOTE) ? null : splitUnquoted(source);
       if (values) {
+        const title = doubtfulTitle(values.title === undefined ? null : [values.title]);
+        if (title !== undefined) collector.doubtfulTitles.push({ file: name, title });
         for (let i = 0; i < values.raw.length; i++) collector.add(values.raw[i], name, values.lines[i]);
         return;
       }
@@ -228,6 +239,8 @@ async function readSource(file: string, stdin: Readable, collector: Collector): 
     // The general reader (and csv-parse with it) loads only for the files that need it.
     const { openInput } = await import('./batch/input.js');
     const input = await openInput(stream);
+    const title = doubtfulTitle(input.header);
+    if (title !== undefined) collector.doubtfulTitles.push({ file: name, title });
     for await (const row of input.rows) {
       if (row.error) collector.reject(row.cells.join(','), `${name} line ${row.line}`, row.error.detail);
       else collector.add(row.domainRaw, name, row.line);
@@ -275,5 +288,10 @@ export async function loadExclusions(
       'Exclude fewer companies, or narrow the search with --filter so fewer exclusions are needed. Nothing was sent.',
     );
   }
-  return { domains: [...collector.seen], entries: collector.entries, duplicates: collector.duplicates };
+  return {
+    domains: [...collector.seen],
+    entries: collector.entries,
+    duplicates: collector.duplicates,
+    doubtfulTitles: collector.doubtfulTitles,
+  };
 }

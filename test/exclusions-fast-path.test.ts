@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadExclusions } from '../src/exclusions.js';
+import { type ExclusionList, loadExclusions } from '../src/exclusions.js';
 import { Problem } from '../src/problem.js';
 
 let dir: string;
@@ -18,12 +18,15 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-type Outcome = { domains: string[]; entries: number; duplicates: number } | { problem: string };
+type Outcome =
+  | { domains: string[]; entries: number; duplicates: number; titles: string[] }
+  | { problem: string };
 
-async function outcome(load: () => Promise<{ domains: string[]; entries: number; duplicates: number }>) {
+async function outcome(load: () => Promise<ExclusionList>) {
   try {
     const list = await load();
-    return { domains: list.domains, entries: list.entries, duplicates: list.duplicates } as Outcome;
+    const titles = list.doubtfulTitles.map((t) => t.title);
+    return { domains: list.domains, entries: list.entries, duplicates: list.duplicates, titles } as Outcome;
   } catch (error) {
     if (!(error instanceof Problem)) throw error;
     return { problem: `${error.code} ${error.title}: ${error.detail}` } as Outcome;
@@ -63,6 +66,8 @@ const header = fc.constantFrom(
   'foo,bar',
   'acme.com',
   'jo@acme.com',
+  'acme',
+  ' Companies ',
   '',
 );
 const file = fc
@@ -106,5 +111,27 @@ describe('loadExclusions: the unquoted-file splitter', () => {
     await expect(
       loadExclusions({ files: [path], domains: [] }, { stdin: Readable.from([]) }),
     ).rejects.toThrow(`${path} line 6: "not a domain" contains spaces`);
+  });
+});
+
+describe('loadExclusions: a doubtful first line', () => {
+  it('is reported, by file, from both readers, and not for a titled column or a plain list', async () => {
+    const doubtful = join(dir, 'doubtful.txt');
+    await writeFile(doubtful, 'acme\nbeta.io\n');
+    const quoted = join(dir, 'quoted.csv');
+    await writeFile(quoted, 'acme\n"beta.io"\n');
+    const titled = join(dir, 'titled.csv');
+    await writeFile(titled, 'Company website\nbeta.io\n');
+    const plain = join(dir, 'plain.txt');
+    await writeFile(plain, 'beta.io\ngamma.com\n');
+    const list = await loadExclusions(
+      { files: [doubtful, quoted, titled, plain], domains: [] },
+      { stdin: Readable.from([]) },
+    );
+    expect(list.doubtfulTitles).toEqual([
+      { file: doubtful, title: 'acme' },
+      { file: quoted, title: 'acme' },
+    ]);
+    expect(list.domains).toEqual(['beta.io', 'gamma.com']);
   });
 });

@@ -6,6 +6,7 @@ import type { Filters } from '../api/filters.js';
 import { MAX_SEARCH_LIMIT, type SearchRequest } from '../api/search.js';
 import { parseIntOption, withContext } from '../command-kit.js';
 import { groupDigits } from '../output/numbers.js';
+import { oneLine } from '../output/sanitize.js';
 import {
   addFilterOptions,
   collect,
@@ -79,6 +80,11 @@ export async function planSearch(
       ctx.io,
     );
     excludeDomains = list.domains;
+    for (const { file, title } of list.doubtfulTitles) {
+      ctx.io.warn(
+        `note: the first line of --exclude ${oneLine(file)}, "${oneLine(title)}", was read as the column's title, not as a domain to exclude; put a title line such as "domain" above the domains if it is one`,
+      );
+    }
     const dropped =
       list.duplicates > 0 ? ` (${list.duplicates} duplicate${list.duplicates === 1 ? '' : 's'} dropped)` : '';
     const count = list.domains.length;

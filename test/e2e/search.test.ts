@@ -183,6 +183,13 @@ describe('search with exclusions (POST)', () => {
     expect(r.stderr).toContain('bad.txt line 2: "not a domain"');
     expect(searchRequests(since)).toEqual([]);
   });
+
+  it('notes a first line read as a title that may be a mistyped domain, and searches', async () => {
+    const path = await file('doubtful.txt', 'acme\ngood.com\n');
+    const r = await cli(['-o', 'json', 'search', 'shoes', '--limit', '1', '--exclude', path]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('doubtful.txt, "acme", was read as the column\'s title');
+  });
 });
 
 describe('checks before sending', () => {
