@@ -45,6 +45,8 @@ export interface LookupOptions {
   maxConsecutiveFailures: number;
   /** Aborts requests still in flight when a drain takes too long. */
   signal?: AbortSignal;
+  /** Also called before each retry (the run passes the catalog-refresh hook of src/api/catalogs.ts). */
+  onRetry?: NonNullable<DomainLookupOptions['onRetry']>;
 }
 
 export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 25;
@@ -117,10 +119,11 @@ export class Lookups {
       signal: options.signal,
       // The record is narrowed as it is read, so the journal stores what the output shows.
       fields: options.resultFields,
-      onRetry: (problem) => {
+      onRetry: (problem, attempt) => {
         if (problem.code === 'rate_limited' || problem.status === 429) {
           scheduler.rateLimited(problem.retryAfterSeconds);
         }
+        return options.onRetry?.(problem, attempt);
       },
     };
     this.lookup = domainLookup({ client: options.client }, options.query, callOptions);

@@ -5,7 +5,7 @@
 // window is full. Memory therefore holds the window, the set of domains seen, and the journal's
 // offsets; never the results of the whole file.
 import { setMaxListeners } from 'node:events';
-import { loadFields, loadProducts } from '../api/catalogs.js';
+import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
 import { normaliseDomain } from '../domain.js';
 import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
@@ -172,6 +172,8 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     journal,
     maxConsecutiveFailures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
     signal: drain.signal,
+    // A catalog changing under the run: later commands must not read the old one from the cache.
+    onRetry: catalogRetryHook(ctx),
   });
 
   const counts: BatchCounts = {
