@@ -7,7 +7,8 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/http/client.js';
 import { createIO } from '../../src/io.js';
-import type { Client, Config } from '../../src/types.js';
+import type { Client } from '../../src/types.js';
+import { testConfig } from '../helpers/config.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -37,18 +38,7 @@ async function slowServer(): Promise<{ url: string; connections: () => number }>
 
 function clientFor(baseUrl: string): Client {
   const sink = new Writable({ write: (_c, _e, done) => done() });
-  const config: Config = {
-    baseUrl: { value: baseUrl, source: 'flag' },
-    apiKey: { value: 'cd_test_key', source: 'environment' },
-    authHeader: { value: 'bearer', source: 'default' },
-    format: { value: 'json', source: 'default' },
-    timeoutMs: { value: 5_000, source: 'default' },
-    retries: { value: 0, source: 'flag' },
-    allowInsecureHttp: false,
-    csvRaw: false,
-    configPath: '/nonexistent/config.json',
-    cacheDir: '/nonexistent/cache',
-  };
+  const config = testConfig(baseUrl, { timeoutMs: { value: 5_000, source: 'default' } });
   const client = createClient(config, createIO({ stdout: sink, stderr: sink, env: {} }), { env: {} });
   cleanups.push(() => client.close());
   return client;

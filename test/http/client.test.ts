@@ -8,6 +8,7 @@ import { type ClientOptions, createClient } from '../../src/http/client.js';
 import { createIO } from '../../src/io.js';
 import { Problem } from '../../src/problem.js';
 import type { Client, Config, IO, RequestOptions } from '../../src/types.js';
+import { testConfig } from '../helpers/config.js';
 
 const KEY = 'cd_test_secret_9f8e7d';
 const FAST: ClientOptions = { retryPolicy: { baseMs: 5, capMs: 20, throttleFloorMs: 10 }, env: {} };
@@ -57,19 +58,11 @@ const problem = (code: string, status: number, headers: Record<string, string> =
   json(status, { type: `https://x.dev/problems/${code}`, title: code, status, code, detail: code }, headers);
 
 function config(baseUrl: string, overrides: Partial<Config> = {}): Config {
-  return {
-    baseUrl: { value: baseUrl, source: 'flag' },
+  return testConfig(baseUrl, {
     apiKey: { value: KEY, source: 'environment' },
-    authHeader: { value: 'bearer', source: 'default' },
-    format: { value: 'json', source: 'default' },
-    timeoutMs: { value: 2_000, source: 'default' },
     retries: { value: 2, source: 'flag' },
-    allowInsecureHttp: false,
-    csvRaw: false,
-    configPath: '/nonexistent/config.json',
-    cacheDir: '/nonexistent/cache',
     ...overrides,
-  };
+  });
 }
 
 function fakeIO(verbose = false): { io: IO; stderr: () => string } {

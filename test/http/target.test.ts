@@ -5,21 +5,14 @@ import { buildUrl, isLoopbackHost, keyFor, resolveBaseUrl } from '../../src/http
 import { createIO } from '../../src/io.js';
 import { Problem } from '../../src/problem.js';
 import type { Config } from '../../src/types.js';
+import { testConfig } from '../helpers/config.js';
 
 function config(overrides: Partial<Config> = {}): Config {
-  return {
-    baseUrl: { value: 'https://api.example.com', source: 'flag' },
+  return testConfig('https://api.example.com', {
     apiKey: { value: 'k3y', source: 'environment' },
-    authHeader: { value: 'bearer', source: 'default' },
-    format: { value: 'json', source: 'default' },
     timeoutMs: { value: 1000, source: 'default' },
-    retries: { value: 0, source: 'default' },
-    allowInsecureHttp: false,
-    csvRaw: false,
-    configPath: '/nonexistent/config.json',
-    cacheDir: '/nonexistent/cache',
     ...overrides,
-  };
+  });
 }
 
 function thrown(fn: () => unknown): Problem {
