@@ -1,10 +1,10 @@
 // The one HTTP layer: auth, timeouts, retries with backoff, problems, credits, verbose logging.
 // It never formats for humans beyond one-line log and problem text (DESIGN.md data flow).
-import type { Readable } from 'node:stream';
 import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
 import type { ApiResponse, Client, Config, Credits, IO, RequestOptions } from '../types.js';
 import { readCredits } from './credits.js';
+import { type Cuttable, exchange, type Progress } from './exchange.js';
 import { makeRedactor, parseSuccess, problemFromError, problemFromResponse } from './problems.js';
 import { parseRetryAfter, type RetryPolicy, retryDelayMs, retryPolicyFrom } from './retry.js';
 import { authHeaders, keyFor, pathAndQuery, resolveBaseUrl } from './target.js';
@@ -89,7 +89,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
         retryable: false,
         source: 'network',
       });
-      call.body?.destroy(call.expired);
+      call.cut?.(call.expired);
     }
   };
   const track = (call: OpenCall) => {
@@ -122,22 +122,23 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
     const started = Date.now();
     const where = io.verbose ? `${request.method} ${call.href}` : '';
     const tag = io.verbose ? `attempt ${number}/${retries + 1}` : '';
-    let status: number | undefined;
-    const progress = { received: 0 };
+    const progress: Progress = { received: 0 };
     try {
-      const res = await dispatcher.request({
-        origin: call.base.origin,
-        path: call.path,
-        method: request.method,
-        headers,
-        body: request.bodyJson ?? (request.body === undefined ? undefined : JSON.stringify(request.body)),
-        signal: request.signal,
-      });
-      status = res.statusCode;
-      call.body = res.body;
-      if (call.expired) res.body.destroy(call.expired);
-      const body = await readBody(res.body, progress);
-      call.body = undefined;
+      const res = await exchange(
+        dispatcher,
+        {
+          origin: call.base.origin,
+          path: call.path,
+          method: request.method,
+          headers,
+          body: request.bodyJson ?? (request.body === undefined ? undefined : JSON.stringify(request.body)),
+          signal: request.signal,
+        },
+        call,
+        progress,
+      );
+      const status = res.statusCode;
+      const body = res.body;
       const responseHeaders = flattenHeaders(res.headers);
       const credits = readCredits(responseHeaders);
       if (request.auth) lastCredits = credits;
@@ -159,7 +160,6 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
       const retryAfterMs = parseRetryAfter(responseHeaders['retry-after']);
       return { problem: problemFromResponse(facts, redact), retryAfterMs };
     } catch (error) {
-      call.body = undefined;
       const ms = Date.now() - started;
       if (call.expired) {
         log(`http: ${where} -> timed out after ${ms} ms (${tag})`);
@@ -171,7 +171,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
       }
       const problem = problemFromError(
         error,
-        { target: call.base.host, timeoutMs, status, received: progress.received },
+        { target: call.base.host, timeoutMs, status: progress.status, received: progress.received },
         redact,
       );
       log(`http: ${where} -> ${problem.code}: ${problem.detail} after ${ms} ms (${tag})`);
@@ -282,7 +282,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
 }
 
 /** One call in progress, across its attempts. */
-interface OpenCall {
+interface OpenCall extends Cuttable {
   base: URL;
   /** Path and query, the base URL's path prefix included. */
   path: string;
@@ -291,25 +291,10 @@ interface OpenCall {
   deadline: number;
   /** Set by the sweep once the deadline has passed. */
   expired?: Problem;
-  /** The body being read, so the sweep can cut it. */
-  body?: Readable;
 }
 
 const SWEEP_MS = 250;
 const NO_SPINNER = { retrying(_number: number) {}, stop() {} };
-
-/** The whole body; `progress.received` counts bytes as they come, for a cut-off body's problem. */
-function readBody(body: Readable, progress: { received: number }): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    body.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      progress.received += chunk.length;
-    });
-    body.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    body.once('error', reject);
-  });
-}
 
 function requestHeaders(request: RequestOptions): Record<string, string> {
   const headers: Record<string, string> = {};

@@ -210,6 +210,25 @@ describe.each(TRANSPORTS)('createClient retries over %s', (_name, transport) => 
     expect(p.detail).toContain('stalled for more than 0.3s');
   });
 
+  it('cuts a body that trickles in past the call deadline', async () => {
+    // A byte every 100 ms never trips the 300 ms idle timeout; only the call's own deadline
+    // (one attempt: 0.3 s plus the 10 s connect allowance) ends it, through the sweep.
+    const s = await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      const drip = setInterval(() => res.write(' '), 100);
+      req.socket.once('close', () => clearInterval(drip));
+    });
+    const cfg = config(s.url, {
+      timeoutMs: { value: 300, source: 'flag' },
+      retries: { value: 0, source: 'flag' },
+    });
+    const started = Date.now();
+    const p = await failure(client(cfg).request(ME));
+    expect(p).toMatchObject({ code: 'timeout', source: 'network' });
+    expect(p.detail).toContain('did not finish within 10s across all attempts');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(10_000);
+  }, 20_000);
+
   it('keeps connections alive across calls and sends a body with its length', async () => {
     const bodies: string[] = [];
     const ports = new Set<number>();
