@@ -6,8 +6,9 @@
 // early, the sandbox's "20 ms" took 20.9 ms on average (measured at 800 replies/s), and every
 // client measured against it, the bench's ideal of 16 / 0.020 s included, paid for that. Here one
 // worker thread sleeps until the earliest deadline with Atomics.wait (sub-millisecond timeouts,
-// no spinning) and posts the ids that are due; the main thread resolves their waits. The worker
-// starts with the first delayed reply, so a sandbox without latency never has one.
+// no spinning) and posts the ids that are due; the main thread resolves their waits. A sandbox
+// with --latency starts the worker with the server (it takes tens of milliseconds, which the
+// first replies would otherwise wait for); one without starts it for its first delay fault.
 import { MessageChannel, Worker } from 'node:worker_threads';
 
 /** Milliseconds on the monotonic clock both threads read. */
@@ -47,6 +48,8 @@ for (;;) {
 `;
 
 export interface ReplyClock {
+  /** Starts the worker now (a thread takes tens of milliseconds to start) instead of on first use. */
+  warm(): void;
   /** Resolves once the monotonic clock reads at least `deadline` (monotonicMs()). */
   at(deadline: number): Promise<void>;
   /** Rejects every wait still pending with `reason` and stops the worker. */
@@ -104,6 +107,9 @@ export function createReplyClock(): ReplyClock {
   };
 
   return {
+    warm() {
+      if (!worker && !closed) start();
+    },
     at(deadline) {
       if (closed) return Promise.reject(closed.reason);
       if (monotonicMs() >= deadline) return Promise.resolve();

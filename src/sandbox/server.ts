@@ -98,6 +98,7 @@ export function createSandboxServer(state: SandboxState): SandboxServer {
   const busy = new Map<Socket, number>();
   // Delayed replies wait on this clock; closing it fails the waits still pending.
   const clock = createReplyClock();
+  if (state.latencyMs > 0) clock.warm();
   let closing = false;
 
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -28,10 +28,14 @@ describe('createReplyClock', () => {
     }
   });
 
-  it('resolves a deadline already past at once', async () => {
+  it('resolves a deadline already past at once, and one ahead after warm()', async () => {
     const clock = createReplyClock();
     try {
       await expect(clock.at(monotonicMs() - 1)).resolves.toBeUndefined();
+      clock.warm();
+      const deadline = monotonicMs() + 5;
+      await clock.at(deadline);
+      expect(monotonicMs()).toBeGreaterThanOrEqual(deadline);
     } finally {
       clock.close(new Error('done'));
     }
