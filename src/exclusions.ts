@@ -8,7 +8,7 @@
 // out, and a warning is easy to miss in a script.
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { DOMAIN_COLUMN_NAMES, doubtfulTitle } from './batch/domain-columns.js';
+import { domainColumnOf, doubtfulTitle, readsAsListEntry } from './batch/domain-columns.js';
 import { normaliseDomain } from './domain.js';
 import { oneLine } from './output/sanitize.js';
 import { Problem, usageError } from './problem.js';
@@ -69,6 +69,12 @@ class Collector {
     if (this.seen.size === size) this.duplicates++;
   }
 
+  /** Keeps a file's first line when it was read as a title that may be a domain (doubtfulTitle). */
+  noteTitle(file: string, header: readonly string[] | null): void {
+    const title = doubtfulTitle(header);
+    if (title !== undefined) this.doubtfulTitles.push({ file, title });
+  }
+
   reject(value: string, where: string, reason: string): void {
     this.badCount++;
     if (this.bad.length < SHOWN_BAD_ENTRIES) this.bad.push({ where, value, reason });
@@ -101,14 +107,6 @@ async function openSource(file: string, stdin: Readable): Promise<Readable | Buf
   } finally {
     await handle.close();
   }
-}
-
-function domainColumnOf(header: string[]): number {
-  for (const name of DOMAIN_COLUMN_NAMES) {
-    const index = header.findIndex((cell) => cell.trim().toLowerCase() === name);
-    if (index !== -1) return index;
-  }
-  return header.length === 1 ? 0 : -1;
 }
 
 /** The values of an unquoted file and their line numbers, side by side (no object per entry). */
@@ -165,7 +163,7 @@ function splitUnquoted(bytes: Buffer): Values | null {
       const first = text.slice(lineStart, lineEnd);
       const header = first.split(',');
       width = header.length;
-      plainList = width === 1 && (normaliseDomain(first).ok || /[./@]/.test(first.trim()));
+      plainList = width === 1 && readsAsListEntry(first);
       if (!plainList) {
         column = domainColumnOf(header);
         if (column === -1) return null;
@@ -229,8 +227,7 @@ async function readSource(file: string, stdin: Readable, collector: Collector): 
     if (Buffer.isBuffer(source)) {
       const values = source.includes(DOUBLE_QUOTE) ? null : splitUnquoted(source);
       if (values) {
-        const title = doubtfulTitle(values.title === undefined ? null : [values.title]);
-        if (title !== undefined) collector.doubtfulTitles.push({ file: name, title });
+        collector.noteTitle(name, values.title === undefined ? null : [values.title]);
         for (let i = 0; i < values.raw.length; i++) collector.add(values.raw[i], name, values.lines[i]);
         return;
       }
@@ -239,8 +236,7 @@ async function readSource(file: string, stdin: Readable, collector: Collector): 
     // The general reader (and csv-parse with it) loads only for the files that need it.
     const { openInput } = await import('./batch/input.js');
     const input = await openInput(stream);
-    const title = doubtfulTitle(input.header);
-    if (title !== undefined) collector.doubtfulTitles.push({ file: name, title });
+    collector.noteTitle(name, input.header);
     for await (const row of input.rows) {
       if (row.error) collector.reject(row.cells.join(','), `${name} line ${row.line}`, row.error.detail);
       else collector.add(row.domainRaw, name, row.line);

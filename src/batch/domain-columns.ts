@@ -1,8 +1,23 @@
-// Kept apart from input.ts so that a reader needing only the names (exclusions' fast path) does
-// not load csv-parse with it.
+// How a header is read, shared by the batch's reader (input.ts) and the exclusions' fast path:
+// kept apart from input.ts so that the fast path does not load csv-parse with it.
+import { normaliseDomain } from '../domain.js';
 
 /** Header names taken as the domain column, in order of preference (case-insensitive). */
 export const DOMAIN_COLUMN_NAMES = ['domain', 'website', 'url', 'company_domain', 'homepage'] as const;
+
+/** The domain column of a header: the first of the names above, else the only column; -1 if neither. */
+export function domainColumnOf(header: readonly string[]): number {
+  for (const name of DOMAIN_COLUMN_NAMES) {
+    const index = header.findIndex((cell) => cell.trim().toLowerCase() === name);
+    if (index !== -1) return index;
+  }
+  return header.length === 1 ? 0 : -1;
+}
+
+/** A first line of one field that reads as a domain or URL starts a plain list, not a header. */
+export function readsAsListEntry(value: string): boolean {
+  return normaliseDomain(value).ok || /[./@]/.test(value.trim());
+}
 
 /** Words that make a first line a title even when it is not one of the names above. */
 const TITLE_WORDS = /domain|website|url|homepage|site|web/i;

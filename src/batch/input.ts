@@ -2,10 +2,9 @@
 // file order. Every record becomes exactly one row: a malformed one carries an `invalid_input`
 // error instead of stopping the run, so the output keeps one line per input row.
 import type { Readable } from 'node:stream';
-import { normaliseDomain } from '../domain.js';
 import { Problem, usageError } from '../problem.js';
 import { type CsvRecord, readCsvRecords } from './csv-records.js';
-import { DOMAIN_COLUMN_NAMES } from './domain-columns.js';
+import { DOMAIN_COLUMN_NAMES, domainColumnOf, readsAsListEntry } from './domain-columns.js';
 
 export { DOMAIN_COLUMN_NAMES };
 
@@ -73,23 +72,17 @@ function chooseDomainColumn(header: string[], column: string | undefined): numbe
     }
     return index;
   }
-  for (const name of DOMAIN_COLUMN_NAMES) {
-    const index = findColumn(header, name);
-    if (index !== -1) return index;
-  }
-  // A one-column file with its own title: that column can only be the domains.
-  if (header.length === 1) return 0;
+  // A known name, or a one-column file with its own title: that column can only be the domains.
+  const index = domainColumnOf(header);
+  if (index !== -1) return index;
   throw usageError(
     `no domain column found; expected one of ${DOMAIN_COLUMN_NAMES.join(', ')}; the columns are ${listHeader(header)}`,
     'Name the column with --column <name>.',
   );
 }
 
-/** A first line with one field that reads as a domain or URL starts a plain list, not a header. */
 function startsPlainList(first: CsvRecord): boolean {
-  if (first.malformed || first.cells.length !== 1) return false;
-  const value = first.cells[0];
-  return normaliseDomain(value).ok || /[./@]/.test(value.trim());
+  return !first.malformed && first.cells.length === 1 && readsAsListEntry(first.cells[0]);
 }
 
 function isBlank(record: CsvRecord): boolean {
