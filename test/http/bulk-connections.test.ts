@@ -2,13 +2,13 @@
 // batch keeps in flight, however many it fires at once. The server holds every answer a while,
 // so the calls overlap and an unbounded pool would open one connection per call.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/http/client.js';
 import { createIO } from '../../src/io.js';
 import type { Client } from '../../src/types.js';
 import { testConfig } from '../helpers/config.js';
+import { listenLocal } from '../helpers/server.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -22,16 +22,10 @@ async function slowServer(): Promise<{ url: string; connections: () => number }>
     setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 40);
   });
   server.on('connection', () => connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
+  const { url, close } = await listenLocal(server);
+  cleanups.push(close);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     connections: () => connections,
   };
 }

@@ -9,6 +9,7 @@ import { createIO } from '../../src/io.js';
 import { Problem } from '../../src/problem.js';
 import type { Client, Config, IO, RequestOptions } from '../../src/types.js';
 import { testConfig } from '../helpers/config.js';
+import { listenLocal } from '../helpers/server.js';
 
 const KEY = 'cd_test_secret_9f8e7d';
 const FAST: ClientOptions = { retryPolicy: { baseMs: 5, capMs: 20, throttleFloorMs: 10 }, env: {} };
@@ -35,15 +36,9 @@ async function serve(...handlers: Handler[]): Promise<{ url: string; hits: Hit[]
     req.resume();
     handler(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits };
+  const { url, close } = await listenLocal(server);
+  cleanups.push(close);
+  return { url, hits };
 }
 
 const json =
