@@ -13,6 +13,8 @@ export interface Figure {
   ratio: number;
   target: Target;
   pass: boolean;
+  /** The same ratio for a bare undici loop started fresh in the same run (a reference). */
+  ceiling?: number;
   details: Record<string, unknown>;
 }
 export function median(values: readonly number[]): number;
@@ -25,3 +27,4 @@ export function figure(
 export function formatNumber(n: number): string;
 export function formatTarget(target: Target): string;
 export function renderTable(figures: readonly Figure[]): string;
+export const CEILING_NOTE: string;

@@ -38,9 +38,14 @@ export function meets(ratio, target) {
 /**
  * One row of the report. `ratio` is what the target is about: measured / baseline for the
  * side-by-side figures, or the value itself in the target's unit for absolute ones (MB, ms).
+ * `ceiling`, where a figure has one, is the same ratio for a bare undici request loop started as
+ * a fresh process in the same run: what any Node client reaches there, a reference and not a
+ * target, so that a reader can tell a slow client from an unreachable target.
  */
-export function figure({ id, name, value, unit, ratio, target, details = {} }) {
-  return { id, name, value, unit, ratio, target, pass: meets(ratio, target), details };
+export function figure({ id, name, value, unit, ratio, target, ceiling, details = {} }) {
+  const row = { id, name, value, unit, ratio, target, pass: meets(ratio, target), details };
+  if (ceiling !== undefined) row.ceiling = ceiling;
+  return row;
 }
 
 /** Rounds for display: three significant digits below 100, whole numbers above. */
@@ -56,15 +61,21 @@ export function formatTarget(target) {
   return `${target.op} ${target.value}${target.unit ? ` ${target.unit}` : 'x'}`;
 }
 
-/** The report as a plain text table (no colour: it is as often piped into a log as read). */
+/**
+ * The report as a plain text table (no colour: it is as often piped into a log as read). The
+ * `bare loop` column appears when some figure has a ceiling, and a line under the table says
+ * what it is.
+ */
 export function renderTable(figures) {
-  const head = ['figure', 'value', 'target', 'ratio', 'result'];
+  const ceilings = figures.some((f) => f.ceiling !== undefined);
+  const head = ['figure', 'value', 'target', 'ratio', 'result', ...(ceilings ? ['bare loop'] : [])];
   const rows = figures.map((f) => [
     f.name,
     `${formatNumber(f.value)} ${f.unit}`,
     formatTarget(f.target),
     f.target.unit ? `${formatNumber(f.ratio)} ${f.target.unit}` : `${formatNumber(f.ratio)}x`,
     f.pass ? 'pass' : 'FAIL',
+    ...(ceilings ? [f.ceiling === undefined ? '' : `${formatNumber(f.ceiling)}x`] : []),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) =>
@@ -72,8 +83,14 @@ export function renderTable(figures) {
       .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
       .join('  ')
       .trimEnd();
-  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+  const table = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
+  if (ceilings) table.push('', CEILING_NOTE);
+  return table.join('\n');
 }
+
+export const CEILING_NOTE =
+  'bare loop: the same ratio for a bare undici request loop started as a fresh process in this run ' +
+  '(what any Node client reaches here; a reference, not a target)';
 
 /** Arithmetic mean; NaN when empty. */
 export function mean(values) {

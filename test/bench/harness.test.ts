@@ -1,7 +1,16 @@
 // The benchmark's pure helpers: a wrong median or verdict would silently misreport every figure.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { figure, formatNumber, mean, median, meets, quantile, renderTable } from '../../bench/lib/stats.mjs';
+import {
+  CEILING_NOTE,
+  figure,
+  formatNumber,
+  mean,
+  median,
+  meets,
+  quantile,
+  renderTable,
+} from '../../bench/lib/stats.mjs';
 
 describe('median', () => {
   it.each([
@@ -100,6 +109,31 @@ describe('the report table', () => {
       'start-up                138 ms   <= 1.3x   1.35x    FAIL',
       'memory: peak RSS        177 MB  < 300 MB  177 MB    pass',
       'batch             2,018 rows/s   >= 0.7x   0.72x    pass',
+    ]);
+  });
+
+  it('adds a bare-loop column, and a line saying what it is, when a figure has a ceiling', () => {
+    const withCeiling = [
+      rows[2],
+      figure({
+        id: 'd',
+        name: 'vs curl',
+        value: 1493,
+        unit: 'rows/s',
+        ratio: 10.29,
+        target: { op: '>=', value: 20 },
+        ceiling: 15.5,
+      }),
+    ];
+    expect(withCeiling[1].ceiling).toBe(15.5);
+    expect(rows[2]).not.toHaveProperty('ceiling');
+    expect(renderTable(withCeiling).split('\n')).toEqual([
+      'figure          value   target  ratio  result  bare loop',
+      '-------  ------------  -------  -----  ------  ---------',
+      'batch    2,018 rows/s  >= 0.7x  0.72x    pass',
+      'vs curl  1,493 rows/s   >= 20x  10.3x    FAIL      15.5x',
+      '',
+      CEILING_NOTE,
     ]);
   });
 
