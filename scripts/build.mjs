@@ -2,12 +2,15 @@
 //   dist/cli.cjs       the whole CLI (our code and Commander), one file
 //   dist/version.cjs   what `--version` alone runs (bin/company-data.js picks it), a few KB
 //   dist/vendor/*.cjs  the heavier dependencies, each require()d on first use
+//   dist/loader.cjs    loads cli.cjs with V8's code cache (src/cli-loader.ts)
+//   dist/cli.cjs.cache that cache, made last by running a few commands (scripts/code-cache.mjs)
 // Node 20 has no compile cache for ES modules, and its ESM loader resolves, reads and links each
 // chunk of a split bundle in turn; one CommonJS file is read and compiled in one go. A dependency
 // only some commands need stays out of cli.cjs, so no command pays to compile what it never runs.
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { buildCodeCache } from './code-cache.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const nodeModules = fileURLToPath(new URL('../node_modules/', import.meta.url));
@@ -121,7 +124,7 @@ const common = {
 
 await build({
   ...common,
-  entryPoints: { cli: 'src/cli.ts', version: 'src/version.ts' },
+  entryPoints: { cli: 'src/cli.ts', version: 'src/version.ts', loader: 'src/cli-loader.ts' },
   outdir: staging,
   outExtension: { '.js': '.cjs' },
   plugins: [vendorFiles, lazyChildProcessForCommander],
@@ -147,3 +150,12 @@ try {
 }
 renameSync(staging, dist);
 rmSync(retired, { recursive: true, force: true });
+
+// V8's code cache for the bundle, made by running a few commands of the new build (an optimisation:
+// without it the CLI compiles from source, so a failure here is a warning, and a test holds the
+// cache to being used).
+try {
+  await buildCodeCache();
+} catch (error) {
+  console.warn(`warning: dist/cli.cjs has no code cache: ${error.message}`);
+}
