@@ -5,17 +5,17 @@
 // Why: Node 20 compiles a CommonJS file from source at every start, and a command runs several
 // hundred of the bundle's functions before its request leaves (Commander, the config, the HTTP
 // layer, the output). A cache made after a run of a few ordinary commands holds their bytecode:
-// measured in alternating runs, `search --exclude` reached its request ~30 ms sooner
+// measured in alternating runs, `errors -o json` and `search` finished 15-20 ms sooner
 // (docs/performance.md, "Sixth pass").
 //
 // The cache file is `cli.cjs.cache` beside the bundle: the bundle's length (4 bytes), its exact
 // bytes, a checksum of V8's data (4 bytes), then that data. Before the data is used, the bytes
-// are compared with the bundle's (one memcmp) and the checksum is taken again. V8 itself checks only the source's length and its own version and flags, so a cache for
-// other source of the same length would run stale bytecode; and a release build of V8 does not
-// checksum the data, so a damaged file could crash it. Anything that does not match (another
-// build, another Node, other V8 flags, a damaged file) is ignored, and the bundle compiles from
-// source as it would without a cache.
-
+// are compared with the bundle's (one memcmp) and the checksum is taken again. V8 itself checks
+// only the source's length and its own version and flags, so a cache for other source of the
+// same length would run stale bytecode; and a release build of V8 does not checksum the data,
+// so a damaged file could crash it. Anything that does not match (another build, another Node,
+// other V8 flags, a damaged file) is ignored, and the bundle compiles from source as it would
+// without a cache.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
