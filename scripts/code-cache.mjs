@@ -32,8 +32,12 @@ cli.exports.main(process.argv.slice(1)).then((code) => {
 export async function buildCodeCache() {
   rmSync(cacheFile, { force: true });
   const scratch = mkdtempSync(join(tmpdir(), 'company-data-code-cache-'));
+  // Nothing of the builder's own environment: a proxy variable would send the calls through
+  // undici, NODE_OPTIONS would make a cache for other V8 flags, a COMPANY_DATA_* setting would
+  // point the commands elsewhere.
   const env = {
-    ...process.env,
+    PATH: process.env.PATH ?? '',
+    HOME: scratch,
     XDG_CONFIG_HOME: join(scratch, 'config'),
     XDG_CACHE_HOME: join(scratch, 'cache'),
     NO_COLOR: '1',
@@ -85,7 +89,7 @@ export async function buildCodeCache() {
       '-e',
       `process.stdout.write(require(${JSON.stringify(loader)}).loadBundle(${JSON.stringify(bundle)}).cache)`,
     ],
-    { encoding: 'utf8' },
+    { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } },
   );
   if (check.stdout !== 'used') {
     rmSync(cacheFile, { force: true });
