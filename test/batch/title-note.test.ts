@@ -1,13 +1,13 @@
 // A one-column input whose first line is read as the column's title gets a note when nothing says
 // it is one: it may be a mistyped domain that is then never looked up. Unit cases for the rule,
 // and the real binary printing the note (or not) against a sandbox.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { doubtfulTitle } from '../../src/batch/domain-columns.js';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/cli.js';
+import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 describe('doubtfulTitle', () => {
   it('names a one-column title that nothing marks as one', () => {
@@ -27,13 +27,9 @@ describe('doubtfulTitle', () => {
 describe('enrich --input with a doubtful first line', () => {
   let sandbox: SandboxHandle;
   let dir: string;
-  beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0, companies: 50 });
-    dir = mkdtempSync(join(tmpdir(), 'cd-title-note-'));
-  });
-  afterAll(async () => {
-    await sandbox?.close();
-    rmSync(dir, { recursive: true, force: true });
+  sandboxAndDirForTests('cd-title-note-', { companies: 50 }, (s, d) => {
+    sandbox = s;
+    dir = d;
   });
 
   const enrich = (name: string, text: string, extra: string[] = []) => {

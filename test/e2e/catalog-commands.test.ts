@@ -1,27 +1,22 @@
 // products / fields / errors / me / config through the real binary against a real sandbox.
 // Needs `npm run build` first (bin/company-data.js imports dist/). Runs that do not read the
 // sandbox's request log are concurrent, to keep the file quick on two cores.
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { type RunResult, runCli } from '../helpers/cli.js';
+import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
 let home: string;
 let fullKey: string;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ host: '127.0.0.1', port: 0, companies: 2000 });
-  fullKey = sandbox.keys.full;
-  home = mkdtempSync(join(tmpdir(), 'cd-e2e-catalogs-'));
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-  if (home) rmSync(home, { recursive: true, force: true });
+sandboxAndDirForTests('cd-e2e-catalogs-', { host: '127.0.0.1', companies: 2000 }, (s, d) => {
+  sandbox = s;
+  fullKey = s.keys.full;
+  home = d;
 });
 
 interface Run {

@@ -1,29 +1,23 @@
 // Batch enrichment with the real binary against an in-process sandbox: messy input, budget,
 // credits, dry run, and what reaches a terminal or a pipe.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { normaliseDomain } from '../../src/domain.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
-import { balanceOf } from '../helpers/sandbox.js';
+import { balanceOf, sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
 
-beforeAll(async () => {
-  // A little latency so that concurrency is real: many lookups are in flight at once.
-  sandbox = await startSandbox({ port: 0, companies: 2000, latencyMs: 5 });
-  dir = mkdtempSync(join(tmpdir(), 'cd-enrich-batch-'));
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-  rmSync(dir, { recursive: true, force: true });
+// A little latency so that concurrency is real: many lookups are in flight at once.
+sandboxAndDirForTests('cd-enrich-batch-', { companies: 2000, latencyMs: 5 }, (s, d) => {
+  sandbox = s;
+  dir = d;
 });
 
 function env(key: string = sandbox.keys.full) {

@@ -1,23 +1,19 @@
 // A batch whose lookups meet `catalog_refresh_in_progress` retries them and drops the cached
 // catalogs, as single lookups do: the next command fetches the changed catalog instead of reading
 // the old one from the cache.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/cli.js';
+import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, companies: 50 });
-  dir = mkdtempSync(join(tmpdir(), 'cd-enrich-catalog-'));
-});
-afterAll(async () => {
-  await sandbox?.close();
-  rmSync(dir, { recursive: true, force: true });
+sandboxAndDirForTests('cd-enrich-catalog-', { companies: 50 }, (s, d) => {
+  sandbox = s;
+  dir = d;
 });
 
 const env = (cache: string) => ({

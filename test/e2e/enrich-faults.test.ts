@@ -1,24 +1,23 @@
 // A batch under random retryable faults and a tight rate limit still accounts for every row.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/cli.js';
+import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, companies: 2000, faultRate: 0.1, rateLimit: 40, seed: 7 });
-  dir = mkdtempSync(join(tmpdir(), 'cd-enrich-faults-'));
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+sandboxAndDirForTests(
+  'cd-enrich-faults-',
+  { companies: 2000, faultRate: 0.1, rateLimit: 40, seed: 7 },
+  (s, d) => {
+    sandbox = s;
+    dir = d;
+  },
+);
 
 it('5,000 rows under --fault-rate 0.1 and 40 requests/s: every row accounted for, few 429s, progress lines', async () => {
   // Every 429 costs at least its Retry-After (1 s), so 200 distinct domains keep the test short;

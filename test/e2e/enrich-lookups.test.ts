@@ -1,24 +1,18 @@
 // `company-data enrich <domain...>`: the real binary against an in-process sandbox over HTTP.
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/cli.js';
+import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
 let home: string;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, companies: 2000 });
-  home = mkdtempSync(join(tmpdir(), 'cd-enrich-lookups-'));
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-  rmSync(home, { recursive: true, force: true });
+sandboxAndDirForTests('cd-enrich-lookups-', { companies: 2000 }, (s, d) => {
+  sandbox = s;
+  home = d;
 });
 
 function env(key: string | undefined = sandbox.keys.full) {

@@ -1,23 +1,17 @@
 // The real binary against an in-process sandbox with queued faults: retries, waits and exit
 // codes as a user sees them, with attempts counted in the sandbox's own request log.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { type RunResult, runCli } from '../helpers/cli.js';
+import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
 let home: string;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ host: '127.0.0.1', port: 0, companies: 200 });
-  home = mkdtempSync(join(tmpdir(), 'cd-http-faults-'));
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-  if (home) rmSync(home, { recursive: true, force: true });
+sandboxAndDirForTests('cd-http-faults-', { host: '127.0.0.1', companies: 200 }, (s, d) => {
+  sandbox = s;
+  home = d;
 });
 
 let firstSeq = 0;

@@ -2,11 +2,11 @@
 // format, colour, and the spinner. Needs `npm run build` first.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { BIN, cleanEnv, ROOT, type RunResult, runCli } from '../helpers/cli.js';
+import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 const ESC = '\x1b';
 // Select Graphic Rendition: colour, bold, dim.
@@ -17,14 +17,9 @@ const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|Waiting for \/api\/products/;
 let sandbox: SandboxHandle;
 let home: string;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ host: '127.0.0.1', port: 0, companies: 2000 });
-  home = mkdtempSync(join(tmpdir(), 'cd-e2e-tty-'));
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-  if (home) rmSync(home, { recursive: true, force: true });
+sandboxAndDirForTests('cd-e2e-tty-', { host: '127.0.0.1', companies: 2000 }, (s, d) => {
+  sandbox = s;
+  home = d;
 });
 
 function env(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {

@@ -1,5 +1,9 @@
 // Starts a sandbox in-process for a test file and talks to it over real HTTP on 127.0.0.1.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'undici';
+import { afterAll, beforeAll } from 'vitest';
 import { type SandboxHandle, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import type { RequestLogEntry } from '../../src/sandbox/request-log.js';
 
@@ -8,6 +12,28 @@ export type { SandboxHandle } from '../../src/sandbox/index.js';
 /** A small dataset keeps start-up quick; the showcase records are in every dataset. */
 export function startTestSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
   return startSandbox({ companies: 2000, ...options });
+}
+
+/**
+ * A sandbox and a scratch directory for the tests of a file (or of the describe block it is called
+ * in): started before them, handed to `use`, and closed and removed after them.
+ */
+export function sandboxAndDirForTests(
+  prefix: string,
+  options: SandboxOptions,
+  use: (sandbox: SandboxHandle, dir: string) => void,
+): void {
+  let sandbox: SandboxHandle | undefined;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, ...options });
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    use(sandbox, dir);
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
 }
 
 export interface CallOptions {
