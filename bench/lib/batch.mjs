@@ -4,10 +4,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
 import { Pool } from 'undici';
-import { BIN, cliEnv, ROOT, runMeasured } from './proc.mjs';
+import { BIN, cliEnv, runMeasured } from './proc.mjs';
 
 /**
  * Runs `company-data enrich --input` over a CSV and returns rows per second over the process's
@@ -118,15 +117,24 @@ export async function xargsCurl({ sandbox, listFile, rows, parallel, scratch }) 
 /**
  * The bare undici loop of bareLoop() in a process of its own, started fresh like the CLI and
  * writing every body to a file like curl: what the same lookups cost at best when start-up, JIT
- * warm-up and exit count too. A reference for figure 4, not a target.
+ * warm-up and exit count too. A reference for figures 3 and 4, not a target.
+ *
+ * It loads undici as the CLI does: the built dispatchers-only file (dist/vendor/undici.cjs of the
+ * copy under test) with the wasm parser kept on V8's baseline compiler (--liftoff-only, set at
+ * run time as src/http/transport.ts does). Until the seventh pass it imported undici's full entry
+ * from node_modules, whose load (fetch, WebSocket, node's own bundled undici) and the optimising
+ * wasm compile it waited for at exit cost ~150 ms the CLI does not pay: a ceiling set too low.
  */
 export async function bareLoopProcess({ sandbox, listFile, rows, concurrency, scratch }) {
   const script = join(scratch, 'bare-loop.mjs');
-  const undici = pathToFileURL(join(ROOT, 'node_modules/undici/index.js')).href;
+  const undici = join(dirname(dirname(BIN)), 'dist/vendor/undici.cjs');
   writeFileSync(
     script,
-    `import { Pool } from ${JSON.stringify(undici)};
+    `import { createRequire } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
 import { readFileSync, createWriteStream } from 'node:fs';
+setFlagsFromString('--liftoff-only');
+const { Pool } = createRequire(import.meta.url)(${JSON.stringify(undici)});
 const [url, key, list, out, concurrency] = process.argv.slice(2);
 const domains = readFileSync(list, 'utf8').split('\\n').filter(Boolean);
 const sink = createWriteStream(out);
