@@ -19,6 +19,7 @@ export interface Figure {
 }
 export function median(values: readonly number[]): number;
 export function mean(values: readonly number[]): number;
+export function fastest<T extends { rowsPerSecond: number }>(runs: readonly T[]): T | undefined;
 export function quantile(values: readonly number[], q: number): number;
 export function meets(ratio: number, target: Target): boolean;
 export function figure(

@@ -97,3 +97,15 @@ export function mean(values) {
   if (values.length === 0) return Number.NaN;
   return values.reduce((sum, v) => sum + v, 0) / values.length;
 }
+
+/**
+ * The run with the most rows per second (the first of equals); undefined for none. On a machine
+ * shared with others' load, a run can only be slowed, never sped up, by what else runs: the
+ * fastest of a few runs is the best estimate of what each side costs, and every side of a ratio
+ * gets the same number of runs.
+ */
+export function fastest(runs) {
+  let best;
+  for (const run of runs) if (!best || run.rowsPerSecond > best.rowsPerSecond) best = run;
+  return best;
+}

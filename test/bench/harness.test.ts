@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   CEILING_NOTE,
+  fastest,
   figure,
   formatNumber,
   mean,
@@ -49,6 +50,27 @@ describe('mean and quantile', () => {
     expect(quantile([5, 1, 4, 2, 3], 0.95)).toBe(5);
     expect(quantile([5, 1, 4, 2, 3], 0.2)).toBe(1);
     expect(quantile([5, 1, 4, 2, 3], 0)).toBe(1);
+  });
+});
+
+describe('fastest', () => {
+  it('picks the run with the most rows per second, the first of equals, and none of nothing', () => {
+    const a = { rowsPerSecond: 5, tag: 'a' };
+    const b = { rowsPerSecond: 9, tag: 'b' };
+    const c = { rowsPerSecond: 9, tag: 'c' };
+    expect(fastest([a, b, c])).toBe(b);
+    expect(fastest([c, a])).toBe(c);
+    expect(fastest([])).toBeUndefined();
+  });
+
+  it('is never slower than any run given', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { minLength: 1 }), (rates) => {
+        const best = fastest(rates.map((rowsPerSecond) => ({ rowsPerSecond })))!;
+        expect(rates.every((rate) => best.rowsPerSecond >= rate)).toBe(true);
+        expect(rates).toContain(best.rowsPerSecond);
+      }),
+    );
   });
 });
 
