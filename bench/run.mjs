@@ -7,7 +7,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bareLoop, bareLoopProcess, enrichRun, xargsCurl } from './lib/batch.mjs';
-import { mixedDomains, sandboxDomains, writeCsv } from './lib/data.mjs';
+import { mixedDomains, sandboxDomains, writeCsv, writeDomainFiles } from './lib/data.mjs';
 import { exclusionsFigure } from './lib/exclusions.mjs';
 import { duplicatedInput, peakRss } from './lib/memory.mjs';
 import { makeScratch, ROOT, startSandbox } from './lib/proc.mjs';
@@ -109,10 +109,7 @@ async function clientCostFigure(sandbox, domains, input) {
 async function curlFigure(sandbox, domains) {
   const rows = SIZES.curlRows;
   // Domains the batch figure did not just use, so neither side profits from its warm-up.
-  const list = domains.slice(-rows);
-  const input = await writeCsv(join(scratch.dir, 'curl.csv'), 'domain', rows, (i) => list[i]);
-  const listFile = join(scratch.dir, 'curl.txt');
-  writeFileSync(listFile, `${list.join('\n')}\n`);
+  const { input, listFile } = await writeDomainFiles(scratch.dir, 'curl', domains.slice(-rows));
   const curls = [];
   const clients = [];
   const bares = [];
@@ -156,11 +153,9 @@ async function networkFigure() {
   const rows = SIZES.networkRows;
   const known = await sandboxDomains(10_000, scratch.dir);
   const domains = mixedDomains(known, rows);
-  const input = await writeCsv(join(scratch.dir, 'network.csv'), 'domain', rows, (i) => domains[i]);
+  const { input, listFile } = await writeDomainFiles(scratch.dir, 'network', domains);
   const sandbox = await startSandbox({ companies: 10_000, latency: 20, scratch: scratch.dir });
   try {
-    const listFile = join(scratch.dir, 'network.txt');
-    writeFileSync(listFile, `${domains.join('\n')}\n`);
     const clients = [];
     const bares = [];
     const bareProcesses = [];

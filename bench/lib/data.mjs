@@ -3,7 +3,7 @@
 // the sandbox does not know, written as CSV files.
 
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -70,4 +70,15 @@ export async function writeCsv(path, header, rows, row) {
   out.end(chunk);
   await once(out, 'close');
   return path;
+}
+
+/**
+ * The same domains as the CLI reads them (`<name>.csv`, a `domain` column) and as curl and the
+ * fresh-process loop read them (`<name>.txt`, one per line).
+ */
+export async function writeDomainFiles(dir, name, domains) {
+  const input = await writeCsv(join(dir, `${name}.csv`), 'domain', domains.length, (i) => domains[i]);
+  const listFile = join(dir, `${name}.txt`);
+  writeFileSync(listFile, `${domains.join('\n')}\n`);
+  return { input, listFile };
 }
