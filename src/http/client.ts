@@ -5,6 +5,7 @@ import { Problem } from '../problem.js';
 import type { ApiResponse, Client, Config, Credits, IO, RequestOptions } from '../types.js';
 import { readCredits } from './credits.js';
 import { type Cuttable, exchange, type Progress } from './exchange.js';
+import { OpenCalls } from './open-calls.js';
 import { makeRedactor, parseSuccess, problemFromError, problemFromResponse } from './problems.js';
 import { parseRetryAfter, type RetryPolicy, retryDelayMs, retryPolicyFrom } from './retry.js';
 import { authHeaders, keyFor, pathAndQuery, resolveBaseUrl } from './target.js';
@@ -77,12 +78,12 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
   // and AbortSignal.any per call (about 6% of a batch's CPU). Each attempt is already bounded by
   // the connect timeout and undici's idle timeouts, and a retry never starts past the deadline;
   // what the sweep catches is a body that trickles in slower than the deadline allows.
-  const openCalls = new Set<OpenCall>();
+  const openCalls = new OpenCalls<OpenCall>();
   let sweeper: NodeJS.Timeout | undefined;
   const sweep = () => {
     const now = Date.now();
-    for (const call of openCalls) {
-      if (now < call.deadline || call.expired) continue;
+    openCalls.forEach((call) => {
+      if (now < call.deadline || call.expired) return;
       call.expired = new Problem({
         code: 'timeout',
         detail: `The call to ${call.host} did not finish within ${Math.round(deadlineMs / 1000)}s across all attempts.`,
@@ -90,18 +91,36 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
         source: 'network',
       });
       call.cut?.(call.expired);
-    }
+    });
   };
-  const track = (call: OpenCall) => {
-    openCalls.add(call);
+  // A caller's signal gets one listener, however many calls share it (a batch's drain signal is
+  // shared by all of its lookups): when it fires, the calls made with it are cut. A listener per
+  // call would cost memory and GC time (src/http/open-calls.ts).
+  const watched = new WeakSet<AbortSignal>();
+  const watch = (signal: AbortSignal) => {
+    if (watched.has(signal)) return;
+    watched.add(signal);
+    signal.addEventListener(
+      'abort',
+      () => {
+        openCalls.forEach((call) => {
+          if (call.signal === signal) call.cut?.(signal.reason);
+        });
+      },
+      { once: true },
+    );
+  };
+  const track = (call: OpenCall): number => {
+    if (call.signal) watch(call.signal);
     if (!sweeper) {
       sweeper = setInterval(sweep, SWEEP_MS);
       // An open socket keeps the process alive on its own; the sweep must not.
       sweeper.unref();
     }
+    return openCalls.add(call);
   };
-  const untrack = (call: OpenCall) => {
-    openCalls.delete(call);
+  const untrack = (slot: number) => {
+    openCalls.remove(slot);
     if (openCalls.size === 0 && sweeper) {
       clearInterval(sweeper);
       sweeper = undefined;
@@ -192,12 +211,13 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
       href: `${base.origin}${path}`,
       host: base.host,
       deadline: Date.now() + deadlineMs,
+      signal: request.signal,
     };
     const interrupted = (reason: unknown): never => {
       if (call.expired) throw call.expired;
       throw request.signal?.aborted ? abortProblem(reason, request.signal) : reason;
     };
-    track(call);
+    const slot = track(call);
     const spinner = startSpinnerLater(request, path);
     try {
       if (request.signal?.aborted) interrupted(request.signal.reason);
@@ -222,7 +242,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
         await sleep(delay, request.signal).catch(interrupted);
       }
     } finally {
-      untrack(call);
+      untrack(slot);
       spinner.stop();
     }
   }
@@ -289,6 +309,8 @@ interface OpenCall extends Cuttable {
   href: string;
   host: string;
   deadline: number;
+  /** The caller's signal: its abort cuts the call. */
+  signal?: AbortSignal;
   /** Set by the sweep once the deadline has passed. */
   expired?: Problem;
 }

@@ -15,7 +15,11 @@ export interface Exchanged {
   body: Buffer;
 }
 
-/** A call in progress: `cut` ends its current attempt (the deadline sweep calls it). */
+/**
+ * A call in progress: `cut` ends its current attempt. The deadline sweep calls it, and so does an
+ * abort of the caller's signal (src/http/client.ts), so the answer collector below adds no
+ * listener of its own to the signal.
+ */
 export interface Cuttable {
   cut?: (reason: Error) => void;
   /** Set by the sweep once the call's deadline has passed. */
@@ -67,17 +71,13 @@ function collected(
     }
     let controller: Controller | undefined;
     let early: Error | undefined;
-    const abort = (reason: Error) => {
+    call.cut = (reason: Error) => {
       if (controller) controller.abort(reason);
       else early ??= reason;
     };
-    const onAbort = () => abort(signal!.reason);
     const settled = () => {
       call.cut = undefined;
-      signal?.removeEventListener('abort', onAbort);
     };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    call.cut = abort;
     const chunks: Buffer[] = [];
     let statusCode = 0;
     let headers: IncomingHttpHeaders = {};

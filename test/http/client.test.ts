@@ -286,6 +286,26 @@ describe.each(TRANSPORTS)('createClient retries over %s', (_name, transport) => 
     controller.abort();
     expect((await failure(call)).code).toBe('interrupted');
   });
+
+  it('an abort ends every call made with that signal, and no other', async () => {
+    const held: Array<{ url: string; res: ServerResponse }> = [];
+    const s = await serve((req, res) => {
+      held.push({ url: req.url ?? '', res });
+    });
+    const c = client(config(s.url));
+    const shared = new AbortController();
+    const first = c.request({ ...ME, query: { n: 'first' }, signal: shared.signal });
+    const second = c.request({ ...ME, query: { n: 'second' }, signal: shared.signal });
+    const other = c.request({ ...ME, query: { n: 'other' }, signal: new AbortController().signal });
+    while (held.length < 3) await new Promise((r) => setTimeout(r, 5));
+    shared.abort();
+    expect((await failure(first)).code).toBe('interrupted');
+    expect((await failure(second)).code).toBe('interrupted');
+    const otherHeld = held.find((h) => h.url.includes('n=other'));
+    json(200, { ok: 'other' })({} as IncomingMessage, otherHeld!.res);
+    expect(await other).toMatchObject({ status: 200, data: { ok: 'other' } });
+    expect(s.hits).toHaveLength(3);
+  });
 });
 
 describe('createClient auth and safety', () => {
