@@ -14,6 +14,7 @@ import { createBudget } from './budget.js';
 import { doubtfulTitle } from './domain-columns.js';
 import { runDryRun } from './dry-run.js';
 import { journalPathFor, openInputSource, openOutputTarget, shellQuote } from './files.js';
+import { stopPretenuring } from './heap.js';
 import { openInput } from './input.js';
 import { openJournal } from './journal.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, errorResult, Lookups } from './lookup.js';
@@ -115,6 +116,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     setImmediate(() => {
       ctx.client.prepareBulk?.({ inFlight: options.concurrency });
       loadSuffixList();
+      stopPretenuring().catch(() => {});
     });
   }
   const [products, fields] = await catalogs;
@@ -165,8 +167,9 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   const scheduler = createScheduler({ concurrency: options.concurrency });
   const budget = createBudget(options.budget);
   const drain = new AbortController();
-  // Every request in flight listens on this one signal (up to --concurrency 64 of them):
-  // that is by design, not a leak, so Node's warning past 10 listeners must not fire.
+  // The client listens on this signal once, and each request waiting to retry once more (up to
+  // --concurrency 64 of them): that is by design, not a leak, so Node's warning past 10
+  // listeners must not fire.
   setMaxListeners(0, drain.signal);
   const lookups = new Lookups({
     client: ctx.client,
