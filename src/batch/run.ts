@@ -167,9 +167,9 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   const scheduler = createScheduler({ concurrency: options.concurrency });
   const budget = createBudget(options.budget);
   const drain = new AbortController();
-  // The client listens on this signal once, and each request waiting to retry once more (up to
-  // --concurrency 64 of them): that is by design, not a leak, so Node's warning past 10
-  // listeners must not fire.
+  // The client listens on this signal once, however many lookups are in flight
+  // (src/http/open-calls.ts says why not once per lookup). Should a transport ever listen per
+  // call again, Node's warning past 10 listeners must still not reach a batch's stderr.
   setMaxListeners(0, drain.signal);
   const lookups = new Lookups({
     client: ctx.client,

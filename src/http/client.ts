@@ -239,7 +239,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
         log(`http: retrying in ${delay} ms after ${problem.code}`);
         spinner.retrying(number + 1);
         await request.onRetry?.(problem, number);
-        await sleep(delay, request.signal).catch(interrupted);
+        await wait(delay, call).catch(interrupted);
       }
     } finally {
       untrack(slot);
@@ -380,17 +380,24 @@ function retryAfterTooLong(problem: Problem, retryAfterMs: number): Problem {
   });
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * The wait before a retry. Like an attempt, it ends when the call is cut, so an abort of the
+ * caller's signal reaches it through the client's one listener (no listener per wait).
+ */
+function wait(ms: number, call: OpenCall): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
+    if (call.signal?.aborted) {
+      reject(call.signal.reason);
+      return;
+    }
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      call.cut = undefined;
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    call.cut = (reason) => {
+      clearTimeout(timer);
+      call.cut = undefined;
+      reject(reason);
+    };
   });
 }

@@ -287,6 +287,23 @@ describe.each(TRANSPORTS)('createClient retries over %s', (_name, transport) => 
     expect((await failure(call)).code).toBe('interrupted');
   });
 
+  it('an abort ends the wait before a retry at once', async () => {
+    const s = await serve(problem('search_unavailable', 503));
+    // A minute's wait: without the abort reaching it, the test would time out.
+    const slow: ClientOptions = {
+      retryPolicy: { baseMs: 60_000, capMs: 60_000, throttleFloorMs: 10 },
+      random: () => 0.99,
+      env: {},
+    };
+    const controller = new AbortController();
+    const call = client(config(s.url), fakeIO().io, slow).request({ ...ME, signal: controller.signal });
+    while (s.hits.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    expect((await failure(call)).code).toBe('interrupted');
+    expect(s.hits).toHaveLength(1);
+  });
+
   it('an abort ends every call made with that signal, and no other', async () => {
     const held: Array<{ url: string; res: ServerResponse }> = [];
     const s = await serve((req, res) => {
