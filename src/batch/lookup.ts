@@ -43,8 +43,13 @@ export interface LookupOptions {
   journal?: ResultStore;
   /** Failed requests in a row that stop the run (too_many_failures). */
   maxConsecutiveFailures: number;
-  /** Aborts requests still in flight when a drain takes too long. */
+  /** Aborts requests still in flight when a drain takes too long, or when the run must abort. */
   signal?: AbortSignal;
+  /**
+   * Called once when the run must abort (`fatal` is set): the run then aborts `signal`, so that
+   * no lookup still in flight holds the run up until its own timeout.
+   */
+  onAbort?: () => void;
   /** Also called before each retry (the run passes the catalog-refresh hook of src/api/catalogs.ts). */
   onRetry?: NonNullable<DomainLookupOptions['onRetry']>;
 }
@@ -181,9 +186,11 @@ export class Lookups {
   }
 
   private abort(problem: Problem): void {
+    const first = this.fatal === undefined;
     this.fatal ??= problem;
     this.options.scheduler.stop();
     this.wakeSettleWaiters();
+    if (first) this.options.onAbort?.();
   }
 
   private wakeSettleWaiters(): void {

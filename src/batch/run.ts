@@ -181,6 +181,9 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     journal,
     maxConsecutiveFailures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
     signal: drain.signal,
+    // An abort (exit 2 or 3) cancels what is in flight at once, not after the rows before it
+    // are written: the writer may be waiting for one of them, which could take until its timeout.
+    onAbort: () => drain.abort(),
     // A catalog changing under the run: later commands must not read the old one from the cache.
     onRetry: catalogRetryHook(ctx),
   });
@@ -292,8 +295,9 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     throw error;
   }
   progress.stop();
-  // Every request still in flight ends here: an abort cancels at once (its answer would change
-  // nothing), an interrupt drains for at most DRAIN_LIMIT_MS (the timer armed by the signal).
+  // Every request still in flight ends here: an abort has cancelled them at once (`onAbort`
+  // above: their answers would change nothing), an interrupt drains for at most DRAIN_LIMIT_MS
+  // (the timer armed by the signal).
   if (lookups.fatal) drain.abort();
   await scheduler.idle();
   signals.dispose();
