@@ -40,23 +40,34 @@ beforeAll(async () => {
       return;
     }
     if (path === '/api/domains/revoked.com') {
-      revokedAnswered = true;
-      res.writeHead(401, { 'content-type': 'application/problem+json' });
-      res.end(
-        JSON.stringify({
-          type: 'https://docs.example/problems/invalid_api_key',
-          title: 'Invalid API key',
-          status: 401,
-          code: 'invalid_api_key',
-          detail: 'The API key was revoked.',
-        }),
-      );
+      // Answered once the five hanging lookups have all arrived, whatever order their
+      // connections were made in: they are then surely in flight when the run aborts.
+      whenHeld(5, () => refuse(res));
       return;
     }
     forward(req, res);
   });
   front = await listenLocal(server);
 });
+
+function whenHeld(count: number, then: () => void): void {
+  if (held.length >= count) then();
+  else setTimeout(() => whenHeld(count, then), 5);
+}
+
+function refuse(res: ServerResponse): void {
+  revokedAnswered = true;
+  res.writeHead(401, { 'content-type': 'application/problem+json' });
+  res.end(
+    JSON.stringify({
+      type: 'https://docs.example/problems/invalid_api_key',
+      title: 'Invalid API key',
+      status: 401,
+      code: 'invalid_api_key',
+      detail: 'The API key was revoked.',
+    }),
+  );
+}
 
 afterAll(async () => {
   await front.close();
