@@ -16,10 +16,9 @@ export interface Exchanged {
 }
 
 /**
- * A call in progress: `cut` ends its current attempt (or its wait before a retry, in
- * src/http/client.ts). The deadline sweep calls it, and so does an
- * abort of the caller's signal (src/http/client.ts), so the answer collector below adds no
- * listener of its own to the signal.
+ * A call in progress: `cut` ends its current attempt, or its wait before a retry. The deadline
+ * sweep calls it, and so does an abort of the caller's signal (both in src/http/client.ts), so the
+ * answer collector below adds no listener of its own to the signal.
  */
 export interface Cuttable {
   cut?: (reason: Error) => void;
