@@ -185,12 +185,13 @@ export class Lookups {
     this.wakeSettleWaiters();
   }
 
+  /** The first problem wins; later ones change nothing (everything is already stopped). */
   private abort(problem: Problem): void {
-    const first = this.fatal === undefined;
-    this.fatal ??= problem;
+    if (this.fatal) return;
+    this.fatal = problem;
     this.options.scheduler.stop();
     this.wakeSettleWaiters();
-    if (first) this.options.onAbort?.();
+    this.options.onAbort?.();
   }
 
   private wakeSettleWaiters(): void {

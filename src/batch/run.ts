@@ -298,7 +298,6 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   // Every request still in flight ends here: an abort has cancelled them at once (`onAbort`
   // above: their answers would change nothing), an interrupt drains for at most DRAIN_LIMIT_MS
   // (the timer armed by the signal).
-  if (lookups.fatal) drain.abort();
   await scheduler.idle();
   signals.dispose();
   if (lookups.fatal) outcome = 'aborted';
