@@ -3,13 +3,13 @@
 // to a loopback server that forwards to a sandbox, except that some domains never get an answer
 // and one is answered "invalid_api_key".
 import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/cli.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
-import { listenLocal } from '../helpers/server.js';
+import { forwardTo, listenLocal } from '../helpers/server.js';
 
 let sandbox: SandboxHandle;
 let home: string;
@@ -21,16 +21,6 @@ sandboxAndDirForTests('cd-enrich-abort-', { companies: 2000 }, (s, d) => {
 let front: { url: string; close: () => Promise<void> };
 const held: ServerResponse[] = [];
 let revokedAnswered = false;
-
-function forward(req: IncomingMessage, res: ServerResponse): void {
-  const target = new URL(req.url ?? '/', sandbox.url);
-  const out = request(target, { method: req.method, headers: req.headers }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.headers);
-    answer.pipe(res);
-  });
-  out.on('error', () => res.destroy());
-  req.pipe(out);
-}
 
 beforeAll(async () => {
   const server = createServer((req, res) => {
@@ -45,7 +35,7 @@ beforeAll(async () => {
       whenHeld(5, () => refuse(res));
       return;
     }
-    forward(req, res);
+    forwardTo(sandbox.url, req, res);
   });
   front = await listenLocal(server);
 });

@@ -2,7 +2,6 @@
 // are run through a TLS front (a test certificate for 127.0.0.1) to the sandbox: the CA named by
 // NODE_EXTRA_CA_CERTS is trusted by both, and an unknown certificate is a clear TLS failure.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
+import { forwardTo } from '../helpers/server.js';
 
 const TLS = fileURLToPath(new URL('../fixtures/tls/', import.meta.url));
 const CA = join(TLS, 'cert.pem');
@@ -24,18 +24,9 @@ let refusedHandshakes = 0;
 
 beforeAll(async () => {
   sandbox = await startTestSandbox({ companies: 200 });
-  const target = new URL(sandbox.url);
-  front = createServer({ key: readFileSync(join(TLS, 'key.pem')), cert: readFileSync(CA) }, (req, res) => {
-    const onward = httpRequest(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    onward.on('error', () => res.destroy());
-    req.pipe(onward);
-  });
+  front = createServer({ key: readFileSync(join(TLS, 'key.pem')), cert: readFileSync(CA) }, (req, res) =>
+    forwardTo(sandbox.url, req, res),
+  );
   front.on('tlsClientError', () => {
     refusedHandshakes++;
   });
