@@ -101,8 +101,9 @@ export function mean(values) {
 /**
  * The run with the most rows per second (the first of equals); undefined for none. On a machine
  * shared with others' load, a run can only be slowed, never sped up, by what else runs: the
- * fastest of a few runs is the best estimate of what each side costs, and every side of a ratio
- * gets the same number of runs.
+ * fastest of a few runs is the best estimate of what each side costs. The baseline of a ratio
+ * gets at least as many runs as the client (figure 2's loop one more), so that a load spike
+ * cannot flatter the client.
  */
 export function fastest(runs) {
   let best;
