@@ -2,9 +2,12 @@
 // The only place that turns the outcome of main() into a process exit code (see DESIGN.md).
 // The CLI is a CommonJS bundle (scripts/build.mjs), loaded with the code cache the build made
 // for it when that matches (src/cli-loader.ts); `--version` alone loads its own few KB.
-import { createRequire } from 'node:module';
+//
+// This file is CommonJS too (bin/package.json says so, whatever the package root says): Node 20
+// starts its ES module loader for an ES module entry, which cost ~9 ms of every start here,
+// `--version` and one-request commands alike (docs/performance.md, "Ninth pass").
+'use strict';
 
-const require = createRequire(import.meta.url);
 const args = process.argv.slice(2);
 const onlyVersion = args.length === 1 && (args[0] === '--version' || args[0] === '-V');
 const { main } = onlyVersion
@@ -19,4 +22,16 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-process.exitCode = await main(args);
+// main() reports every failure itself, so a rejection here is a bug: Node prints it and exits
+// with 1. So is a main() that never settles because nothing is left to wait for: as an ES module
+// awaiting it, this file exited with Node's 13; here, without this, it would exit with 0.
+let settled = false;
+main(args).then((code) => {
+  settled = true;
+  process.exitCode = code;
+});
+process.once('beforeExit', () => {
+  if (settled) return;
+  process.stderr.write('company-data: internal error: the command ended without a result\n');
+  process.exitCode = 1;
+});

@@ -1,0 +1,62 @@
+// bin/company-data.js, the one place that turns main()'s outcome into an exit code. It is
+// CommonJS (bin/package.json) for a faster start, so it no longer gets an ES module's top-level
+// await: these tests hold it to the same outcomes. Each runs the real bin file against a stand-in
+// for dist/version.cjs (what `--version` alone loads), so main() can be made to misbehave.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, ROOT } from './helpers/cli.js';
+
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cd-bin-'));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs the real bin with `--version`, whose main() is `main` (the source of a function). */
+function runWith(name: string, main: string) {
+  const app = join(dir, name);
+  mkdirSync(join(app, 'dist'), { recursive: true });
+  cpSync(join(ROOT, 'bin'), join(app, 'bin'), { recursive: true });
+  writeFileSync(join(app, 'dist/version.cjs'), `exports.main = ${main};\n`);
+  return spawnSync(process.execPath, [join(app, 'bin/company-data.js'), '--version'], {
+    encoding: 'utf8',
+    env: cleanEnv(),
+  });
+}
+
+describe('bin/company-data.js', () => {
+  it('exits with the code main() returns', () => {
+    const r = runWith('returns', 'async () => { process.stdout.write("ran\\n"); return 4; }');
+    expect(r.stdout).toBe('ran\n');
+    expect(r.status).toBe(4);
+  });
+
+  it('exits with 1 when main() rejects (a bug), and says what was thrown', () => {
+    const r = runWith('rejects', 'async () => { throw new Error("boom in main"); }');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('boom in main');
+  });
+
+  it('exits with 1, not 0, when main() never settles because nothing is left to wait for', () => {
+    const r = runWith('never', '() => new Promise(() => {})');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('internal error: the command ended without a result');
+  });
+
+  it('runs as CommonJS, whatever the package root declares', () => {
+    // require.main is the entry's module when the entry is CommonJS, undefined for an ES module.
+    const r = runWith(
+      'commonjs',
+      'async () => { process.stdout.write(String(require.main?.filename)); return 0; }',
+    );
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(join(dir, 'commonjs', 'bin', 'company-data.js'));
+  });
+});
