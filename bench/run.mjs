@@ -10,7 +10,7 @@ import { bareLoop, bareLoopProcess, enrichRun, xargsCurl } from './lib/batch.mjs
 import { mixedDomains, sandboxDomains, writeCsv, writeDomainFiles } from './lib/data.mjs';
 import { exclusionsFigure } from './lib/exclusions.mjs';
 import { duplicatedInput, peakRss } from './lib/memory.mjs';
-import { makeScratch, ROOT, startSandbox } from './lib/proc.mjs';
+import { DROPPED_NODE_VARIABLES, makeScratch, ROOT, startSandbox } from './lib/proc.mjs';
 import { startupFigures } from './lib/startup.mjs';
 import { fastest, figure, renderTable } from './lib/stats.mjs';
 
@@ -46,6 +46,8 @@ const machine = {
   memoryGb: Math.round(totalmem() / 2 ** 30),
   node: process.version,
   loadAverageAtStart: loadavg().map(round),
+  // Set in the caller's environment and dropped for every Node process of the bench (proc.mjs).
+  droppedVariables: DROPPED_NODE_VARIABLES.filter((name) => process.env[name] !== undefined),
 };
 const scratch = makeScratch();
 const figures = [];

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Pool } from 'undici';
-import { BIN, cliEnv, runMeasured } from './proc.mjs';
+import { BIN, cliEnv, nodeEnv, runMeasured } from './proc.mjs';
 
 /**
  * Runs `company-data enrich --input` over a CSV and returns rows per second over the process's
@@ -153,7 +153,7 @@ sink.end();
   );
   const out = join(scratch, 'bare-loop.out');
   const argv = [process.execPath, script, sandbox.url, sandbox.keys.full, listFile, out, String(concurrency)];
-  const result = await runMeasured(argv, { env: process.env, scratch });
+  const result = await runMeasured(argv, { env: nodeEnv(), scratch });
   if (result.code !== 0)
     throw new Error(`the bare loop process exited with ${result.code}: ${result.stderr}`);
   const answers = readFileSync(out, 'utf8').split('"domain"').length - 1;

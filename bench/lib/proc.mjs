@@ -30,10 +30,28 @@ export function makeScratch() {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** The environment every CLI run gets: the caller's, minus COMPANY_DATA_*, plus `extra`. */
+/**
+ * Variables that change what a bare Node start costs, dropped from every Node process the bench
+ * starts (the CLI, `node -e 0` and the bare loops alike). NODE_EXTRA_CA_CERTS makes Node 20 read
+ * and parse the named CA bundle before running anything: on the machine of docs/performance.md
+ * it is set machine-wide, and `node -e 0` took 85-115 ms with it against 26-41 without. Added to
+ * both sides of a ratio, those ~60 ms squeezed figure 1 towards 1.0x (1.11x with it, 1.45x
+ * without, for the same `--version`), and added to the CLI alone they cost it against curl in
+ * figure 4. No run of the bench makes a TLS connection, so nothing else changes.
+ */
+export const DROPPED_NODE_VARIABLES = ['NODE_EXTRA_CA_CERTS'];
+
+/** The caller's environment minus DROPPED_NODE_VARIABLES: for every Node process of the bench. */
+export function nodeEnv() {
+  const env = { ...process.env };
+  for (const name of DROPPED_NODE_VARIABLES) delete env[name];
+  return env;
+}
+
+/** The environment every CLI run gets: nodeEnv() minus COMPANY_DATA_*, plus `extra`. */
 export function cliEnv(scratch, extra = {}) {
   const env = {};
-  for (const [k, v] of Object.entries(process.env)) {
+  for (const [k, v] of Object.entries(nodeEnv())) {
     if (k.startsWith('COMPANY_DATA_') || k === 'NO_COLOR' || k === 'FORCE_COLOR') continue;
     env[k] = v;
   }
