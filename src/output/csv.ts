@@ -1,8 +1,26 @@
 // CSV for spreadsheets and scripts: a header row, then one line per record. Cells that a
 // spreadsheet would run as a formula are neutralised unless the user asked for raw output.
-import { stringify } from 'csv-stringify/sync';
+import { createRequire } from 'node:module';
+import type * as CsvStringify from 'csv-stringify/sync';
 import { cellText } from './cell.js';
 import { neutraliseFormula } from './sanitize.js';
+
+let csvStringify: typeof CsvStringify | undefined;
+
+/**
+ * csv-stringify, loaded on the first CSV: every command imports this file through the output
+ * formats, and `-o json` or a table never needed it (its load was ~2.5 ms of a one-request
+ * command's start; docs/performance.md, "Ninth pass"). In the esbuild bundle this literal
+ * require() reads dist/vendor/csv-stringify.cjs; run from source (tests) createRequire serves it.
+ */
+function stringify(): typeof CsvStringify.stringify {
+  csvStringify ??= (
+    typeof require === 'function'
+      ? require('csv-stringify/sync')
+      : createRequire(import.meta.url)('csv-stringify/sync')
+  ) as typeof CsvStringify;
+  return csvStringify.stringify;
+}
 
 export interface CsvOptions {
   /** --csv-raw: keep cells exactly as the data has them (no formula neutralisation). */
@@ -22,5 +40,5 @@ export function renderCsv(
 ): string {
   const header = columns.map((c) => csvCell(c, options));
   const lines = records.map((record) => columns.map((c) => csvCell(record[c], options)));
-  return stringify([header, ...lines], { record_delimiter: 'unix' });
+  return stringify()([header, ...lines], { record_delimiter: 'unix' });
 }

@@ -1,0 +1,47 @@
+// The heavier dependencies (dist/vendor/*.cjs) load where the code first needs them, so a command
+// that does not use one never pays for it. Each test runs a copy of the build with files removed:
+// a command that still works never loaded them.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, ROOT } from '../helpers/cli.js';
+
+let dir: string;
+let app: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cd-lazy-vendor-'));
+  app = join(dir, 'app');
+  for (const part of ['bin', 'dist', 'package.json'])
+    cpSync(join(ROOT, part), join(app, part), { recursive: true });
+  rmSync(join(app, 'dist/vendor/csv-stringify.cjs'));
+  rmSync(join(app, 'dist/vendor/cli-table3.cjs'));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function run(args: string[]) {
+  return spawnSync(process.execPath, [join(app, 'bin/company-data.js'), '--sandbox', ...args], {
+    encoding: 'utf8',
+    env: cleanEnv({ HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_CACHE_HOME: join(dir, 'cache') }),
+  });
+}
+
+describe('a command loads neither csv-stringify nor cli-table3 unless it writes CSV or a table', () => {
+  it('writes JSON without them', () => {
+    const r = run(['-o', 'json', 'products']);
+    expect(r.stderr).not.toContain('Cannot find module');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).map((p: { id: string }) => p.id)).toContain('profile');
+  });
+
+  it('needs csv-stringify for CSV (so the copy above really lacks it)', () => {
+    const r = run(['-o', 'csv', 'products']);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('csv-stringify');
+  });
+});
