@@ -1,12 +1,12 @@
 // The bundle loader (src/cli-loader.ts): the code cache is used only for the exact bytes it was
 // made from, and anything else (no cache, other bytes, a damaged file) still runs the bundle.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachePathOf, checksumOf, loadBundle } from '../src/cli-loader.js';
-import { cleanEnv, ROOT } from './helpers/cli.js';
+import { cleanEnv, copyBuild, ROOT } from './helpers/cli.js';
 
 interface Exports {
   answer(): string;
@@ -168,13 +168,12 @@ describe('the build', () => {
 
   it('still runs the CLI when the cache belongs to another build', () => {
     const app = mkdtempSync(join(dir, 'app-'));
-    for (const part of ['bin', 'dist', 'package.json'])
-      cpSync(join(ROOT, part), join(app, part), { recursive: true });
+    const bin = copyBuild(app);
     const cache = join(app, 'dist/cli.cjs.cache');
     const bytes = readFileSync(cache);
     bytes[4 + 100] ^= 0x01; // one bit of the recorded source: the cache is for another build
     writeFileSync(cache, bytes);
-    const r = spawnSync(process.execPath, [join(app, 'bin/company-data.js'), '--help'], {
+    const r = spawnSync(process.execPath, [bin, '--help'], {
       encoding: 'utf8',
       env: cleanEnv(),
     });

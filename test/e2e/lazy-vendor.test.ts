@@ -2,20 +2,20 @@
 // that does not use one never pays for it. Each test runs a copy of the build with files removed:
 // a command that still works never loaded them.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ROOT } from '../helpers/cli.js';
+import { cleanEnv, copyBuild } from '../helpers/cli.js';
 
 let dir: string;
 let app: string;
+let bin: string;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'cd-lazy-vendor-'));
   app = join(dir, 'app');
-  for (const part of ['bin', 'dist', 'package.json'])
-    cpSync(join(ROOT, part), join(app, part), { recursive: true });
+  bin = copyBuild(app);
   rmSync(join(app, 'dist/vendor/csv-stringify.cjs'));
   rmSync(join(app, 'dist/vendor/cli-table3.cjs'));
 });
@@ -25,7 +25,7 @@ afterAll(() => {
 });
 
 function run(args: string[]) {
-  return spawnSync(process.execPath, [join(app, 'bin/company-data.js'), '--sandbox', ...args], {
+  return spawnSync(process.execPath, [bin, '--sandbox', ...args], {
     encoding: 'utf8',
     env: cleanEnv({ HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_CACHE_HOME: join(dir, 'cache') }),
   });

@@ -1,11 +1,11 @@
 // Terminal versus pipe, through a real pseudo-terminal (util-linux `script -qec`): the default
 // format, colour, and the spinner. Needs `npm run build` first.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { BIN, cleanEnv, ROOT, type RunResult, runCli } from '../helpers/cli.js';
+import { BIN, cleanEnv, copyBuild, ROOT, type RunResult, runCli } from '../helpers/cli.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 const ESC = '\x1b';
@@ -114,11 +114,10 @@ describe('spinner while the service is slow (delay:1500)', () => {
   it('is only a courtesy: a spinner that cannot load does not fail the command', async () => {
     // A copy of the build without ora's file: the load fails where the spinner would start.
     const app = mkdtempSync(join(home, 'app-'));
-    for (const part of ['bin', 'dist', 'package.json'])
-      cpSync(join(ROOT, part), join(app, part), { recursive: true });
+    const bin = copyBuild(app);
     rmSync(join(app, 'dist/vendor/ora.cjs'));
     sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
-    const r = await runInTerminal(['products'], {}, join(app, 'bin/company-data.js'));
+    const r = await runInTerminal(['products'], {}, bin);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('profile');
     expect(r.stdout).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
