@@ -1,7 +1,6 @@
 // Settings with precedence flags > environment > config file > defaults, each with its source,
 // so `config show` can say where a value came from and errors can name the culprit.
 import { readFileSync, statSync } from 'node:fs';
-import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { tempSuffix } from './fs-names.js';
@@ -174,6 +173,9 @@ export async function readConfigFile(
 
 /** Atomic: a temporary file in the same directory (mode 0600) renamed over the old one. */
 export async function writeConfigFile(path: string, data: ConfigFile): Promise<void> {
+  // node:fs/promises on first use: every command reads the configuration, few write it, and its
+  // load (~1.5 ms, with readline's interface) was part of every start (docs/performance.md).
+  const { chmod, mkdir, open, rename, unlink } = await import('node:fs/promises');
   const dir = dirname(path);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const temp = join(dir, `.config.json.${tempSuffix()}.tmp`);
@@ -195,7 +197,7 @@ export async function writeConfigFile(path: string, data: ConfigFile): Promise<v
 export async function readKeyFile(path: string): Promise<string> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await (await import('node:fs/promises')).readFile(path, 'utf8');
   } catch (error) {
     throw configError(`cannot read key file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }

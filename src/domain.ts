@@ -13,9 +13,9 @@
 //   Leading `www.` labels are stripped only while a registrable domain remains (`www.com` stays).
 // - A TLD missing from the public suffix list (`no-such-company.example`) is accepted as long as
 //   it is alphabetic: the service answers `found: false` for it at no cost.
-import { createRequire } from 'node:module';
 import { domainToASCII } from 'node:url';
 import type { parse as ParseFn } from 'tldts';
+import { requireFromSource } from './source-require.js';
 
 export type DomainResult = { ok: true; domain: string } | { ok: false; reason: string };
 
@@ -137,11 +137,11 @@ let tldtsParse: typeof ParseFn | undefined;
 
 /**
  * tldts, loaded on first use. In the esbuild bundle this require() reads dist/tldts.cjs, a file
- * of its own (scripts/build.mjs); run from source (tests) createRequire serves the package.
+ * of its own (scripts/build.mjs); run from source (tests) requireFromSource serves the package.
  */
 function suffixParse(): typeof ParseFn {
   tldtsParse ??= (
-    (typeof require === 'function' ? require('tldts') : createRequire(import.meta.url)('tldts')) as {
+    (typeof require === 'function' ? require('tldts') : requireFromSource(import.meta.url, 'tldts')) as {
       parse: typeof ParseFn;
     }
   ).parse;

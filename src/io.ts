@@ -1,6 +1,5 @@
 // The one object that writes to the process's streams (DESIGN.md: one IO object).
 import type { Readable, Writable } from 'node:stream';
-import { isatty } from 'node:tty';
 import type { IO, Spinner } from './types.js';
 
 export interface IOOptions {
@@ -32,6 +31,7 @@ export function createIO(options: IOOptions = {}): IO {
   const env = options.env ?? process.env;
   // process.stdin builds a stream on first touch (a few ms): only commands that read it pay.
   let stdin = options.stdin;
+  let stdinTTY: boolean | undefined;
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
   const quiet = options.quiet ?? false;
@@ -59,7 +59,12 @@ export function createIO(options: IOOptions = {}): IO {
     },
     stdout,
     stderr,
-    isStdinTTY: options.stdin ? isTTY(options.stdin) : isatty(0),
+    // Asked by the few commands that may prompt; node:tty loads then (for a pipe or a file on
+    // stdout, nothing else of a command needs it).
+    get isStdinTTY(): boolean {
+      stdinTTY ??= options.stdin ? isTTY(options.stdin) : process.getBuiltinModule('node:tty').isatty(0);
+      return stdinTTY;
+    },
     isStdoutTTY,
     isStderrTTY,
     color,

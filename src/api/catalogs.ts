@@ -7,7 +7,6 @@
 // catalog is picked up within minutes. `catalog_refresh_in_progress` drops the cache at once.
 // A cache that cannot be read or written is ignored: no command fails because of its cache.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ErrorCatalogEntry } from '../error-catalog.js';
 import { shortHash, tempSuffix } from '../fs-names.js';
@@ -192,7 +191,10 @@ function writeCache(dir: string, name: CatalogName, baseUrl: string, body: unkno
 /** Drops the cached catalogs of the current base URL. */
 export async function refreshCatalogs(ctx: Context): Promise<void> {
   const dir = cacheDirOf(ctx);
-  if (dir) await rm(dir, { recursive: true, force: true }).catch(() => {});
+  if (dir) {
+    const { rm } = await import('node:fs/promises');
+    await rm(dir, { recursive: true, force: true }).catch(() => {});
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // CSV for spreadsheets and scripts: a header row, then one line per record. Cells that a
 // spreadsheet would run as a formula are neutralised unless the user asked for raw output.
-import { createRequire } from 'node:module';
 import type * as CsvStringify from 'csv-stringify/sync';
+import { requireFromSource } from '../source-require.js';
 import { cellText } from './cell.js';
 import { neutraliseFormula } from './sanitize.js';
 
@@ -11,13 +11,13 @@ let csvStringify: typeof CsvStringify | undefined;
  * csv-stringify, loaded on the first CSV: every command imports this file through the output
  * formats, and `-o json` or a table never needed it (its load was ~2.5 ms of a one-request
  * command's start; docs/performance.md, "Ninth pass"). In the esbuild bundle this literal
- * require() reads dist/vendor/csv-stringify.cjs; run from source (tests) createRequire serves it.
+ * require() reads dist/vendor/csv-stringify.cjs; run from source (tests) requireFromSource serves it.
  */
 function stringify(): typeof CsvStringify.stringify {
   csvStringify ??= (
     typeof require === 'function'
       ? require('csv-stringify/sync')
-      : createRequire(import.meta.url)('csv-stringify/sync')
+      : requireFromSource(import.meta.url, 'csv-stringify/sync')
   ) as typeof CsvStringify;
   return csvStringify.stringify;
 }

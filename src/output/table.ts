@@ -1,7 +1,7 @@
 // Tables for people: cli-table3, fitted to the terminal width. Cells arrive as sanitised text
 // (see cell.ts); this file only decides widths, borders and colour.
-import { createRequire } from 'node:module';
 import type CliTable from 'cli-table3';
+import { requireFromSource } from '../source-require.js';
 
 type TableClass = typeof CliTable;
 let tableClass: TableClass | undefined;
@@ -9,11 +9,11 @@ let tableClass: TableClass | undefined;
 /**
  * cli-table3 is loaded on the first table, so `-o json` and friends never pay for it (measured
  * 20-27 ms of CPU at start-up). In the esbuild bundle this literal require() becomes a call into
- * the bundled CommonJS module, evaluated only then; run from source (tests) createRequire serves it.
+ * the bundled CommonJS module, evaluated only then; run from source (tests) requireFromSource serves it.
  */
 function Table(): TableClass {
   tableClass ??= (
-    typeof require === 'function' ? require('cli-table3') : createRequire(import.meta.url)('cli-table3')
+    typeof require === 'function' ? require('cli-table3') : requireFromSource(import.meta.url, 'cli-table3')
   ) as TableClass;
   return tableClass;
 }
