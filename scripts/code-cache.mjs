@@ -1,11 +1,17 @@
-// The last step of the build: V8's code cache for dist/cli.cjs (see src/cli-loader.ts).
+// The last step of the build: V8's code caches for dist/cli.cjs and the vendor files beside it
+// (see src/cli-loader.ts).
 //
 // A sandbox is started from the new build, and a few ordinary commands run against it, one
-// process each: every process loads the cache the previous one left, runs its command and writes
-// a cache of all it has compiled, so the last cache holds what all of them ran. Only commands
-// whose calls go over node:http: loading undici sets a V8 flag, and V8 refuses a cache made under
-// other flags. The result is checked by loading it in a fresh process; a cache that is not used
-// there is removed, and the build goes on without it (the CLI then compiles from source).
+// process each: every process loads the caches the previous one left, runs its command and writes
+// a cache of all it has compiled, so the last cache holds what all of them ran.
+// - dist/cli.cjs: one-request commands only. A batch's own code stays out of it: a bigger cache
+//   costs every command's start to read (the batch compiles its part from source).
+// - dist/vendor/*.cjs: a batch (undici, the suffix list, the CSV parser), a CSV and a table
+//   output. The CLI sets two V8 flags in a batch, and V8 refuses a cache made under other flags,
+//   so these processes set none (the CLI sets both only after the files have loaded). ora, the
+//   spinner of a terminal, has no cache.
+// Each cache is then checked by loading it in a fresh process; one that is not used there is
+// removed, and the build goes on without it (that file then compiles from source).
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,21 +22,28 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bundle = join(root, 'dist/cli.cjs');
-const cacheFile = `${bundle}.cache`;
 const loader = join(root, 'dist/loader.cjs');
 
-// One command in a process of its own, through the loader, then the cache written.
+// One command in a process of its own, through the loader, then the caches written: the CLI's
+// (MAIN=1), or those of the vendor files it loaded, with V8's flags left as they are.
 const RUN_ONE = `
-const { loadBundle } = require(${JSON.stringify(loader)});
+const { loadBundle, loadedBundles } = require(${JSON.stringify(loader)});
+const main = process.env.MAIN === '1';
+if (!main) require('node:v8').setFlagsFromString = () => {};
 const cli = loadBundle(${JSON.stringify(bundle)});
 cli.exports.main(process.argv.slice(1)).then((code) => {
-  cli.writeCache();
+  for (const loaded of loadedBundles()) if ((loaded === cli) === main) loaded.writeCache();
   process.exitCode = code;
 });
 `;
 
+/** The vendor files that get a cache (ora, loaded only on a terminal, does not). */
+const VENDOR_CACHED = ['undici', 'tldts', 'csv-parse', 'csv-stringify', 'cli-table3'].map((name) =>
+  join(root, `dist/vendor/${name}.cjs`),
+);
+
 export async function buildCodeCache() {
-  rmSync(cacheFile, { force: true });
+  for (const file of [bundle, ...VENDOR_CACHED]) rmSync(`${file}.cache`, { force: true });
   const scratch = mkdtempSync(join(tmpdir(), 'company-data-code-cache-'));
   // Nothing of the builder's own environment: a proxy variable would send the calls through
   // undici, NODE_OPTIONS would make a cache for other V8 flags, a COMPANY_DATA_* setting would
@@ -60,19 +73,33 @@ export async function buildCodeCache() {
     const { url, keys } = JSON.parse(line);
     const list = join(scratch, 'exclude.csv');
     writeFileSync(list, 'domain\nexcluded-1.com\nhttps://www.Excluded-2.com/about\nEXCLUDED-3.CO.UK\n');
+    const input = join(scratch, 'batch.csv');
+    writeFileSync(
+      input,
+      'domain\nacme-shoes.com\ninitech.co.uk\nno-such-company.example\nhttps://www.Acme-Shoes.com/\n',
+    );
     const base = ['--base-url', url];
-    const commands = [
-      ['-o', 'json', 'errors'],
-      ['products'],
-      ['-o', 'json', 'fields'],
-      ['-o', 'json', 'search', 'shoes', '--exclude', list],
-      ['search', 'shoes', '--exclude-domain', 'excluded-4.com'],
-      ['enrich', 'no-such-company.example'],
-      ['me'],
+    const runs = [
+      // The CLI's own cache.
+      ...[
+        ['-o', 'json', 'errors'],
+        ['products'],
+        ['-o', 'json', 'fields'],
+        ['-o', 'json', 'search', 'shoes', '--exclude', list],
+        ['search', 'shoes', '--exclude-domain', 'excluded-4.com'],
+        ['enrich', 'no-such-company.example'],
+        ['me'],
+      ].map((command) => ({ command, main: true })),
+      // The vendor files'.
+      ...[
+        ['--quiet', 'enrich', '--input', input, '--output', join(scratch, 'out.csv')],
+        ['-o', 'csv', 'errors'],
+        ['-o', 'table', 'products'],
+      ].map((command) => ({ command, main: false })),
     ];
-    for (const command of commands) {
+    for (const { command, main } of runs) {
       const run = spawnSync(process.execPath, ['-e', RUN_ONE, '--', ...base, ...command], {
-        env: { ...env, COMPANY_DATA_API_KEY: keys.full },
+        env: { ...env, COMPANY_DATA_API_KEY: keys.full, MAIN: main ? '1' : '0' },
         encoding: 'utf8',
       });
       if (run.status !== 0) {
@@ -83,16 +110,21 @@ export async function buildCodeCache() {
     sandbox.kill('SIGTERM');
     rmSync(scratch, { recursive: true, force: true });
   }
-  const check = spawnSync(
-    process.execPath,
-    [
-      '-e',
-      `process.stdout.write(require(${JSON.stringify(loader)}).loadBundle(${JSON.stringify(bundle)}).cache)`,
-    ],
-    { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } },
-  );
-  if (check.stdout !== 'used') {
-    rmSync(cacheFile, { force: true });
-    throw new Error(`a fresh process did not use the cache (${check.stdout || check.stderr.trim()})`);
+  // Each cache as a fresh process finds it, loading the file alone through the loader.
+  const unused = [];
+  for (const file of [bundle, ...VENDOR_CACHED]) {
+    const check = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `process.stdout.write(require(${JSON.stringify(loader)}).loadBundle(${JSON.stringify(file)}).cache)`,
+      ],
+      { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } },
+    );
+    if (check.stdout !== 'used') {
+      rmSync(`${file}.cache`, { force: true });
+      unused.push(`${file.slice(root.length)} (${check.stdout || check.stderr.trim()})`);
+    }
   }
+  if (unused.length > 0) throw new Error(`a fresh process did not use the cache of ${unused.join(', ')}`);
 }

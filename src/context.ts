@@ -42,13 +42,9 @@ export async function createContext(flags: GlobalFlags, state: RunState, io?: IO
     async close(): Promise<void> {
       if (loading) await (await loading).close();
     },
-    prepareBulk(options) {
-      if (real) real.prepareBulk?.(options);
-      else
-        load().then(
-          (client) => client.prepareBulk?.(options),
-          () => {},
-        );
+    async prepareBulk(options) {
+      const client = real ?? (await load().catch(() => undefined));
+      await client?.prepareBulk?.(options);
     },
   };
   return {

@@ -119,9 +119,10 @@ export interface Client {
   /**
    * Before a batch's first call: start loading the transport its calls use, so the load overlaps
    * what the caller waits for next, and size its connections for `inFlight` calls at a time (the
-   * batch's --concurrency). Optional: a stand-in client may leave it out.
+   * batch's --concurrency). Resolves once the transport has loaded, or failed to (the first call
+   * then reports why); it never rejects. Optional: a stand-in client may leave it out.
    */
-  prepareBulk?(options: { inFlight: number }): void;
+  prepareBulk?(options: { inFlight: number }): Promise<void>;
 }
 
 /** What every command receives (gh's cmdutil.Factory). The client is created on first use. */

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cachePathOf, checksumOf, loadBundle } from '../src/cli-loader.js';
+import { cacheLayout, cachePathOf, checksumOf, loadBundle } from '../src/cli-loader.js';
 import { cleanEnv, copyBuild, ROOT } from './helpers/cli.js';
 
 interface Exports {
@@ -78,6 +78,44 @@ describe('loadBundle', () => {
     expect(loadInChild(bundle)).toEqual({ cache: 'used', answer: 'first' });
   });
 
+  it('loads a file the bundle requires beside it once, with a cache of its own', () => {
+    const bundle = join(dir, 'pair', 'bundle.cjs');
+    mkdirSync(join(dir, 'pair', 'vendor'), { recursive: true });
+    writeFileSync(join(dir, 'pair', 'vendor', 'dep.cjs'), 'module.exports = { made: Symbol("once") };\n');
+    writeFileSync(
+      bundle,
+      "const a = require('./vendor/dep.cjs'); const b = require('./vendor/dep.cjs');\n" +
+        "module.exports = { same: a === b, sep: require('node:path').sep, answer: () => 'pair' };\n",
+    );
+    const script = `const l = require(${JSON.stringify(LOADER)});
+const loaded = l.loadBundle(${JSON.stringify(bundle)});
+const all = l.loadedBundles();
+if (process.argv[1] === 'write') for (const b of all) b.writeCache();
+process.stdout.write(JSON.stringify({ same: loaded.exports.same, sep: loaded.exports.sep, caches: all.map((b) => [b.file, b.cache]) }));`;
+    const runIt = (mode: string) => {
+      const r = spawnSync(process.execPath, ['-e', script, mode], { encoding: 'utf8', env: cleanEnv() });
+      expect(r.stderr).toBe('');
+      return JSON.parse(r.stdout);
+    };
+    const dep = join(dir, 'pair', 'vendor', 'dep.cjs');
+    expect(runIt('write')).toEqual({
+      same: true,
+      sep: '/',
+      caches: [
+        [bundle, 'none'],
+        [dep, 'none'],
+      ],
+    });
+    expect(runIt('read')).toEqual({
+      same: true,
+      sep: '/',
+      caches: [
+        [bundle, 'used'],
+        [dep, 'used'],
+      ],
+    });
+  });
+
   it('ignores a cache made for other bytes of the same length, and runs the new ones', () => {
     const bundle = writeBundle('stale', 'first');
     loadInChild(bundle, true);
@@ -90,8 +128,10 @@ describe('loadBundle', () => {
     const bundle = writeBundle('damaged', 'first');
     loadInChild(bundle, true);
     const file = readFileSync(cachePathOf(bundle));
-    const sourceEnd = 4 + file.readUInt32LE(0);
-    const dataStart = sourceEnd + 4;
+    const { sourceEnd, checksumAt, dataStart } = cacheLayout(file.readUInt32LE(0));
+    // V8's data starts on a 4-byte boundary, after zero padding, so the checksum reads it in place.
+    expect(dataStart % 4).toBe(0);
+    expect(file.subarray(sourceEnd, checksumAt).every((byte) => byte === 0)).toBe(true);
     const outcomes: string[] = [];
     const loadWith = (cache: Buffer) => {
       writeFileSync(cachePathOf(bundle), cache);
@@ -111,7 +151,7 @@ describe('loadBundle', () => {
     const foreign = Buffer.alloc(256, 0x5a);
     const checksum = Buffer.alloc(4);
     checksum.writeUInt32LE(checksumOf(foreign), 0);
-    loadWith(Buffer.concat([file.subarray(0, sourceEnd), checksum, foreign]));
+    loadWith(Buffer.concat([file.subarray(0, checksumAt), checksum, foreign]));
     // And the file as written is used again.
     loadWith(file);
     expect(outcomes).toEqual([
@@ -124,6 +164,19 @@ describe('loadBundle', () => {
       'rejected',
       'used',
     ]);
+  });
+});
+
+describe('cacheLayout', () => {
+  it("puts V8's data on a 4-byte boundary, after the source and at most 3 bytes of padding", () => {
+    for (let length = 0; length < 12; length++) {
+      const { sourceEnd, checksumAt, dataStart } = cacheLayout(length);
+      expect(sourceEnd).toBe(4 + length);
+      expect(checksumAt - sourceEnd).toBeGreaterThanOrEqual(0);
+      expect(checksumAt - sourceEnd).toBeLessThan(4);
+      expect(dataStart).toBe(checksumAt + 4);
+      expect(dataStart % 4).toBe(0);
+    }
   });
 });
 
@@ -152,8 +205,15 @@ describe('checksumOf', () => {
 });
 
 describe('the build', () => {
-  it('leaves a code cache that a fresh process uses for dist/cli.cjs', () => {
-    const bundle = join(ROOT, 'dist/cli.cjs');
+  it.each([
+    'cli.cjs',
+    'vendor/undici.cjs',
+    'vendor/tldts.cjs',
+    'vendor/csv-parse.cjs',
+    'vendor/csv-stringify.cjs',
+    'vendor/cli-table3.cjs',
+  ])('leaves a code cache that a fresh process uses for dist/%s', (file) => {
+    const bundle = join(ROOT, 'dist', file);
     const check = spawnSync(
       process.execPath,
       [

@@ -12,7 +12,8 @@
 // arrays, which this does not touch.
 //
 // Set at run time, before the first lookup: measured, that has the same effect as the command-line
-// flag. node:v8 loads on demand, off every other command's start.
+// flag. Not before the vendor files a batch loads: V8 refuses a code cache made under other flags
+// (src/cli-loader.ts). node:v8 loads on demand, off every other command's start.
 export async function stopPretenuring(): Promise<void> {
   const { setFlagsFromString } = await import('node:v8');
   setFlagsFromString('--no-allocation-site-pretenuring');

@@ -112,13 +112,15 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   // the lookups use and the public suffix list load: ~35 ms of start-up off the wall clock. On
   // the next turn of the event loop, so that the catalog requests are already out; a dry run
   // sends no lookups.
-  if (!options.dryRun) {
-    setImmediate(() => {
-      ctx.client.prepareBulk?.({ inFlight: options.concurrency });
-      loadSuffixList();
-      stopPretenuring().catch(() => {});
-    });
-  }
+  const prepared = options.dryRun
+    ? undefined
+    : new Promise<void>((resolve) =>
+        setImmediate(() => {
+          const loading = ctx.client.prepareBulk?.({ inFlight: options.concurrency });
+          loadSuffixList();
+          resolve(loading?.catch(() => {}));
+        }),
+      );
   const [products, fields] = await catalogs;
   const selection = resolveSelection({ products, fields }, options);
   checkMaxCredits(selection, options.maxCredits);
@@ -275,6 +277,11 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
       if (writing) await writing;
     }
   };
+
+  // The batch's V8 setting, once the files it would have made V8 refuse the code caches of have
+  // loaded (undici, the suffix list, the CSV parser; src/cli-loader.ts).
+  await prepared;
+  await stopPretenuring().catch(() => {});
 
   let outcome: 'done' | 'interrupted' | 'aborted' = 'done';
   try {

@@ -280,7 +280,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
       transport = undefined;
       await open?.close();
     },
-    prepareBulk({ inFlight }) {
+    async prepareBulk({ inFlight }) {
       transport ??= createTransport(timeoutMs, env);
       // Twice the calls in flight: undici frees a connection only on the turn of the event loop
       // after its response was read, and then checks it once more before reusing it, so a call
@@ -296,7 +296,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
       }
       const chosen = transport.dispatcherFor(base, true);
       // A transport that fails to load fails the first call, with its own message.
-      if ('then' in chosen) chosen.catch(() => {});
+      if ('then' in chosen) await chosen.catch(() => {});
     },
   };
 }

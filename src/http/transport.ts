@@ -76,12 +76,14 @@ async function openUndici(
   proxy: boolean,
   connections: () => number | undefined,
 ): Promise<UndiciPair> {
-  await keepWasmOnBaseline();
   // Node gives a CommonJS module's exports as named exports; esbuild's split bundle gives them
   // only as the default export. Accept both.
   const loaded: Partial<typeof import('undici')> & { default?: typeof import('undici') } = await import(
     'undici'
   );
+  // After the load, so that undici's code cache was made under the same V8 flags as it is used
+  // (src/cli-loader.ts), and before the first connection compiles the parser.
+  await keepWasmOnBaseline();
   const { Pool, EnvHttpProxyAgent } = loaded.Pool ? (loaded as typeof import('undici')) : loaded.default!;
   // headersTimeout and bodyTimeout are idle timeouts per attempt; the overall deadline of a
   // call is enforced above this layer. undici runs these on coarse timers (about 1 s
@@ -123,7 +125,7 @@ async function openUndici(
  * for those compiles before it can exit: about 100 ms of CPU and wall time on a 16-row batch,
  * with no gain in a long one (20,000 rows, 6 alternating runs: 4,170 ms CPU Liftoff-only against
  * 4,240 with tier-up; docs/performance.md). So llhttp stays on the baseline compiler. V8 reads the
- * flag when the module compiles, so it is set before undici loads.
+ * flag when the module compiles, on undici's first connection, so it is set before any.
  */
 async function keepWasmOnBaseline(): Promise<void> {
   const { setFlagsFromString } = await import('node:v8');
