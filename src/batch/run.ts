@@ -284,19 +284,11 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   await stopPretenuring().catch(() => {});
 
   let outcome: 'done' | 'interrupted' | 'aborted' = 'done';
-  // Once the first --concurrency lookups are asked for, the event loop gets a turn before more
-  // rows are read: their connections open and the requests leave now, not after the rest of the
-  // window (512 rows at --concurrency 16) has been read and normalised in a still cold process.
-  let started = false;
   try {
     for await (const row of reader.rows) {
       if (stopping()) break;
       counts.rowsRead = (counts.rowsRead ?? 0) + 1;
       window.push(entryFor(row));
-      if (!started && lookups.requests >= options.concurrency) {
-        started = true;
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
       if (window[0].result !== undefined || window.length >= windowSize) await writeReady(false);
     }
     await writeReady(true);
