@@ -278,8 +278,8 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     }
   };
 
-  // The batch's V8 setting, once the files it would have made V8 refuse the code caches of have
-  // loaded (undici, the suffix list, the CSV parser; src/cli-loader.ts).
+  // The batch's V8 setting, only once its vendor files (undici, the suffix list, the CSV parser)
+  // have loaded: under other flags V8 refuses their code caches (src/cli-loader.ts).
   await prepared;
   await stopPretenuring().catch(() => {});
 
