@@ -197,7 +197,8 @@ export async function writeConfigFile(path: string, data: ConfigFile): Promise<v
 export async function readKeyFile(path: string): Promise<string> {
   let text: string;
   try {
-    text = await (await import('node:fs/promises')).readFile(path, 'utf8');
+    // Synchronous, as the config file: one small local file.
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     throw configError(`cannot read key file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }

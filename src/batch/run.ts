@@ -118,7 +118,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
         setImmediate(() => {
           const loading = ctx.client.prepareBulk?.({ inFlight: options.concurrency });
           loadSuffixList();
-          resolve(loading?.catch(() => {}));
+          resolve(loading); // never rejects: a transport that fails to load fails the first call
         }),
       );
   const [products, fields] = await catalogs;
