@@ -96,7 +96,7 @@ export interface RequestOptions {
   spinner?: false;
   /**
    * One of many calls (a batch): sent over the pooled undici transport, which costs about 50 ms
-   * to load but less CPU per call. Other calls use a light node:http transport.
+   * to load but less CPU per call. Other calls use a light HTTP/1.1 transport (src/http/wire.ts).
    */
   bulk?: true;
 }

@@ -1,13 +1,12 @@
 // One request and its whole answer, read into a buffer: what the client does with every call.
 //
-// Over undici (a batch's calls, and proxied ones) the answer is collected by a dispatch handler:
-// no Readable stream, no 'data'/'end' events and no promise for the body per call, which the
-// client never needed, since it reads every body whole. Measured on a bare loop of 15,000
-// lookups, alternating: 69 -> 58 µs of CPU per call (docs/performance.md, "Fifth pass"). The
-// node:http dispatcher of one-shot calls keeps its stream.
+// Every transport hands the answer to a dispatch handler (undici's v7 interface, which the
+// one-shot transport of src/http/wire.ts speaks too): no Readable stream, no 'data'/'end' events
+// and no promise for the body per call, which the client never needed, since it reads every body
+// whole. Measured on a bare loop of 15,000 lookups over undici, alternating: 69 -> 58 µs of CPU
+// per call (docs/performance.md, "Fifth pass").
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
-import type { Dispatch, DispatchOptions } from './node-dispatch.js';
+import type { Controller, Dispatch, DispatchOptions } from './wire.js';
 
 export interface Exchanged {
   statusCode: number;
@@ -32,34 +31,8 @@ export interface Progress {
   received: number;
 }
 
-/** undici's request controller and handler (the v7 handler interface). */
-interface Controller {
-  abort(reason: Error): void;
-}
-interface Handler {
-  onRequestStart(controller: Controller): void;
-  onResponseStart(controller: Controller, statusCode: number, headers: IncomingHttpHeaders): void;
-  onResponseData(controller: Controller, chunk: Buffer): void;
-  onResponseEnd(controller: Controller): void;
-  onResponseError(controller: Controller, error: Error): void;
-}
-interface HandlerDispatch {
-  dispatch(options: Omit<DispatchOptions, 'signal'>, handler: Handler): boolean;
-}
-
 export function exchange(
   dispatcher: Dispatch,
-  options: DispatchOptions,
-  call: Cuttable,
-  progress: Progress,
-): Promise<Exchanged> {
-  return 'dispatch' in dispatcher && typeof dispatcher.dispatch === 'function'
-    ? collected(dispatcher as unknown as HandlerDispatch, options, call, progress)
-    : streamed(dispatcher, options, call, progress);
-}
-
-function collected(
-  dispatcher: HandlerDispatch,
   { signal, ...options }: DispatchOptions,
   call: Cuttable,
   progress: Progress,
@@ -109,36 +82,5 @@ function collected(
       settled();
       reject(error);
     }
-  });
-}
-
-async function streamed(
-  dispatcher: Dispatch,
-  options: DispatchOptions,
-  call: Cuttable,
-  progress: Progress,
-): Promise<Exchanged> {
-  const res = await dispatcher.request(options);
-  progress.status = res.statusCode;
-  call.cut = (reason) => res.body.destroy(reason);
-  // The deadline may have passed while the headers were awaited.
-  if (call.expired) res.body.destroy(call.expired);
-  try {
-    return { statusCode: res.statusCode, headers: res.headers, body: await readBody(res.body, progress) };
-  } finally {
-    call.cut = undefined;
-  }
-}
-
-/** The whole body; `progress.received` counts bytes as they come, for a cut-off body's problem. */
-function readBody(body: Readable, progress: Progress): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    body.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      progress.received += chunk.length;
-    });
-    body.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    body.once('error', reject);
   });
 }

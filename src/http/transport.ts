@@ -1,12 +1,13 @@
 // The connections. Two transports behind one choice:
-// - node:http (src/http/node-dispatch.ts) for the calls of one-shot commands going direct: it
-//   loads in a few ms, where undici costs about 50 ms of start-up;
+// - HTTP/1.1 straight over node:net / node:tls (src/http/wire.ts) for the calls of one-shot
+//   commands going direct: undici costs about 50 ms of start-up, node:http's first request ~9 ms
+//   more than this;
 // - undici for the calls of a batch (`bulk`: less CPU per call, one pool kept alive across the
 //   run) and for every call through a proxy (EnvHttpProxyAgent reads NO_PROXY itself).
 // undici is imported on the first call that needs it, so most commands never load it.
 import type { Dispatcher } from 'undici';
-import { createNodeDispatcher, type Dispatch, type NodeDispatcher } from './node-dispatch.js';
 import { isLoopbackHost } from './target.js';
+import { createWireDispatcher, type Dispatch, type WireDispatcher } from './wire.js';
 
 export const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -34,7 +35,7 @@ interface UndiciPair {
 
 export function createTransport(timeoutMs: number, env: NodeJS.ProcessEnv): Transport {
   const proxy = proxyConfigured(env);
-  let light: NodeDispatcher | undefined;
+  let light: WireDispatcher | undefined;
   let undici: UndiciPair | undefined;
   let loading: Promise<UndiciPair> | undefined;
   let bulkConnections: number | undefined;
@@ -46,7 +47,7 @@ export function createTransport(timeoutMs: number, env: NodeJS.ProcessEnv): Tran
   return {
     dispatcherFor(url, bulk) {
       if (!bulk && !(proxy && !isLoopbackHost(url.hostname))) {
-        light ??= createNodeDispatcher({ connectMs: CONNECT_TIMEOUT_MS, idleMs: timeoutMs });
+        light ??= createWireDispatcher({ connectMs: CONNECT_TIMEOUT_MS, idleMs: timeoutMs });
         return light;
       }
       if (undici) return pick(undici, url);

@@ -1,6 +1,7 @@
-// The real service is HTTPS. One-shot calls go over node:https and a batch's over undici, so both
-// are run through a TLS front (a test certificate for 127.0.0.1) to the sandbox: the CA named by
-// NODE_EXTRA_CA_CERTS is trusted by both, and an unknown certificate is a clear TLS failure.
+// The real service is HTTPS. One-shot calls go over node:tls (src/http/wire.ts) and a batch's
+// over undici, so both are run through a TLS front (a test certificate for 127.0.0.1) to the
+// sandbox: the CA named by NODE_EXTRA_CA_CERTS is trusted by both, and an unknown certificate is
+// a clear TLS failure.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';

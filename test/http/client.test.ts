@@ -89,9 +89,9 @@ async function failure(promise: Promise<unknown>): Promise<Problem> {
   throw new Error('expected the call to fail');
 }
 
-// One-shot calls go over node:http, a batch's (`bulk`) over undici: both must behave alike.
+// One-shot calls go over src/http/wire.ts, a batch's (`bulk`) over undici: both must behave alike.
 const TRANSPORTS = [
-  ['node:http', {}],
+  ['the one-shot transport', {}],
   ['undici', { bulk: true }],
 ] as const;
 
@@ -240,7 +240,7 @@ describe.each(TRANSPORTS)('createClient retries over %s', (_name, transport) => 
     });
     const c = client(config(s.url));
     for (let i = 0; i < 4; i++) await c.request(ME);
-    // node:http reuses its one socket; undici's pool may open a second while the first frees up.
+    // The one-shot transport reuses its one socket; undici's pool may open a second while the first frees up.
     expect(ports.size).toBeLessThanOrEqual(2);
     await c.request({ ...ME, method: 'POST', body: { n: 1, name: 'é' } });
     expect(bodies.at(-1)).toBe('19 {"n":1,"name":"é"}');
