@@ -28,6 +28,8 @@ function runWith(name: string, main: string) {
   return spawnSync(process.execPath, [join(app, 'bin/company-data.js'), '--version'], {
     encoding: 'utf8',
     env: cleanEnv(),
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: 30_000,
   });
 }
 
@@ -48,6 +50,24 @@ describe('bin/company-data.js', () => {
     const r = runWith('never', '() => new Promise(() => {})');
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('internal error: the command ended without a result');
+  });
+
+  it('exits once main() settles, with every byte it wrote to a pipe delivered', () => {
+    // 4 MB is far beyond a pipe's buffer: most of it is still queued in the stream when main()
+    // returns, and an exit that did not wait for it would cut the output short.
+    const r = runWith(
+      'flushes',
+      'async () => { for (let i = 0; i < 64; i++) process.stdout.write("x".repeat(65536)); process.stderr.write("done\\n"); return 3; }',
+    );
+    expect(r.status).toBe(3);
+    expect(r.stdout.length).toBe(64 * 65536);
+    expect(r.stderr).toBe('done\n');
+  });
+
+  it('does not wait for a timer main() left behind: main() awaits its own work', () => {
+    const r = runWith('timer', 'async () => { setTimeout(() => {}, 600_000); return 0; }');
+    expect(r.signal).toBeNull(); // killed at the spawn's timeout if the timer held it
+    expect(r.status).toBe(0);
   });
 
   it('runs as CommonJS, whatever the package root declares', () => {
