@@ -147,8 +147,10 @@ export function createWireDispatcher(timeouts: WireTimeouts): WireDispatcher {
       const exchange = new Exchange(handler, options.method, timeouts.idleMs);
       handler.onRequestStart(exchange);
       if (exchange.done) return true;
-      const connection =
-        idle.get(options.origin)?.pop() ?? new Connection(options.origin, url, timeouts, release, forget);
+      let connection = idle.get(options.origin)?.pop();
+      if (!connection || connection.socket.destroyed) {
+        connection = new Connection(options.origin, url, timeouts, release, forget);
+      }
       busy.add(connection);
       connection.send(exchange, bytes);
       return true;
@@ -198,7 +200,7 @@ class Connection {
     });
     this.socket.on('data', (chunk: Buffer) => {
       if (this.current) this.current.feed(chunk);
-      else this.socket.destroy(); // bytes nobody asked for: the connection cannot be trusted
+      else this.destroy(); // bytes nobody asked for: the connection cannot be trusted
     });
     this.socket.on('end', () => this.ended());
     this.socket.on('close', () => this.ended());
