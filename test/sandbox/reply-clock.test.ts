@@ -10,7 +10,10 @@ describe('createReplyClock', () => {
     try {
       // The worker starts with the first wait; these deadlines must all lie ahead of it.
       await clock.at(monotonicMs() + 1);
-      const start = monotonicMs();
+      // All eight waits are asked for before the first deadline: 200 ms ahead leaves room for a
+      // loaded machine to pause this thread mid-loop (with 0.3 ms ahead, a pause of a few ms had
+      // let the 5-7.5 ms waits resolve before the 0.3 ms one was even asked for).
+      const start = monotonicMs() + 200;
       const offsets = [30, 5, 20, 5.5, 7.5, 12, 0.3, 14];
       const order: number[] = [];
       const late = await Promise.all(
