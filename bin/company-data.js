@@ -14,12 +14,34 @@ const { main } = onlyVersion
   ? require('../dist/version.cjs')
   : require('../dist/loader.cjs').loadBundle(require.resolve('../dist/cli.cjs')).exports;
 
-// A reader that goes away (`company-data ... | head`) is not an error worth a stack trace.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+// process.stdout and process.stderr are made on first use, and making the first one loads
+// node:stream (~3-4 ms); `--version` never makes either (src/version.ts writes to fd 1 itself).
+// Each stream gets its handler when it is made: a reader that goes away
+// (`company-data ... | head`) is not an error worth a stack trace.
+const streams = [];
+for (const name of ['stdout', 'stderr']) {
+  const { get, enumerable } = Object.getOwnPropertyDescriptor(process, name);
+  Object.defineProperty(process, name, {
+    configurable: true,
+    enumerable,
+    get() {
+      const stream = get.call(process);
+      Object.defineProperty(process, name, { configurable: true, enumerable, writable: true, value: stream });
+      stream.on('error', (error) => {
+        if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+        throw error;
+      });
+      streams.push(stream);
+      return stream;
+    },
   });
+}
+
+/** Exits once what was written to the streams made so far has gone out. */
+function exitAfterOutput() {
+  const pending = [...streams];
+  const next = () => (pending.length > 0 ? pending.shift().write('', next) : process.exit());
+  next();
 }
 
 // main() reports every failure itself, so a rejection here is a bug: Node prints it and exits
@@ -28,14 +50,14 @@ for (const stream of [process.stdout, process.stderr]) {
 //
 // When main() has settled, everything it started has been awaited (files closed, journal synced,
 // connections closed or idle and unref'd), so the process exits as soon as what it wrote to stdout
-// and stderr has gone out (each write's callback comes after the ones queued before it), instead of
+// and stderr has gone out (a zero-length write calls back after the ones queued before it), instead of
 // letting Node tear the whole environment down first: ~2.4 ms of every one-request command
 // (docs/performance.md, "Eleventh pass"). A slow reader of a pipe still gets every byte.
 let settled = false;
 main(args).then((code) => {
   settled = true;
   process.exitCode = code;
-  process.stdout.write('', () => process.stderr.write('', () => process.exit()));
+  exitAfterOutput();
 });
 process.once('beforeExit', () => {
   if (settled) return;

@@ -70,6 +70,30 @@ describe('bin/company-data.js', () => {
     expect(r.status).toBe(0);
   });
 
+  it('makes stdout and stderr only when main() uses them (node:stream stays unloaded)', () => {
+    const r = runWith(
+      'untouched',
+      'async () => { require("node:fs").writeSync(1, String(process.moduleLoadList.includes("NativeModule stream"))); return 0; }',
+    );
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('false');
+  });
+
+  it('exits quietly, with 0, when the reader of stdout goes away', () => {
+    // `| head -c 10`: the reader closes after a few bytes; the writes after that fail with EPIPE.
+    const app = join(dir, 'epipe');
+    mkdirSync(join(app, 'dist'), { recursive: true });
+    cpSync(join(ROOT, 'bin'), join(app, 'bin'), { recursive: true });
+    writeFileSync(
+      join(app, 'dist/version.cjs'),
+      'exports.main = async () => { for (let i = 0; i < 64; i++) process.stdout.write("x".repeat(65536)); return 0; };\n',
+    );
+    const pipeline = `"${process.execPath}" "${join(app, 'bin/company-data.js')}" --version | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`;
+    const r = spawnSync('bash', ['-c', pipeline], { encoding: 'utf8', env: cleanEnv() });
+    expect(r.stderr).toBe(''); // no stack trace
+    expect(r.stdout.trim()).toBe('0');
+  });
+
   it('runs as CommonJS, whatever the package root declares', () => {
     // require.main is the entry's module when the entry is CommonJS, undefined for an ES module.
     const r = runWith(
