@@ -6,7 +6,7 @@
 // instead of being skipped with a warning. An exclusion list is a promise that some companies
 // will not come back; silently dropping an entry could return exactly the company the user wanted
 // out, and a warning is easy to miss in a script.
-import { open } from 'node:fs/promises';
+import { closeSync, createReadStream, fstatSync, openSync, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { domainColumnOf, doubtfulTitle, readsAsListEntry } from './batch/domain-columns.js';
 import { normaliseDomain } from './domain.js';
@@ -91,21 +91,24 @@ const DOUBLE_QUOTE = 0x22;
 
 /**
  * Opening eagerly turns a missing file into a clear error before any parsing starts. A file of
- * ordinary size comes back as its bytes, so that an unquoted one can skip csv-parse.
+ * ordinary size comes back as its bytes, so that an unquoted one can skip csv-parse. Stdin is read
+ * only when asked for: touching it builds a stream (~2 ms). The file is opened, checked and read
+ * with synchronous calls, like the catalog cache: nothing else waits on them at this point of a
+ * search, each asynchronous call would cost a round trip through libuv's thread pool, and
+ * node:fs/promises would cost ~2.7 ms to load (docs/performance.md, "Eleventh pass").
  */
-async function openSource(file: string, stdin: Readable): Promise<Readable | Buffer> {
-  if (file === '-') return stdin;
-  const handle = await open(file, 'r');
-  const stat = await handle.stat();
-  if (stat.isDirectory()) {
-    await handle.close();
-    throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-  }
-  if (!stat.isFile() || stat.size > WHOLE_FILE_LIMIT) return handle.createReadStream();
+function openSource(file: string, io: Pick<IO, 'stdin'>): Readable | Buffer {
+  if (file === '-') return io.stdin;
+  const fd = openSync(file, 'r');
+  let streaming = false;
   try {
-    return await handle.readFile();
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    // A pipe, a device or a very large file is read as it comes; the stream closes it.
+    streaming = !stat.isFile() || stat.size > WHOLE_FILE_LIMIT;
+    return streaming ? createReadStream('', { fd }) : readFileSync(fd);
   } finally {
-    await handle.close();
+    if (!streaming) closeSync(fd);
   }
 }
 
@@ -220,10 +223,10 @@ function unreadable(file: string, error: unknown): Problem {
   });
 }
 
-async function readSource(file: string, stdin: Readable, collector: Collector): Promise<void> {
+async function readSource(file: string, io: Pick<IO, 'stdin'>, collector: Collector): Promise<void> {
   const name = sourceName(file);
   try {
-    const source = await openSource(file, stdin);
+    const source = openSource(file, io);
     if (Buffer.isBuffer(source)) {
       const values = source.includes(DOUBLE_QUOTE) ? null : splitUnquoted(source);
       if (values) {
@@ -267,7 +270,7 @@ export async function loadExclusions(
     throw usageError('--exclude - can be given once: stdin can only be read once');
   }
   const collector = new Collector();
-  for (const file of sources.files) await readSource(file, io.stdin, collector);
+  for (const file of sources.files) await readSource(file, io, collector);
   for (const domain of sources.domains) collector.add(domain, '--exclude-domain');
 
   if (collector.badCount > 0) {

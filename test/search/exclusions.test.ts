@@ -44,6 +44,17 @@ describe('loadExclusions', () => {
     expect(list.duplicates).toBe(2);
   });
 
+  it('touches stdin only for `-`: making process.stdin builds a stream', async () => {
+    const csv = await file('two.csv', 'domain\none.com\ntwo.com\n');
+    const untouchable = {
+      get stdin(): Readable {
+        throw new Error('stdin was touched');
+      },
+    };
+    const list = await loadExclusions({ files: [csv, csv], domains: [] }, untouchable);
+    expect(list.domains).toEqual(['one.com', 'two.com']);
+  });
+
   it('reads a plain list from stdin', async () => {
     const stdin = Readable.from(['one.com\nwww.two.com\n', 'one.com\n']);
     const list = await loadExclusions({ files: ['-'], domains: [] }, { stdin });
