@@ -19,13 +19,18 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs the real bin with `--version`, whose main() is `main` (the source of a function). */
-function runWith(name: string, main: string) {
+/** A copy of the real bin whose `--version` main() is `main` (the source of a function). */
+function binWith(name: string, main: string): string {
   const app = join(dir, name);
   mkdirSync(join(app, 'dist'), { recursive: true });
   cpSync(join(ROOT, 'bin'), join(app, 'bin'), { recursive: true });
   writeFileSync(join(app, 'dist/version.cjs'), `exports.main = ${main};\n`);
-  return spawnSync(process.execPath, [join(app, 'bin/company-data.js'), '--version'], {
+  return join(app, 'bin/company-data.js');
+}
+
+/** Runs the real bin with `--version`, whose main() is `main`. */
+function runWith(name: string, main: string) {
+  return spawnSync(process.execPath, [binWith(name, main), '--version'], {
     encoding: 'utf8',
     env: cleanEnv(),
     maxBuffer: 16 * 1024 * 1024,
@@ -81,14 +86,11 @@ describe('bin/company-data.js', () => {
 
   it('exits quietly, with 0, when the reader of stdout goes away', () => {
     // `| head -c 10`: the reader closes after a few bytes; the writes after that fail with EPIPE.
-    const app = join(dir, 'epipe');
-    mkdirSync(join(app, 'dist'), { recursive: true });
-    cpSync(join(ROOT, 'bin'), join(app, 'bin'), { recursive: true });
-    writeFileSync(
-      join(app, 'dist/version.cjs'),
-      'exports.main = async () => { for (let i = 0; i < 64; i++) process.stdout.write("x".repeat(65536)); return 0; };\n',
+    const bin = binWith(
+      'epipe',
+      'async () => { for (let i = 0; i < 64; i++) process.stdout.write("x".repeat(65536)); return 0; }',
     );
-    const pipeline = `"${process.execPath}" "${join(app, 'bin/company-data.js')}" --version | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`;
+    const pipeline = `"${process.execPath}" "${bin}" --version | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`;
     const r = spawnSync('bash', ['-c', pipeline], { encoding: 'utf8', env: cleanEnv() });
     expect(r.stderr).toBe(''); // no stack trace
     expect(r.stdout.trim()).toBe('0');
