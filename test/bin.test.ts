@@ -19,6 +19,9 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** 4 MB to stdout, far beyond a pipe's buffer: the source of a statement for a stand-in main(). */
+const WRITE_4MB = 'for (let i = 0; i < 64; i++) process.stdout.write("x".repeat(65536));';
+
 /** A copy of the real bin whose `--version` main() is `main` (the source of a function). */
 function binWith(name: string, main: string): string {
   const app = join(dir, name);
@@ -60,10 +63,7 @@ describe('bin/company-data.js', () => {
   it('exits once main() settles, with every byte it wrote to a pipe delivered', () => {
     // 4 MB is far beyond a pipe's buffer: most of it is still queued in the stream when main()
     // returns, and an exit that did not wait for it would cut the output short.
-    const r = runWith(
-      'flushes',
-      'async () => { for (let i = 0; i < 64; i++) process.stdout.write("x".repeat(65536)); process.stderr.write("done\\n"); return 3; }',
-    );
+    const r = runWith('flushes', `async () => { ${WRITE_4MB} process.stderr.write("done\\n"); return 3; }`);
     expect(r.status).toBe(3);
     expect(r.stdout.length).toBe(64 * 65536);
     expect(r.stderr).toBe('done\n');
@@ -86,10 +86,7 @@ describe('bin/company-data.js', () => {
 
   it('exits quietly, with 0, when the reader of stdout goes away', () => {
     // `| head -c 10`: the reader closes after a few bytes; the writes after that fail with EPIPE.
-    const bin = binWith(
-      'epipe',
-      'async () => { for (let i = 0; i < 64; i++) process.stdout.write("x".repeat(65536)); return 0; }',
-    );
+    const bin = binWith('epipe', `async () => { ${WRITE_4MB} return 0; }`);
     const pipeline = `"${process.execPath}" "${bin}" --version | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`;
     const r = spawnSync('bash', ['-c', pipeline], { encoding: 'utf8', env: cleanEnv() });
     expect(r.stderr).toBe(''); // no stack trace
