@@ -6,15 +6,17 @@
 // a cache of all it has compiled, so the last cache holds what all of them ran.
 // - dist/cli.cjs: one-request commands only. A batch's own code stays out of it: a bigger cache
 //   costs every command's start to read (the batch compiles its part from source).
-// - dist/vendor/*.cjs: a batch (undici, the suffix list, the CSV parser), a CSV and a table
-//   output. The CLI sets two V8 flags in a batch, and V8 refuses a cache made under other flags,
-//   so these processes set none (the CLI sets both only after the files have loaded). ora, the
-//   spinner of a terminal, has no cache.
+// - dist/vendor/*.cjs: a batch through a proxy (undici, which only proxied calls load, the suffix
+//   list, the CSV parser), a CSV and a table output. The CLI sets two V8 flags in a batch, and V8
+//   refuses a cache made under other flags, so these processes set none (the CLI sets both only
+//   after the files have loaded). ora, the spinner of a terminal, has no cache.
 // Each cache is then checked by loading it in a fresh process; one that is not used there is
 // removed, and the build goes on without it (that file then compiles from source).
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -42,6 +44,37 @@ const VENDOR_CACHED = ['undici', 'tldts', 'csv-parse', 'csv-stringify', 'cli-tab
   join(root, `dist/vendor/${name}.cjs`),
 );
 
+/** A proxy on loopback tunnelling every CONNECT to the port it names on 127.0.0.1. */
+async function startTunnelProxy() {
+  const proxy = createServer((_req, res) => res.writeHead(405).end());
+  proxy.on('connect', (req, socket) => {
+    const onward = connect(Number(req.url.split(':').pop()), '127.0.0.1', () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      onward.pipe(socket).pipe(onward);
+    });
+    onward.on('error', () => socket.destroy());
+    socket.on('error', () => onward.destroy());
+  });
+  await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return proxy;
+}
+
+/** Runs one command in a process of its own; resolves with its exit code and stderr. */
+function runOne(args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', RUN_ONE, '--', ...args], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text) => {
+      stderr += text;
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stderr }));
+  });
+}
+
 export async function buildCodeCache() {
   for (const file of [bundle, ...VENDOR_CACHED]) rmSync(`${file}.cache`, { force: true });
   const scratch = mkdtempSync(join(tmpdir(), 'company-data-code-cache-'));
@@ -63,6 +96,8 @@ export async function buildCodeCache() {
       stdio: ['ignore', 'pipe', 'ignore'],
     },
   );
+  // The batch that warms undici goes through this proxy: the CLI loads undici only for that.
+  const proxy = await startTunnelProxy();
   try {
     const [line] = await Promise.race([
       once(createInterface({ input: sandbox.stdout }), 'line'),
@@ -79,6 +114,13 @@ export async function buildCodeCache() {
       'domain\nacme-shoes.com\ninitech.co.uk\nno-such-company.example\nhttps://www.Acme-Shoes.com/\n',
     );
     const base = ['--base-url', url];
+    // A host only the proxy knows, so that the batch's lookups go through it.
+    const proxied = [
+      '--base-url',
+      url.replace('//127.0.0.1:', '//sandbox.invalid:'),
+      '--allow-insecure-http',
+    ];
+    const proxyUrl = `http://127.0.0.1:${proxy.address().port}`;
     const runs = [
       // The CLI's own cache.
       ...[
@@ -89,24 +131,32 @@ export async function buildCodeCache() {
         ['search', 'shoes', '--exclude-domain', 'excluded-4.com'],
         ['enrich', 'no-such-company.example'],
         ['me'],
-      ].map((command) => ({ command, main: true })),
+      ].map((command) => ({ command: [...base, ...command], main: true })),
       // The vendor files'.
+      {
+        command: [...proxied, '--quiet', 'enrich', '--input', input, '--output', join(scratch, 'out.csv')],
+        main: false,
+        proxy: true,
+      },
       ...[
-        ['--quiet', 'enrich', '--input', input, '--output', join(scratch, 'out.csv')],
         ['-o', 'csv', 'errors'],
         ['-o', 'table', 'products'],
-      ].map((command) => ({ command, main: false })),
+      ].map((command) => ({ command: [...base, ...command], main: false })),
     ];
-    for (const { command, main } of runs) {
-      const run = spawnSync(process.execPath, ['-e', RUN_ONE, '--', ...base, ...command], {
-        env: { ...env, COMPANY_DATA_API_KEY: keys.full, MAIN: main ? '1' : '0' },
-        encoding: 'utf8',
+    for (const { command, main, proxy: viaProxy } of runs) {
+      const run = await runOne(command, {
+        ...env,
+        ...(viaProxy ? { HTTP_PROXY: proxyUrl } : {}),
+        COMPANY_DATA_API_KEY: keys.full,
+        MAIN: main ? '1' : '0',
       });
       if (run.status !== 0) {
         throw new Error(`company-data ${command.join(' ')} exited with ${run.status}: ${run.stderr.trim()}`);
       }
     }
   } finally {
+    proxy.closeAllConnections();
+    proxy.close();
     sandbox.kill('SIGTERM');
     rmSync(scratch, { recursive: true, force: true });
   }

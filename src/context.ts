@@ -1,5 +1,5 @@
 // Builds the one context object a command receives: { io, config, client } (DESIGN.md).
-// The HTTP client module, and with it undici, is loaded on the first request only.
+// The HTTP client module is loaded on the first request only (and undici with it, for a proxy).
 import { type GlobalFlags, resolveConfig } from './config.js';
 import { createIO } from './io.js';
 import type { ApiResponse, Client, Context, Credits, IO, RequestOptions } from './types.js';
@@ -42,9 +42,9 @@ export async function createContext(flags: GlobalFlags, state: RunState, io?: IO
     async close(): Promise<void> {
       if (loading) await (await loading).close();
     },
-    async prepareBulk(options) {
+    async prepareTransport() {
       const client = real ?? (await load().catch(() => undefined));
-      await client?.prepareBulk?.(options);
+      await client?.prepareTransport?.();
     },
   };
   return {

@@ -94,11 +94,6 @@ export interface RequestOptions {
   onRetry?: (problem: import('./problem.js').Problem, attempt: number) => void | Promise<void>;
   /** false: no spinner for this call (a batch draws its own progress). */
   spinner?: false;
-  /**
-   * One of many calls (a batch): sent over the pooled undici transport, which costs about 50 ms
-   * to load but less CPU per call. Other calls use a light HTTP/1.1 transport (src/http/wire.ts).
-   */
-  bulk?: true;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -117,12 +112,12 @@ export interface Client {
   readonly lastCredits: Credits;
   close(): Promise<void>;
   /**
-   * Before a batch's first call: start loading the transport its calls use, so the load overlaps
-   * what the caller waits for next, and size its connections for `inFlight` calls at a time (the
-   * batch's --concurrency). Resolves once the transport has loaded, or failed to (the first call
-   * then reports why); it never rejects. Optional: a stand-in client may leave it out.
+   * Before a batch's first call: start loading the transport its calls use (undici, only when
+   * they go through a proxy), so the load overlaps what the caller waits for next. Resolves once
+   * it has loaded, or failed to (the first call then reports why); it never rejects. Optional: a
+   * stand-in client may leave it out.
    */
-  prepareBulk?(options: { inFlight: number }): Promise<void>;
+  prepareTransport?(): Promise<void>;
 }
 
 /** What every command receives (gh's cmdutil.Factory). The client is created on first use. */

@@ -21,8 +21,6 @@ export interface EnrichCallOptions {
   /** false in batches, which draw their own progress. */
   spinner?: false;
   signal?: AbortSignal;
-  /** Set by batches: many calls in a row, sent over the transport kept for them (RequestOptions.bulk). */
-  bulk?: true;
 }
 
 export interface EnrichResponse {
@@ -77,7 +75,6 @@ export function domainLookup(
       signal: options.signal,
     };
     if (options.spinner === false) request.spinner = false;
-    if (options.bulk) request.bulk = true;
     const response = await ctx.client.request<unknown>(request);
     return {
       result: adaptDomainResult(response.data, domain, response.credits, fields),

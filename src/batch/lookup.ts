@@ -120,7 +120,6 @@ export class Lookups {
     const { scheduler } = options;
     const callOptions: DomainLookupOptions = {
       spinner: false,
-      bulk: true,
       signal: options.signal,
       // The record is narrowed as it is read, so the journal stores what the output shows.
       fields: options.resultFields,

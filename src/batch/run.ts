@@ -107,19 +107,18 @@ function asDuplicate(result: RowResult): RowResult {
 export async function runBatch(ctx: Context, options: BatchOptions): Promise<number> {
   const { io } = ctx;
   const format = options.dryRun ? ctx.config.format.value : batchFormat(ctx);
+  // The public suffix list first: a call through a proxy (the catalogs' too) loads undici, which
+  // sets a V8 flag under which the list's code cache would be refused (src/cli-loader.ts).
+  if (!options.dryRun) loadSuffixList();
   const catalogs = Promise.all([loadProducts(ctx), loadFields(ctx)]);
-  // While the catalogs are on their way (a nightly run never finds them cached), the transport
-  // the lookups use and the public suffix list load: ~35 ms of start-up off the wall clock. On
-  // the next turn of the event loop, so that the catalog requests are already out; a dry run
-  // sends no lookups.
+  // While the catalogs are on their way (a nightly run never finds them cached), undici loads
+  // when the lookups go through a proxy. On the next turn of the event loop, so that the catalog
+  // requests are already out; a dry run sends no lookups.
   const prepared = options.dryRun
     ? undefined
     : new Promise<void>((resolve) =>
-        setImmediate(() => {
-          const loading = ctx.client.prepareBulk?.({ inFlight: options.concurrency });
-          loadSuffixList();
-          resolve(loading); // never rejects: a transport that fails to load fails the first call
-        }),
+        // never rejects: a transport that fails to load fails the first call
+        setImmediate(() => resolve(ctx.client.prepareTransport?.())),
       );
   const [products, fields] = await catalogs;
   const selection = resolveSelection({ products, fields }, options);
@@ -266,10 +265,11 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
         window.shift();
         result = await entry.pending!;
         // The answer that settled the head has just freed a slot, and the next request is on its
-        // way out, but undici writes it only when the event loop reaches its check phase. Writing
-        // rows and reading input waits until then: the request leaves first, and the rows that
-        // other answers of the same turn settled are written together (figure 3: +1%; a zero-
-        // latency batch: 10% more rows/s, 7% less CPU per row; docs/performance.md, "Fifth pass").
+        // way out a few promise turns later (through a proxy, undici writes it only when the
+        // event loop reaches its check phase). Writing rows and reading input waits a turn: the
+        // request leaves first, and the rows that other answers of the same turn settled are
+        // written together (figure 3: +1%; a zero-latency batch: 10% more rows/s, 7% less CPU
+        // per row, measured over undici; docs/performance.md, "Fifth pass").
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (stopping()) return;
       } else window.shift();
@@ -278,7 +278,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     }
   };
 
-  // The batch's V8 setting, only once its vendor files (undici, the suffix list, the CSV parser)
+  // The batch's V8 setting, only once its vendor files (the suffix list, the CSV parser, undici)
   // have loaded: under other flags V8 refuses their code caches (src/cli-loader.ts).
   await prepared;
   await stopPretenuring().catch(() => {});

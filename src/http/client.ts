@@ -76,7 +76,7 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
 
   // One shared sweep enforces every open call's deadline, instead of an AbortController, a timer
   // and AbortSignal.any per call (about 6% of a batch's CPU). Each attempt is already bounded by
-  // the connect timeout and undici's idle timeouts, and a retry never starts past the deadline;
+  // the connect timeout and the transport's idle timeouts, and a retry never starts past the deadline;
   // what the sweep catches is a body that trickles in slower than the deadline allows.
   const openCalls = new OpenCalls<OpenCall>();
   let sweeper: NodeJS.Timeout | undefined;
@@ -134,8 +134,8 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
     number: number,
   ): Promise<Attempt> {
     transport ??= createTransport(timeoutMs, env);
-    const chosen = transport.dispatcherFor(call.base, request.bulk === true);
-    // A promise only while undici loads: a batch's calls then skip a promise turn each.
+    const chosen = transport.dispatcherFor(call.base);
+    // A promise only while undici loads (a proxied call): once loaded, calls skip that turn.
     const dispatcher = 'then' in chosen ? await chosen : chosen;
     // Date.now, not performance.now: the global `performance` loads perf_hooks on first use.
     const started = Date.now();
@@ -280,21 +280,15 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
       transport = undefined;
       await open?.close();
     },
-    async prepareBulk({ inFlight }) {
+    async prepareTransport() {
       transport ??= createTransport(timeoutMs, env);
-      // Twice the calls in flight: undici frees a connection only on the turn of the event loop
-      // after its response was read, and then checks it once more before reusing it, so a call
-      // made at once goes out on another idle connection or waits two turns. Unbounded, a
-      // --concurrency 16 run held 30-35 connections; at exactly 16 it got slower (figure 3 of
-      // docs/performance.md, "Fifth pass").
-      transport.limitBulkConnections(inFlight * 2);
       let base: URL;
       try {
         base = baseUrl();
       } catch {
         return; // the first call reports the configuration problem
       }
-      const chosen = transport.dispatcherFor(base, true);
+      const chosen = transport.dispatcherFor(base);
       // A transport that fails to load fails the first call, with its own message.
       if ('then' in chosen) await chosen.catch(() => {});
     },

@@ -13,9 +13,11 @@
 // The response side follows RFC 9112: a status line, header fields, and a body framed by
 // `Transfer-Encoding: chunked`, by `Content-Length`, or by the end of the connection; interim
 // 1xx responses are skipped; no body for HEAD, 204 and 304. Anything else is refused with a
-// clear error rather than guessed at. A connection is kept for the command's next call when the
-// response was complete, framed, and not `Connection: close`; idle, it is unref'd, so it never
-// keeps the process alive, and the kernel closes it at exit.
+// clear error rather than guessed at. A connection is kept for the next call when the response
+// was complete, framed, and not `Connection: close`; idle, it is unref'd, so it never keeps the
+// process alive, and the kernel closes it at exit. As undici does, an idle connection is reused
+// only within 4 s, or within the server's `Keep-Alive: timeout=N` less 2 s: a server closes an
+// idle connection on its own clock, and a request written as it does so would be lost.
 //
 // Timeouts and failures carry undici's error codes, so the client's problem mapping reads one
 // kind of transport: UND_ERR_CONNECT_TIMEOUT, UND_ERR_HEADERS_TIMEOUT (request written -> whole
@@ -71,6 +73,13 @@ export class TransportError extends Error {
     super(message);
   }
 }
+
+/** How long an idle connection is reused without a Keep-Alive hint (undici's default). */
+export const IDLE_REUSE_MS = 4_000;
+/** Taken off a server's Keep-Alive timeout, for the request's way there (undici's default). */
+const KEEP_ALIVE_MARGIN_MS = 2_000;
+/** The longest reuse a Keep-Alive hint can ask for (undici's default). */
+const MAX_IDLE_REUSE_MS = 600_000;
 
 /** A response head larger than this is refused (node:http's own limit is 16 KiB). */
 export const MAX_HEAD_BYTES = 64 * 1024;
@@ -136,6 +145,17 @@ export function createWireDispatcher(timeouts: WireTimeouts): WireDispatcher {
     if (at >= 0) list!.splice(at, 1);
   };
 
+  /** The most recently idle connection still fit for a request; stale ones are closed. */
+  const takeIdle = (key: string): Connection | undefined => {
+    const list = idle.get(key);
+    const now = Date.now();
+    for (let connection = list?.pop(); connection; connection = list?.pop()) {
+      if (!connection.socket.destroyed && now < connection.idleUntil) return connection;
+      connection.socket.destroy();
+    }
+    return undefined;
+  };
+
   return {
     dispatch(options, handler) {
       let url = origins.get(options.origin);
@@ -147,10 +167,8 @@ export function createWireDispatcher(timeouts: WireTimeouts): WireDispatcher {
       const exchange = new Exchange(handler, options.method, timeouts.idleMs);
       handler.onRequestStart(exchange);
       if (exchange.done) return true;
-      let connection = idle.get(options.origin)?.pop();
-      if (!connection || connection.socket.destroyed) {
-        connection = new Connection(options.origin, url, timeouts, release, forget);
-      }
+      let connection = takeIdle(options.origin);
+      if (!connection) connection = new Connection(options.origin, url, timeouts, release, forget);
       busy.add(connection);
       connection.send(exchange, bytes);
       return true;
@@ -166,6 +184,8 @@ export function createWireDispatcher(timeouts: WireTimeouts): WireDispatcher {
 /** One connection; it carries one exchange at a time. */
 class Connection {
   readonly socket: Socket;
+  /** While idle: reused only before this time (Date.now()). */
+  idleUntil = 0;
   private current: Exchange | undefined;
   private connecting = true;
   private connectTimer: NodeJS.Timeout | undefined;
@@ -220,10 +240,11 @@ class Connection {
     if (!this.connecting) exchange.armHeaders();
   }
 
-  /** The exchange finished: keep the connection for the next call, or close it. */
-  finished(reusable: boolean): void {
+  /** The exchange finished: keep the connection for `reuseMs` more, or close it (0). */
+  finished(reuseMs: number): void {
     this.current = undefined;
-    if (reusable && !this.socket.destroyed && this.socket.readable && this.socket.writable) {
+    if (reuseMs > 0 && !this.socket.destroyed && this.socket.readable && this.socket.writable) {
+      this.idleUntil = Date.now() + reuseMs;
       this.release(this);
     } else {
       this.forget(this);
@@ -272,7 +293,8 @@ class Exchange implements Controller {
   private pending: Buffer | undefined;
   private remaining = 0;
   private chunk = Chunk.Size;
-  private reusable = true;
+  /** How long the connection may be reused after this response; 0: it closes. */
+  private reuseMs = IDLE_REUSE_MS;
 
   constructor(
     private readonly handler: Handler,
@@ -309,7 +331,7 @@ class Exchange implements Controller {
   closed(): void {
     if (this.done) return;
     if (this.state === State.Close) {
-      this.reusable = false;
+      this.reuseMs = 0;
       this.finish();
     } else {
       this.fail(new TransportError('other side closed', 'UND_ERR_SOCKET'));
@@ -395,7 +417,9 @@ class Exchange implements Controller {
   /** Chooses how the body ends; false when the framing is invalid (already reported). */
   private frame(statusCode: number, http11: boolean, headers: IncomingHttpHeaders): boolean {
     const connection = headerText(headers.connection).toLowerCase();
-    if (!http11 || /(?:^|,)\s*close\s*(?:,|$)/.test(connection)) this.reusable = false;
+    const hint = /(?:^|[\s,;])timeout\s*=\s*(\d+)/i.exec(headerText(headers['keep-alive']));
+    if (hint) this.reuseMs = Math.min(Number(hint[1]) * 1000 - KEEP_ALIVE_MARGIN_MS, MAX_IDLE_REUSE_MS);
+    if (!http11 || /(?:^|,)\s*close\s*(?:,|$)/.test(connection)) this.reuseMs = 0;
     if (this.method === 'HEAD' || statusCode === 204 || statusCode === 304) {
       this.state = State.Length;
       this.remaining = 0;
@@ -405,13 +429,13 @@ class Exchange implements Controller {
     if (encoding !== undefined) {
       const codings = headerText(encoding).toLowerCase().split(',');
       // With both, the length is not to be trusted, nor the connection after it (RFC 9112, 6.3).
-      if (headers['content-length'] !== undefined) this.reusable = false;
+      if (headers['content-length'] !== undefined) this.reuseMs = 0;
       if (codings[codings.length - 1].trim() === 'chunked') {
         this.state = State.Chunked;
         this.chunk = Chunk.Size;
       } else {
         this.state = State.Close;
-        this.reusable = false;
+        this.reuseMs = 0;
       }
       return true;
     }
@@ -429,7 +453,7 @@ class Exchange implements Controller {
       return true;
     }
     this.state = State.Close;
-    this.reusable = false;
+    this.reuseMs = 0;
     return true;
   }
 
@@ -490,7 +514,7 @@ class Exchange implements Controller {
     this.done = true;
     this.state = State.Done;
     clearTimeout(this.timer);
-    this.connection?.finished(this.reusable);
+    this.connection?.finished(this.reuseMs);
     this.handler.onResponseEnd(this);
   }
 

@@ -1,12 +1,14 @@
 // The code caches the build leaves (src/cli-loader.ts, scripts/code-cache.mjs) are used by the
 // commands that load their files. V8 refuses a cache made under other flags, and a batch sets two
 // V8 flags at run time: these tests fail if one is set before a file it would invalidate loads.
-import { spawnSync } from 'node:child_process';
+// undici loads only for calls through a proxy (src/http/transport.ts).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, ROOT } from '../helpers/cli.js';
+import { ROOT, runCli } from '../helpers/cli.js';
+import { startTestSandbox } from '../helpers/sandbox.js';
+import { tunnelProxy } from '../helpers/server.js';
 
 let dir: string;
 let preload: string;
@@ -30,38 +32,79 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function outcomesOf(args: string[]): Record<string, string> {
-  const r = spawnSync(process.execPath, ['--require', preload, BIN, '--sandbox', ...args], {
-    encoding: 'utf8',
+async function outcomesOf(args: string[], env: Record<string, string> = {}): Promise<Record<string, string>> {
+  const r = await runCli(args, {
+    nodeArgs: ['--require', preload],
     cwd: dir,
-    env: cleanEnv({ HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_CACHE_HOME: join(dir, 'cache') }),
+    env: { HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_CACHE_HOME: join(dir, 'cache'), ...env },
   });
-  expect(r.status).toBe(0);
+  expect(r.code, r.stderr).toBe(0);
   const line = r.stderr.split('\n').find((l) => l.startsWith('OUTCOMES '));
   expect(line, r.stderr).toBeDefined();
   return JSON.parse(line!.slice('OUTCOMES '.length)) as Record<string, string>;
 }
 
+function batchInput(): string {
+  const input = join(dir, 'in.csv');
+  // initech.co.uk needs the public suffix list.
+  writeFileSync(input, 'domain\nacme-shoes.com\ninitech.co.uk\nno-such-company.example\n');
+  return input;
+}
+
 describe('the code caches of the build', () => {
-  it('are used by a batch for the bundle, undici, the suffix list and the CSV parser', () => {
-    const input = join(dir, 'in.csv');
-    // initech.co.uk needs the public suffix list; the batch goes over undici.
-    writeFileSync(input, 'domain\nacme-shoes.com\ninitech.co.uk\nno-such-company.example\n');
-    const outcomes = outcomesOf(['--quiet', 'enrich', '--input', input, '--output', join(dir, 'out.csv')]);
-    expect(outcomes).toMatchObject({
-      'cli.cjs': 'used',
-      'undici.cjs': 'used',
-      'tldts.cjs': 'used',
-      'csv-parse.cjs': 'used',
-    });
+  it('are used by a batch for the bundle, the suffix list and the CSV parser; undici is not loaded', async () => {
+    const outcomes = await outcomesOf([
+      '--sandbox',
+      '--quiet',
+      'enrich',
+      '--input',
+      batchInput(),
+      '--output',
+      join(dir, 'out.csv'),
+    ]);
+    expect(outcomes).toMatchObject({ 'cli.cjs': 'used', 'tldts.cjs': 'used', 'csv-parse.cjs': 'used' });
+    expect(outcomes).not.toHaveProperty(['undici.cjs']);
   });
 
-  it('are used for CSV and table output', () => {
-    expect(outcomesOf(['-o', 'csv', 'products'])).toMatchObject({
+  it("are used by a batch through a proxy for undici's file too", async () => {
+    const sandbox = await startTestSandbox({ companies: 200 });
+    const proxy = await tunnelProxy();
+    try {
+      // A host only the proxy knows: the lookups go through it, over undici.
+      const base = sandbox.url.replace('//127.0.0.1:', '//sandbox.invalid:');
+      const outcomes = await outcomesOf(
+        [
+          '--base-url',
+          base,
+          '--allow-insecure-http',
+          '--quiet',
+          'enrich',
+          '--input',
+          batchInput(),
+          '--output',
+          join(dir, 'out-proxied.csv'),
+        ],
+        { HTTP_PROXY: proxy.url, COMPANY_DATA_API_KEY: sandbox.keys.full },
+      );
+      expect(outcomes).toMatchObject({
+        'cli.cjs': 'used',
+        'undici.cjs': 'used',
+        'tldts.cjs': 'used',
+        'csv-parse.cjs': 'used',
+      });
+      expect(proxy.tunnels.length).toBeGreaterThan(0);
+    } finally {
+      await proxy.close();
+      await sandbox.close();
+    }
+  });
+
+  it('are used for CSV and table output', async () => {
+    expect(await outcomesOf(['--sandbox', '-o', 'csv', 'products'])).toMatchObject({
       'cli.cjs': 'used',
       'csv-stringify.cjs': 'used',
     });
-    expect(outcomesOf(['-o', 'table', 'products'])).toMatchObject({
+    expect(await outcomesOf(['--sandbox', '-o', 'table', 'products'])).toMatchObject({
       'cli.cjs': 'used',
       'cli-table3.cjs': 'used',
     });

@@ -29,6 +29,8 @@ export interface RunOptions {
   input?: string | Buffer;
   cwd?: string;
   timeoutMs?: number;
+  /** Node's own options, before the entry (e.g. `--require` of a preload). */
+  nodeArgs?: string[];
 }
 
 /** Environment without anything from the developer's shell that would change the CLI's behaviour. */
@@ -47,7 +49,7 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 
 export function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
       cwd: options.cwd ?? ROOT,
       env: cleanEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,15 +1,14 @@
 // createClient against small real HTTP servers on 127.0.0.1: every fault is produced on a real
 // socket, and attempts are counted (and timed) by the server itself.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type AddressInfo, connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ClientOptions, createClient } from '../../src/http/client.js';
 import { createIO } from '../../src/io.js';
 import { Problem } from '../../src/problem.js';
 import type { Client, Config, IO, RequestOptions } from '../../src/types.js';
 import { testConfig } from '../helpers/config.js';
-import { listenLocal } from '../helpers/server.js';
+import { listenLocal, tunnelProxy } from '../helpers/server.js';
 
 const KEY = 'cd_test_secret_9f8e7d';
 const FAST: ClientOptions = { retryPolicy: { baseMs: 5, capMs: 20, throttleFloorMs: 10 }, env: {} };
@@ -41,6 +40,13 @@ async function serve(...handlers: Handler[]): Promise<{ url: string; hits: Hit[]
   return { url, hits };
 }
 
+/** tunnelProxy(), closed after the test. */
+async function proxyForTest(): Promise<{ url: string; tunnels: string[] }> {
+  const proxy = await tunnelProxy();
+  cleanups.push(proxy.close);
+  return proxy;
+}
+
 const json =
   (status: number, body: unknown, headers: Record<string, string> = {}): Handler =>
   (_req, res) => {
@@ -52,7 +58,7 @@ const json =
 const problem = (code: string, status: number, headers: Record<string, string> = {}): Handler =>
   json(status, { type: `https://x.dev/problems/${code}`, title: code, status, code, detail: code }, headers);
 
-function config(baseUrl: string, overrides: Partial<Config> = {}): Config {
+function configFor(baseUrl: string, overrides: Partial<Config> = {}): Config {
   return testConfig(baseUrl, {
     apiKey: { value: KEY, source: 'environment' },
     retries: { value: 2, source: 'flag' },
@@ -71,11 +77,15 @@ function fakeIO(verbose = false): { io: IO; stderr: () => string } {
   return { io: createIO({ stdout: sink, stderr: sink, verbose, env: {} }), stderr: () => err };
 }
 
-function client(cfg: Config, io: IO = fakeIO().io, options: ClientOptions = FAST): Client {
+function clientFor(cfg: Config, io: IO = fakeIO().io, options: ClientOptions = FAST): Client {
   const c = createClient(cfg, io, options);
   cleanups.push(() => c.close());
   return c;
 }
+
+// Outside the transport matrix below, calls go direct.
+const config = configFor;
+const client = clientFor;
 
 const ME: RequestOptions = { method: 'GET', path: '/api/me', auth: true };
 
@@ -89,14 +99,28 @@ async function failure(promise: Promise<unknown>): Promise<Problem> {
   throw new Error('expected the call to fail');
 }
 
-// One-shot calls go over src/http/wire.ts, a batch's (`bulk`) over undici: both must behave alike.
+// Direct calls go over src/http/wire.ts, calls through a proxy over undici: both must behave
+// alike. Through the proxy, the base URL names a host only the proxy knows, and the proxy tunnels
+// to the test server's port.
 const TRANSPORTS = [
-  ['the one-shot transport', {}],
-  ['undici', { bulk: true }],
+  ['src/http/wire.ts (direct)', false],
+  ['undici (through a proxy)', true],
 ] as const;
 
-describe.each(TRANSPORTS)('createClient retries over %s', (_name, transport) => {
-  const ME: RequestOptions = { method: 'GET', path: '/api/me', auth: true, ...transport };
+describe.each(TRANSPORTS)('createClient retries over %s', (_name, viaProxy) => {
+  let proxyEnv: NodeJS.ProcessEnv = {};
+  beforeEach(async () => {
+    proxyEnv = viaProxy ? { HTTP_PROXY: (await proxyForTest()).url } : {};
+  });
+  const config = (baseUrl: string, overrides: Partial<Config> = {}): Config =>
+    viaProxy
+      ? configFor(baseUrl.replace('//127.0.0.1:', '//upstream.invalid:'), {
+          allowInsecureHttp: true,
+          ...overrides,
+        })
+      : configFor(baseUrl, overrides);
+  const client = (cfg: Config, io: IO = fakeIO().io, options: ClientOptions = FAST): Client =>
+    clientFor(cfg, io, { ...options, env: { ...options.env, ...proxyEnv } });
 
   it('retries a 503 problem twice and then succeeds', async () => {
     const s = await serve(
@@ -246,16 +270,6 @@ describe.each(TRANSPORTS)('createClient retries over %s', (_name, transport) => 
     expect(bodies.at(-1)).toBe('19 {"n":1,"name":"é"}');
   });
 
-  it('reports a refused connection as a network error', async () => {
-    const s = await serve(json(200, {}));
-    const port = new URL(s.url).port;
-    for (const cleanup of cleanups.splice(0)) await cleanup();
-    const cfg = config(`http://127.0.0.1:${port}`, { retries: { value: 0, source: 'flag' } });
-    const p = await failure(client(cfg).request(ME));
-    expect(p).toMatchObject({ code: 'network_error', source: 'network' });
-    expect(p.detail).toContain('Connection refused');
-  });
-
   it('fails at once when Retry-After is longer than it is willing to wait', async () => {
     const s = await serve(problem('rate_limited', 429, { 'retry-after': '600' }));
     const p = await failure(client(config(s.url)).request(ME));
@@ -326,6 +340,16 @@ describe.each(TRANSPORTS)('createClient retries over %s', (_name, transport) => 
 });
 
 describe('createClient auth and safety', () => {
+  it('reports a refused connection as a network error', async () => {
+    const s = await serve(json(200, {}));
+    const port = new URL(s.url).port;
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+    const cfg = config(`http://127.0.0.1:${port}`, { retries: { value: 0, source: 'flag' } });
+    const p = await failure(client(cfg).request(ME));
+    expect(p).toMatchObject({ code: 'network_error', source: 'network' });
+    expect(p.detail).toContain('Connection refused');
+  });
+
   it('sends Bearer by default and x-api-key when configured', async () => {
     const s = await serve(json(200, {}));
     await client(config(s.url)).request(ME);
@@ -372,32 +396,15 @@ describe('createClient auth and safety', () => {
 
   it('tunnels through HTTP_PROXY to remote hosts but goes direct to loopback', async () => {
     const upstream = await serve(json(200, { via: 'upstream' }));
-    const tunnels: string[] = [];
-    const proxy = createServer((_req, res) => res.writeHead(405).end());
-    proxy.on('connect', (req: IncomingMessage, socket: Socket) => {
-      tunnels.push(req.url ?? '');
-      const port = Number(new URL(upstream.url).port);
-      const onward = connect(port, '127.0.0.1', () => {
-        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        onward.pipe(socket).pipe(onward);
-      });
-      onward.on('error', () => socket.destroy());
-      socket.on('error', () => onward.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          proxy.closeAllConnections();
-          proxy.close(() => resolve());
-        }),
-    );
-    const env = { HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
-    const remote = config('http://service.invalid', { allowInsecureHttp: true });
+    const proxy = await proxyForTest();
+    const tunnels = proxy.tunnels;
+    const port = new URL(upstream.url).port;
+    const env = { HTTP_PROXY: proxy.url };
+    const remote = config(`http://service.invalid:${port}`, { allowInsecureHttp: true });
     const res = await client(remote, fakeIO().io, { ...FAST, env }).request(ME);
     expect(res.data).toEqual({ via: 'upstream' });
-    expect(tunnels).toEqual(['service.invalid:80']);
-    expect(upstream.hits[0].headers.host).toBe('service.invalid');
+    expect(tunnels).toEqual([`service.invalid:${port}`]);
+    expect(upstream.hits[0].headers.host).toBe(`service.invalid:${port}`);
     await client(config(upstream.url), fakeIO().io, { ...FAST, env }).request(ME);
     expect(upstream.hits).toHaveLength(2);
     expect(tunnels).toHaveLength(1);

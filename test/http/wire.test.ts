@@ -1,12 +1,13 @@
-// The one-shot transport (src/http/wire.ts) against raw TCP servers on 127.0.0.1 that write
+// The direct transport (src/http/wire.ts) against raw TCP servers on 127.0.0.1 that write
 // exactly the bytes a test gives them, split as the test says: every framing the service may
 // use, every malformed answer it must refuse, and what happens to the connection afterwards.
 import type { IncomingHttpHeaders } from 'node:http';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exchange } from '../../src/http/exchange.js';
 import {
   createWireDispatcher,
+  IDLE_REUSE_MS,
   MAX_HEAD_BYTES,
   requestBytes,
   type WireDispatcher,
@@ -215,6 +216,45 @@ describe('connections', () => {
     expect((await get(d, s.origin)).body).toBe('hi');
     expect((await get(d, s.origin)).body).toBe('hi');
     expect(s.connections).toBe(2);
+  });
+
+  it.each([
+    ['timeout=1 (less than the 2 s margin: not reused)', 'timeout=1', 2],
+    ['timeout=3', 'timeout=3', 1],
+    ['max=100, timeout=30', 'max=100, timeout=30', 1],
+  ])("follows the server's Keep-Alive hint: %s", async (_name, hint, connections) => {
+    const s = await serve(`HTTP/1.1 200 OK\r\nkeep-alive: ${hint}\r\ncontent-length: 2\r\n\r\nhi`);
+    const d = dispatcher();
+    expect((await get(d, s.origin)).body).toBe('hi');
+    expect((await get(d, s.origin)).body).toBe('hi');
+    expect(s.connections).toBe(connections);
+  });
+
+  it(`reuses an idle connection for ${IDLE_REUSE_MS / 1000} s, or what the hint leaves, and then opens a new one`, async () => {
+    const s = await serve(
+      OK_LENGTH,
+      OK_LENGTH,
+      'HTTP/1.1 200 OK\r\nkeep-alive: timeout=60\r\ncontent-length: 2\r\n\r\nhi',
+      OK_LENGTH,
+    );
+    const d = dispatcher();
+    const start = Date.now();
+    const now = vi.spyOn(Date, 'now');
+    cleanups.push(() => now.mockRestore());
+    now.mockReturnValue(start);
+    await get(d, s.origin);
+    now.mockReturnValue(start + IDLE_REUSE_MS - 10);
+    await get(d, s.origin);
+    expect(s.connections).toBe(1);
+    now.mockReturnValue(start + 2 * IDLE_REUSE_MS);
+    await get(d, s.origin); // the hint: 60 s less the margin
+    expect(s.connections).toBe(2);
+    now.mockReturnValue(start + 2 * IDLE_REUSE_MS + 57_000);
+    await get(d, s.origin); // answered without a hint: 4 s again
+    expect(s.connections).toBe(2);
+    now.mockReturnValue(start + 2 * IDLE_REUSE_MS + 57_000 + IDLE_REUSE_MS + 1);
+    await get(d, s.origin);
+    expect(s.connections).toBe(3);
   });
 
   it('drops an idle connection the server closed, and opens a new one', async () => {

@@ -1,6 +1,7 @@
-// A batch's calls (`bulk`) share connections sized by prepareBulk(): at most twice the calls the
-// batch keeps in flight, however many it fires at once. The server holds every answer a while,
-// so the calls overlap and an unbounded pool would open one connection per call.
+// A batch keeps --concurrency calls in flight (src/batch/scheduler.ts); the transport gives each
+// call in flight one connection, and a call made after another has finished reuses that one's. The
+// server holds every answer a while, so the calls overlap: connections never outnumber the calls
+// in flight, however many calls are made in all.
 import { createServer } from 'node:http';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,40 +39,41 @@ function clientFor(baseUrl: string): Client {
   return client;
 }
 
-const fire = (client: Client, calls: number) =>
-  Promise.all(
-    Array.from({ length: calls }, (_, i) =>
-      client.request({
-        method: 'GET',
-        path: `/api/domains/d${i}.com`,
-        auth: true,
-        bulk: true,
-        spinner: false,
-      }),
-    ),
-  );
+const call = (client: Client, i: number) =>
+  client.request({ method: 'GET', path: `/api/domains/d${i}.com`, auth: true, spinner: false });
 
-describe('prepareBulk', () => {
-  it('keeps a batch to twice its calls in flight in connections', async () => {
+/** `lanes` callers, each making `each` calls one after another. */
+const inLanes = (client: Client, lanes: number, each: number) =>
+  Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      const answers = [];
+      for (let i = 0; i < each; i++) answers.push(await call(client, lane * each + i));
+      return answers;
+    }),
+  ).then((lanes) => lanes.flat());
+
+describe('the connections of many calls', () => {
+  it('are never more than the calls in flight', async () => {
+    const server = await slowServer();
+    const answers = await inLanes(clientFor(server.url), 3, 4);
+    expect(answers).toHaveLength(12);
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(server.connections()).toBe(3);
+  });
+
+  it('are one per call when all are in flight at once', async () => {
     const server = await slowServer();
     const client = clientFor(server.url);
-    client.prepareBulk?.({ inFlight: 2 });
-    const answers = await fire(client, 12);
-    expect(answers.every((a) => a.status === 200)).toBe(true);
-    expect(server.connections()).toBeGreaterThan(0);
-    expect(server.connections()).toBeLessThanOrEqual(4);
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => call(client, i)));
+    expect(answers).toHaveLength(6);
+    expect(server.connections()).toBe(6);
   });
+});
 
-  it('without it, overlapping bulk calls are not held back (the bound above is prepareBulk)', async () => {
-    const server = await slowServer();
-    const answers = await fire(clientFor(server.url), 12);
-    expect(answers).toHaveLength(12);
-    expect(server.connections()).toBeGreaterThan(4);
-  });
-
+describe('prepareTransport', () => {
   it('does not throw on a configuration the first call will report', async () => {
     const client = clientFor('not a url');
-    expect(() => client.prepareBulk?.({ inFlight: 4 })).not.toThrow();
+    await expect(client.prepareTransport?.()).resolves.toBeUndefined();
     await expect(
       client.request({ method: 'GET', path: '/api/me', auth: true, spinner: false }),
     ).rejects.toThrow();
