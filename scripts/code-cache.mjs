@@ -111,7 +111,8 @@ export async function buildCodeCache() {
     const input = join(scratch, 'batch.csv');
     writeFileSync(
       input,
-      'domain\nacme-shoes.com\ninitech.co.uk\nno-such-company.example\nhttps://www.Acme-Shoes.com/\n',
+      // Quoted, so that csv-parse loads (an input without quotes is read without it).
+      'domain\nacme-shoes.com\ninitech.co.uk\nno-such-company.example\n"https://www.Acme-Shoes.com/"\n',
     );
     const base = ['--base-url', url];
     // A host only the proxy knows, so that the batch's lookups go through it.

@@ -2,7 +2,7 @@
 // that does not use one never pays for it. Each test runs a copy of the build with files removed:
 // a command that still works never loaded them.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ beforeAll(() => {
   bin = copyBuild(app);
   rmSync(join(app, 'dist/vendor/csv-stringify.cjs'));
   rmSync(join(app, 'dist/vendor/cli-table3.cjs'));
+  rmSync(join(app, 'dist/vendor/csv-parse.cjs'));
 });
 
 afterAll(() => {
@@ -43,5 +44,31 @@ describe('a command loads neither csv-stringify nor cli-table3 unless it writes 
     const r = run(['-o', 'csv', 'products']);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain('csv-stringify');
+  });
+});
+
+describe('a batch loads csv-parse only for an input with quoting', () => {
+  const batch = (content: string) => {
+    const input = join(dir, 'in.csv');
+    writeFileSync(input, content);
+    const output = join(dir, 'out.csv');
+    rmSync(output, { force: true });
+    return { result: run(['--quiet', 'enrich', '--input', input, '--output', output, '--fresh']), output };
+  };
+
+  it('reads an input without a quote without it', () => {
+    const { result, output } = batch('domain,note\r\nacme-shoes.com,first\r\n\r\ninitech.co.uk,second\r\n');
+    expect(result.stderr).not.toContain('csv-parse');
+    expect(result.status).toBe(0);
+    const lines = readFileSync(output, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(/^acme-shoes\.com,first,/);
+    expect(lines[2]).toMatch(/^initech\.co\.uk,second,/);
+  });
+
+  it('needs it from the first quote on (so the copy above really lacks it)', () => {
+    const { result } = batch('domain,note\nacme-shoes.com,first\ninitech.co.uk,"second, quoted"\n');
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('csv-parse');
   });
 });
