@@ -16,6 +16,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeEnv } from './lib/proc.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const GNU_TIME = '/usr/bin/time';
@@ -81,7 +82,7 @@ process.stdout.write(JSON.stringify({ ms: (used.user + used.system) / 1000, n: l
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < apps.length; k++) {
       const i = (r + k) % apps.length;
-      const out = spawnSync(process.execPath, [bundles[i]], { encoding: 'utf8' });
+      const out = spawnSync(process.execPath, [bundles[i]], { encoding: 'utf8', env: nodeEnv() });
       if (out.status !== 0) throw new Error(out.stderr);
       const result = JSON.parse(out.stdout);
       if (result.n !== 20_000) throw new Error(`expected 20,000 domains, got ${result.n}`);
@@ -122,7 +123,7 @@ async function loadCatalogs(into) {
     [join(apps[0], 'bin/company-data.js'), '--quiet', 'sandbox', '--port', '0'],
     {
       env: {
-        ...process.env,
+        ...nodeEnv(),
         XDG_CONFIG_HOME: join(scratch, 'config'),
         XDG_CACHE_HOME: join(scratch, 'sb-cache'),
       },
@@ -142,7 +143,7 @@ async function runCli() {
   const report = join(scratch, 'time.txt');
   const timed = existsSync(GNU_TIME);
   const envOf = (i) => ({
-    ...process.env,
+    ...nodeEnv(),
     COMPANY_DATA_API_KEY: 'cd_bench_key',
     XDG_CONFIG_HOME: join(scratch, `config-${i}`),
     XDG_CACHE_HOME: join(scratch, `cache-${i}`),
@@ -174,7 +175,10 @@ async function runCli() {
         const withList = await search(i, ['--exclude', csv]);
         const without = await search(i, []);
         const started = performance.now();
-        spawnSync(process.execPath, [join(apps[i], 'bin/company-data.js'), '--version'], { stdio: 'ignore' });
+        spawnSync(process.execPath, [join(apps[i], 'bin/company-data.js'), '--version'], {
+          stdio: 'ignore',
+          env: envOf(i),
+        });
         stats[i].version.push(performance.now() - started);
         stats[i].withWall.push(withList.wall);
         stats[i].withCpu.push(withList.cpu);

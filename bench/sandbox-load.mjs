@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { nodeEnv } from './lib/proc.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -47,9 +48,7 @@ process.on('SIGTERM', () => process.exit(0));
 async function startChild(argv) {
   const child = spawn(process.execPath, argv, {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: Object.fromEntries(
-      Object.entries(process.env).filter(([name]) => !name.startsWith('COMPANY_DATA_')),
-    ),
+    env: Object.fromEntries(Object.entries(nodeEnv()).filter(([name]) => !name.startsWith('COMPANY_DATA_'))),
   });
   const lines = createInterface({ input: child.stdout });
   const [line] = await Promise.race([
