@@ -1,12 +1,13 @@
-// The real service is HTTPS. One-shot calls go over node:tls (src/http/wire.ts) and a batch's
-// over undici, so both are run through a TLS front (a test certificate for 127.0.0.1) to the
-// sandbox: the CA named by NODE_EXTRA_CA_CERTS is trusted by both, and an unknown certificate is
-// a clear TLS failure.
+// The real service is HTTPS. One-shot calls and a batch's go over node:tls (src/http/wire.ts),
+// so both are run through a TLS front (a test certificate for 127.0.0.1) to the sandbox: the CA
+// named by NODE_EXTRA_CA_CERTS is trusted, an unknown certificate is a clear TLS failure, and a
+// batch's later connections resume the TLS session of its first.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -22,6 +23,8 @@ let base: string;
 let home: string;
 /** Handshakes the client broke off (it did not trust the certificate). */
 let refusedHandshakes = 0;
+/** Each TLS connection made, and whether it resumed an earlier session. */
+const handshakes: boolean[] = [];
 
 beforeAll(async () => {
   sandbox = await startTestSandbox({ companies: 200 });
@@ -31,6 +34,7 @@ beforeAll(async () => {
   front.on('tlsClientError', () => {
     refusedHandshakes++;
   });
+  front.on('secureConnection', (socket: TLSSocket) => handshakes.push(socket.isSessionReused()));
   await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
   base = `https://127.0.0.1:${(front.address() as AddressInfo).port}`;
   home = mkdtempSync(join(tmpdir(), 'cd-e2e-https-'));
@@ -64,19 +68,39 @@ describe('over HTTPS', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ key_name: 'full' });
   });
 
-  it('a batch (undici) trusts it too', async () => {
+  it("a batch trusts it too, and its later connections resume the first one's session", async () => {
     const input = join(home, 'in.csv');
-    writeFileSync(input, 'domain\nacme-shoes.com\nmissing-domain.example\n');
+    const domains = Array.from({ length: 12 }, (_, i) => `missing-${i}.example`);
+    writeFileSync(input, ['domain', 'acme-shoes.com', ...domains, ''].join('\n'));
     const output = join(home, 'out.csv');
+    const before = handshakes.length;
     const result = await runCli(
-      ['--quiet', '--base-url', base, 'enrich', '--input', input, '--output', output, '--fresh'],
+      [
+        '--quiet',
+        '--base-url',
+        base,
+        'enrich',
+        '--input',
+        input,
+        '--output',
+        output,
+        '--fresh',
+        '--concurrency',
+        '4',
+      ],
       { env: env({ NODE_EXTRA_CA_CERTS: CA }) },
     );
+    expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const rows = readFileSync(output, 'utf8').trim().split('\n');
-    expect(rows).toHaveLength(3);
+    expect(rows).toHaveLength(14);
     expect(rows[1]).toMatch(/^acme-shoes\.com,true,/);
-    expect(rows[2]).toMatch(/^missing-domain\.example,false,/);
+    expect(rows[2]).toMatch(/^missing-0\.example,false,/);
+    // The two catalogs' calls (the cache is empty) open the first connections, at once; the
+    // lookups' others resume a session of theirs.
+    const made = handshakes.slice(before);
+    expect(made.filter((resumed) => !resumed).length).toBeLessThanOrEqual(2);
+    expect(made.filter(Boolean).length).toBeGreaterThan(0);
   });
 
   it('an unknown certificate is a TLS failure, exit 5, not retried', async () => {
