@@ -68,7 +68,7 @@ describe('over HTTPS', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ key_name: 'full' });
   });
 
-  it("a batch trusts it too, and its later connections resume the first one's session", async () => {
+  it('a batch trusts it too, and its later connections resume an earlier TLS session', async () => {
     const input = join(home, 'in.csv');
     const domains = Array.from({ length: 12 }, (_, i) => `missing-${i}.example`);
     writeFileSync(input, ['domain', 'acme-shoes.com', ...domains, ''].join('\n'));
