@@ -1,7 +1,7 @@
 // One request and its whole answer, read into a buffer: what the client does with every call.
 //
 // Every transport hands the answer to a dispatch handler (undici's v7 interface, which the
-// one-shot transport of src/http/wire.ts speaks too): no Readable stream, no 'data'/'end' events
+// direct transport of src/http/wire.ts speaks too): no Readable stream, no 'data'/'end' events
 // and no promise for the body per call, which the client never needed, since it reads every body
 // whole. Measured on a bare loop of 15,000 lookups over undici, alternating: 69 -> 58 µs of CPU
 // per call (docs/performance.md, "Fifth pass").

@@ -1,7 +1,7 @@
 // The connections. Two transports behind one choice:
 // - HTTP/1.1 straight over node:net / node:tls (src/http/wire.ts) for every call going direct,
 //   one-shot commands and batches alike: undici costs ~50 ms of start-up, node:http's first
-//   request ~9 ms more than this, and a 2,000-row batch spends ~20% less CPU per row over it
+//   request ~9 ms more than this, and a 2,000-row batch spends ~25% less CPU per row over it
 //   than over undici's pool (docs/performance.md, "Twelfth pass");
 // - undici for a call through a proxy (EnvHttpProxyAgent tunnels, and reads NO_PROXY itself).
 // undici is imported on the first call that needs it, so a command going direct never loads it.
