@@ -15,12 +15,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { startTunnelProxy } from './tunnel-proxy.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bundle = join(root, 'dist/cli.cjs');
@@ -43,21 +42,6 @@ cli.exports.main(process.argv.slice(1)).then((code) => {
 const VENDOR_CACHED = ['undici', 'tldts', 'csv-parse', 'csv-stringify', 'cli-table3'].map((name) =>
   join(root, `dist/vendor/${name}.cjs`),
 );
-
-/** A proxy on loopback tunnelling every CONNECT to the port it names on 127.0.0.1. */
-async function startTunnelProxy() {
-  const proxy = createServer((_req, res) => res.writeHead(405).end());
-  proxy.on('connect', (req, socket) => {
-    const onward = connect(Number(req.url.split(':').pop()), '127.0.0.1', () => {
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      onward.pipe(socket).pipe(onward);
-    });
-    onward.on('error', () => socket.destroy());
-    socket.on('error', () => onward.destroy());
-  });
-  await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  return proxy;
-}
 
 /** Runs one command in a process of its own; resolves with its exit code and stderr. */
 function runOne(args, env) {
@@ -121,7 +105,6 @@ export async function buildCodeCache() {
       url.replace('//127.0.0.1:', '//sandbox.invalid:'),
       '--allow-insecure-http',
     ];
-    const proxyUrl = `http://127.0.0.1:${proxy.address().port}`;
     const runs = [
       // The CLI's own cache.
       ...[
@@ -147,7 +130,7 @@ export async function buildCodeCache() {
     for (const { command, main, proxy: viaProxy } of runs) {
       const run = await runOne(command, {
         ...env,
-        ...(viaProxy ? { HTTP_PROXY: proxyUrl } : {}),
+        ...(viaProxy ? { HTTP_PROXY: proxy.url } : {}),
         COMPANY_DATA_API_KEY: keys.full,
         MAIN: main ? '1' : '0',
       });
@@ -156,8 +139,7 @@ export async function buildCodeCache() {
       }
     }
   } finally {
-    proxy.closeAllConnections();
-    proxy.close();
+    await proxy.close();
     sandbox.kill('SIGTERM');
     rmSync(scratch, { recursive: true, force: true });
   }
