@@ -4,8 +4,10 @@
 // A sandbox is started from the new build, and a few ordinary commands run against it, one
 // process each: every process loads the caches the previous one left, runs its command and writes
 // a cache of all it has compiled, so the last cache holds what all of them ran.
-// - dist/cli.cjs: one-request commands only. A batch's own code stays out of it: a bigger cache
-//   costs every command's start to read (the batch compiles its part from source).
+// - dist/cli.cjs: one-request commands only. A batch's own code stays out of it (the batch compiles
+//   its part from source): with it, the cache grew by 73-81 KB of V8 data, a batch's first lookup
+//   left ~5 ms sooner, 2,000 rows read within their runs' spread, and `errors -o json` the same
+//   (docs/performance.md, "Twelfth pass" and "Fourteenth pass").
 // - dist/vendor/*.cjs: a batch through a proxy (undici, which only proxied calls load, the suffix
 //   list, the CSV parser), a CSV and a table output. The CLI sets two V8 flags in a batch, and V8
 //   refuses a cache made under other flags, so these processes set none (the CLI sets both only
