@@ -7,7 +7,6 @@ import { isProblem } from '../problem.js';
 import type { Context } from '../types.js';
 import type { InputReader } from './input.js';
 import { openJournal } from './journal.js';
-import { OffsetIndex } from './offset-index.js';
 import type { Selection } from './selection.js';
 
 export interface DryRunOptions {
@@ -40,7 +39,7 @@ export async function runDryRun(ctx: Context, options: DryRunOptions): Promise<n
     }
   }
 
-  const unique = new OffsetIndex();
+  const unique = new Set<string>();
   let rows = 0;
   let invalid = 0;
   let journalled = 0;
@@ -57,7 +56,7 @@ export async function runDryRun(ctx: Context, options: DryRunOptions): Promise<n
         continue;
       }
       if (unique.has(normalised.domain)) continue;
-      unique.set(normalised.domain, 0);
+      unique.add(normalised.domain);
       if (journal?.has(normalised.domain)) journalled++;
     }
   } finally {

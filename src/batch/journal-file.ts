@@ -4,7 +4,6 @@ import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Problem, usageError } from '../problem.js';
-import { OffsetIndex } from './offset-index.js';
 import type { RowResult } from './output.js';
 
 const VERSION = 1;
@@ -53,7 +52,8 @@ export async function syncDirectory(path: string): Promise<void> {
 }
 
 export interface Scan {
-  offsets: OffsetIndex;
+  /** Domain -> where its latest line starts. */
+  offsets: Map<string, number>;
   /** Bytes of complete lines; anything after is a torn write. */
   validEnd: number;
   fingerprint: string | undefined;
@@ -61,7 +61,7 @@ export interface Scan {
 
 /** Reads an existing journal line by line, remembering where each domain's latest line starts. */
 export async function scan(file: FileHandle, path: string): Promise<Scan> {
-  const offsets = new OffsetIndex();
+  const offsets = new Map<string, number>();
   let fingerprint: string | undefined;
   let carry = Buffer.alloc(0);
   let carryStart = 0;

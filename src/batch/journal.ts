@@ -1,8 +1,7 @@
 // The crash-safe record of what a batch already paid for, and its dedup store. An append-only
-// NDJSON file: a header line naming the run, then one line per domain. Memory holds only a compact
-// domain-hash -> byte offset table (offset-index.ts) plus the few results not yet on disk; a
-// result is read back from the file when needed, so a million rows do not mean a million results
-// (or even a million domain strings) in memory.
+// NDJSON file: a header line naming the run, then one line per domain. Memory holds a Map from
+// domain to the byte offset of its line plus the few results not yet on disk; a result is read
+// back from the file when needed, so a million rows do not mean a million results in memory.
 //
 // Durability: appends are buffered and written + fsynced at least every second, when enough
 // piles up, and on flush()/close(). A kill -9 loses at most the last second, and a line torn by
@@ -21,7 +20,6 @@ import {
   scan,
   syncDirectory,
 } from './journal-file.js';
-import { OffsetIndex } from './offset-index.js';
 import type { RowResult } from './output.js';
 
 export interface Journal {
@@ -59,7 +57,7 @@ export async function openJournal(
   options: JournalOptions = {},
 ): Promise<Journal> {
   let file: FileHandle;
-  let offsets = new OffsetIndex();
+  let offsets = new Map<string, number>();
   let end: number;
   try {
     file = await open(path, options.fresh ? 'w+' : constants.O_RDWR | constants.O_CREAT);
@@ -113,7 +111,7 @@ class FileJournal implements Journal {
   constructor(
     readonly path: string,
     private readonly file: FileHandle,
-    private readonly offsets: OffsetIndex,
+    private readonly offsets: Map<string, number>,
     private end: number,
     intervalMs: number,
   ) {
@@ -141,9 +139,7 @@ class FileJournal implements Journal {
     if (buffered) return buffered.result;
     const offset = this.offsets.get(domain);
     if (offset === undefined) return undefined;
-    const entry = await this.readEntry(offset);
-    // The index keeps only a hash of the domain: the line on disk says whose result it is.
-    return entry.d === domain ? entry.r : undefined;
+    return (await this.readEntry(offset)).r;
   }
 
   append(domain: string, result: RowResult): Promise<void> | undefined {

@@ -14,11 +14,9 @@ import { createBudget } from './budget.js';
 import { doubtfulTitle } from './domain-columns.js';
 import { runDryRun } from './dry-run.js';
 import { journalPathFor, openInputSource, openOutputTarget, shellQuote } from './files.js';
-import { stopPretenuring } from './heap.js';
 import { openInput } from './input.js';
 import { openJournal } from './journal.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, errorResult, Lookups } from './lookup.js';
-import { OffsetIndex } from './offset-index.js';
 import { createBatchWriter, type RowResult } from './output.js';
 import { type BatchCounts, formatSummary, progressModeFor, startProgress } from './progress.js';
 import { createScheduler } from './scheduler.js';
@@ -216,9 +214,8 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     setTimeout(() => drain.abort(), DRAIN_LIMIT_MS).unref();
   });
 
-  // Domains seen in this run, as 64-bit hashes (no strings): a million distinct domains cost
-  // ~32 MB. A collision (odds ~3e-8 at a million) would only show 0 credits on a first row.
-  const seen = new OffsetIndex();
+  // Domains seen in this run (the journal holds the same strings, so each is stored once).
+  const seen = new Set<string>();
   let complete = true;
   const entryFor = (row: {
     cells: string[];
@@ -236,7 +233,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
       const shared = lookups.resultFor(domain);
       return entryOf(row.cells, shared instanceof Promise ? shared.then(asDuplicate) : asDuplicate(shared));
     }
-    seen.set(domain, 0);
+    seen.add(domain);
     counts.uniqueDomains++;
     if (journal?.has(domain)) counts.reused++;
     return entryOf(row.cells, lookups.resultFor(domain));
@@ -278,10 +275,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     }
   };
 
-  // The batch's V8 setting, only once its vendor files (the suffix list, the CSV parser, undici)
-  // have loaded: under other flags V8 refuses their code caches (src/cli-loader.ts).
   await prepared;
-  await stopPretenuring().catch(() => {});
 
   let outcome: 'done' | 'interrupted' | 'aborted' = 'done';
   try {

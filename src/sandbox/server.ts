@@ -20,7 +20,6 @@ import {
 import type { Caller } from './engine.js';
 import { FAULT_SYNTAX, type Fault, type FaultQueue, parseFault } from './faults.js';
 import type { FixedWindowLimiter } from './rate-limit.js';
-import { createReplyClock, monotonicMs } from './reply-clock.js';
 import { type RequestLog, type RequestLogEntry, redactSecrets } from './request-log.js';
 import {
   html502Reply,
@@ -96,13 +95,36 @@ const CLOSE_GRACE_MS = 3000;
 export function createSandboxServer(state: SandboxState): SandboxServer {
   const sockets = new Set<Socket>();
   const busy = new Map<Socket, number>();
-  // Delayed replies wait on this clock; closing it fails the waits still pending.
-  const clock = createReplyClock();
-  if (state.latencyMs > 0) clock.warm();
+  // Delayed replies waiting for their time; a close that cuts them off fails them.
+  const waits = new Set<{ timer?: NodeJS.Timeout; fail: () => void }>();
+  let cutOff = false;
   let closing = false;
 
+  /**
+   * Resolves once performance.now() reads `deadline`, never before. A timer counts from the event
+   * loop's cached clock, so it can fire a fraction of a millisecond early: then it is re-armed.
+   */
+  function waitUntil(deadline: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (cutOff) return reject(new Error('the sandbox closed'));
+      const wait: { timer?: NodeJS.Timeout; fail: () => void } = {
+        fail: () => reject(new Error('the sandbox closed before the reply was due')),
+      };
+      const check = () => {
+        const left = deadline - performance.now();
+        if (left > 0) wait.timer = setTimeout(check, Math.ceil(left));
+        else {
+          waits.delete(wait);
+          resolve();
+        }
+      };
+      waits.add(wait);
+      check();
+    });
+  }
+
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const arrived = monotonicMs();
+    const arrived = performance.now();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -171,13 +193,11 @@ export function createSandboxServer(state: SandboxState): SandboxServer {
     }
 
     // --latency is counted from the request's arrival, as a network's would be: the time spent
-    // answering is part of it, not added to it. The clock (./reply-clock.ts) never lets a reply
-    // leave early, and keeps it late by about a tenth of a millisecond, where Node's timers were
-    // up to two milliseconds late.
+    // answering is part of it, not added to it.
     const extraDelay = fault?.effect.kind === 'delay' ? fault.effect.ms : 0;
     if (state.latencyMs > 0 || extraDelay > 0) {
       try {
-        await clock.at(arrived + state.latencyMs + extraDelay);
+        await waitUntil(arrived + state.latencyMs + extraDelay);
       } catch {
         req.socket.destroy();
         return;
@@ -272,13 +292,17 @@ export function createSandboxServer(state: SandboxState): SandboxServer {
   function close(): Promise<void> {
     closed ??= new Promise<void>((resolve) => {
       closing = true;
-      const cutOff = setTimeout(() => {
-        clock.close(new Error('the sandbox closed before the reply was due'));
+      const grace = setTimeout(() => {
+        cutOff = true;
+        for (const wait of waits) {
+          clearTimeout(wait.timer);
+          wait.fail();
+        }
+        waits.clear();
         for (const socket of sockets) socket.destroy();
       }, CLOSE_GRACE_MS);
       server.close(() => {
-        clearTimeout(cutOff);
-        clock.close(new Error('the sandbox closed'));
+        clearTimeout(grace);
         resolve();
       });
       for (const socket of sockets) if (!busy.has(socket)) socket.destroy();

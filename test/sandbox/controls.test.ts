@@ -136,8 +136,8 @@ describe('random faults, latency and rate', () => {
     try {
       const me = await call(s.url, '/api/me', { key: s.keys.full });
       expect(me.json).toMatchObject({ key_name: 'full', rate_limit_per_second: 50 });
-      // A lower bound only: no answer may come back before the latency has passed (the reply
-      // clock checks every deadline on the main thread too), however fast the machine.
+      // A lower bound only: no answer may come back before the latency has passed (a timer that
+      // fires early is re-armed), however fast the machine.
       for (let i = 0; i < 10; i++) {
         const sent = performance.now();
         await call(s.url, '/api/products');
