@@ -6,7 +6,7 @@ import { printRecord } from '../output/format.js';
 import { isProblem } from '../problem.js';
 import type { Context } from '../types.js';
 import type { InputReader } from './input.js';
-import { openJournal } from './journal.js';
+import { openJournal, ownCopy } from './journal.js';
 import type { Selection } from './selection.js';
 
 export interface DryRunOptions {
@@ -56,7 +56,7 @@ export async function runDryRun(ctx: Context, options: DryRunOptions): Promise<n
         continue;
       }
       if (unique.has(normalised.domain)) continue;
-      unique.add(normalised.domain);
+      unique.add(ownCopy(normalised.domain));
       if (journal?.has(normalised.domain)) journalled++;
     }
   } finally {

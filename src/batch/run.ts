@@ -15,7 +15,7 @@ import { doubtfulTitle } from './domain-columns.js';
 import { runDryRun } from './dry-run.js';
 import { journalPathFor, openInputSource, openOutputTarget, shellQuote } from './files.js';
 import { openInput } from './input.js';
-import { openJournal } from './journal.js';
+import { openJournal, ownCopy } from './journal.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, errorResult, Lookups } from './lookup.js';
 import { createBatchWriter, type RowResult } from './output.js';
 import { type BatchCounts, formatSummary, progressModeFor, startProgress } from './progress.js';
@@ -226,13 +226,13 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     const normalised = normaliseDomain(row.domainRaw);
     if (!normalised.ok)
       return { cells: row.cells, result: errorResult('invalid_domain', `domain ${normalised.reason}`) };
-    const domain = normalised.domain;
-    if (seen.has(domain)) {
+    if (seen.has(normalised.domain)) {
       // A duplicate shares the first row's result but costs nothing itself, so the column sums to
       // what the file cost, and a resumed output equals an uninterrupted one.
-      const shared = lookups.resultFor(domain);
+      const shared = lookups.resultFor(normalised.domain);
       return entryOf(row.cells, shared instanceof Promise ? shared.then(asDuplicate) : asDuplicate(shared));
     }
+    const domain = ownCopy(normalised.domain);
     seen.add(domain);
     counts.uniqueDomains++;
     if (journal?.has(domain)) counts.reused++;
