@@ -55,6 +55,17 @@ export function mixedDomains(known, count) {
   return out;
 }
 
+/**
+ * Which of rows/2 unique domains row i of `rows` names: (i * 7919) mod (rows/2), so each domain
+ * appears exactly twice (7919 is prime and does not divide rows/2), its two rows far apart and in
+ * scattered order: the second is answered from the journal on disk, not a recent result in memory.
+ */
+export function duplicateOf(i, rows) {
+  const unique = rows / 2;
+  if (!Number.isInteger(unique) || unique % 7919 === 0) throw new Error(`cannot pair ${rows} rows`);
+  return (i * 7919) % unique;
+}
+
 /** Writes a CSV with a header and one row per call of `row(i)` for i < rows, streaming. */
 export async function writeCsv(path, header, rows, row) {
   const out = createWriteStream(path);

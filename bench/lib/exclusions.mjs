@@ -1,18 +1,17 @@
-// Figure 6, exclusions: client time before a search with 20,000 exclusions leaves.
+// Exclusions: the client's time before a search with 20,000 exclusions read from a CSV leaves.
 //
 // Definition: a stand-in service (node:http on loopback, in this process) notes the moment the
-// POST /api/search request's headers arrive. Client time = (arrival - spawn) minus the median
-// wall time of `company-data --version` measured in the same rounds: what the search costs beyond
-// starting the CLI, which figure 1 covers. Reading, normalising and deduplicating the CSV,
-// validating against the cached fields catalog, building and serialising the body and connecting
-// all fall inside it. The same is measured for the search without exclusions, so the part due to
-// the exclusions themselves is reported too.
+// search request's headers arrive. Client time = median(spawn -> arrival) minus the median wall
+// time of a bare `node -e 0` measured in the same rounds: everything the CLI does before its
+// request is out (loading itself, reading, normalising and deduplicating the CSV, validating
+// against the cached fields catalog, building the body, connecting), and nothing of Node's own
+// start. The same search without exclusions is measured too, so the part due to the list shows.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { writeCsv } from './data.mjs';
-import { BIN, cliEnv, startSandbox } from './proc.mjs';
+import { BIN, cliEnv, nodeEnv, startSandbox } from './proc.mjs';
 import { figure, median } from './stats.mjs';
 
 const EXCLUSIONS = 20_000;
@@ -76,14 +75,14 @@ export async function exclusionsFigure({ rounds, scratch, log }) {
     if (child.exitCode !== 0) throw new Error(`search ${extra.join(' ')} exited with ${child.exitCode}`);
     return arrived - spawned;
   }
-  const version = () => {
+  const bareNode = () => {
     const started = performance.now();
-    spawnSync(process.execPath, [BIN, '--version'], { env, stdio: 'ignore' });
+    spawnSync(process.execPath, ['-e', '0'], { env: nodeEnv(), stdio: 'ignore' });
     return performance.now() - started;
   };
   const withList = [];
   const without = [];
-  const versions = [];
+  const nodes = [];
   try {
     // The first run caches the fields catalog, as any earlier command against the service would.
     await untilSearch([]);
@@ -92,23 +91,22 @@ export async function exclusionsFigure({ rounds, scratch, log }) {
     for (let i = 0; i < rounds; i++) {
       withList.push(await untilSearch(['--exclude', file]));
       without.push(await untilSearch([]));
-      versions.push(version());
+      nodes.push(bareNode());
     }
   } finally {
     await service.close();
   }
-  const clientMs = median(withList) - median(versions);
+  const clientMs = median(withList) - median(nodes);
   return figure({
     id: 'exclusions.client-time',
-    name: `exclusions: ${EXCLUSIONS / 1000}k from CSV, client time`,
-    value: clientMs,
-    unit: 'ms',
+    name: `${EXCLUSIONS / 1000}k exclusions from CSV: client time before the request`,
     ratio: clientMs,
-    target: { op: '<', value: 100, unit: 'ms' },
+    target: { op: '<=', value: 150, unit: 'ms' },
+    note: `${median(withList).toFixed(0)} ms from spawn, node -e 0 ${median(nodes).toFixed(0)} ms`,
     details: {
-      definition: 'median(spawn -> search request arrives) - median(--version wall time)',
+      definition: 'median(spawn -> search request arrives) - median(node -e 0 wall time)',
       spawnToRequestMedianMs: round1(median(withList)),
-      versionMedianMs: round1(median(versions)),
+      nodeMedianMs: round1(median(nodes)),
       withoutExclusionsSpawnToRequestMs: round1(median(without)),
       dueToExclusionsMs: round1(median(withList) - median(without)),
       runs: withList.length,

@@ -1,24 +1,18 @@
-// Figure 5, memory: peak RSS of `enrich --input` over a large file where half the rows repeat a
-// domain, and how it grows from a tenth of that size. The sandbox holds only 10,000 companies,
+// Memory: peak RSS of `enrich --input` over a large file where half the rows repeat a domain, and
+// how it grows from a tenth of that size. The sandbox holds only 10,000 companies,
 // so most lookups answer found: false (cheap for the sandbox, and a full result for the client:
 // journalled, deduplicated and written like any other).
 import { join } from 'node:path';
 import { enrichRun } from './batch.mjs';
-import { mixedDomains, writeCsv } from './data.mjs';
+import { duplicateOf, mixedDomains, writeCsv } from './data.mjs';
 
-/**
- * A CSV of `rows` rows over rows/2 unique domains: row i names domain (i * 7919) mod (rows/2), so
- * each domain appears exactly twice (7919 is prime and does not divide rows/2), its two rows far
- * apart and in scattered order: the second is answered from the journal on disk, not a recent
- * in-memory result.
- */
+/** A CSV of `rows` rows over rows/2 unique domains, each named twice (data.mjs, duplicateOf). */
 export async function duplicatedInput({ rows, known, scratch }) {
   const unique = rows / 2;
-  if (!Number.isInteger(unique) || unique % 7919 === 0) throw new Error(`cannot build ${rows} rows`);
   const domains = mixedDomains(known, Math.min(unique, Math.floor((known.length * 4) / 3)));
   const domainOf = (k) => (k < domains.length ? domains[k] : `nf-${k}-bench.example`);
   return writeCsv(join(scratch, `memory-${rows}.csv`), 'id,domain,note', rows, (i) => {
-    return `${i + 1},${domainOf((i * 7919) % unique)},row ${i + 1}`;
+    return `${i + 1},${domainOf(duplicateOf(i, rows))},row ${i + 1}`;
   });
 }
 

@@ -1,7 +1,7 @@
 // Child processes of the benchmark: the built CLI, sandboxes, timed runs, peak memory.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -16,28 +16,33 @@ export let BIN = join(ROOT, 'bin/company-data.js');
  * A scratch directory for one benchmark run; also the CLI's config and cache home, so neither a
  * developer's settings nor a catalog cached by another run changes what is measured.
  * The build (bin/, dist/, package.json) is copied into it first: `npm run build` elsewhere (tests
- * rebuild dist/) must not swap the binary out from under a measurement. The bundle holds every
- * dependency, so the copy runs without node_modules.
+ * rebuild dist/) must not swap the binary out from under a measurement. Nothing here knows what
+ * dist/ holds: the copy is run through its bin/, and node_modules is linked beside it in case the
+ * build leaves a dependency outside the bundle.
  */
 export function makeScratch() {
-  if (!existsSync(join(ROOT, 'dist/cli.cjs')))
-    throw new Error('dist/cli.cjs is missing: run `npm run build` first');
   const dir = mkdtempSync(join(tmpdir(), 'company-data-bench-'));
   for (const part of ['bin', 'dist', 'package.json']) {
+    if (!existsSync(join(ROOT, part))) throw new Error(`${part} is missing: run \`npm run build\` first`);
     cpSync(join(ROOT, part), join(dir, 'app', part), { recursive: true });
   }
+  if (existsSync(join(ROOT, 'node_modules')))
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'app/node_modules'));
   BIN = join(dir, 'app/bin/company-data.js');
+  const check = spawnSync(process.execPath, [BIN, '--version'], { encoding: 'utf8', env: nodeEnv() });
+  if (check.status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`the build does not run (${check.stderr.trim()}): run \`npm run build\` first`);
+  }
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /**
  * Variables that change what a bare Node start costs, dropped from every Node process the bench
- * starts (the CLI, `node -e 0` and the bare loops alike). NODE_EXTRA_CA_CERTS makes Node 20 read
- * and parse the named CA bundle before running anything: on the machine of docs/performance.md
- * it is set machine-wide, and `node -e 0` took 85-115 ms with it against 26-41 without. Added to
- * both sides of a ratio, those ~60 ms squeezed figure 1 towards 1.0x (1.11x with it, 1.45x
- * without, for the same `--version`), and added to the CLI alone they cost it against curl in
- * figure 4. No run of the bench makes a TLS connection, so nothing else changes.
+ * starts (the CLI, `node -e 0` and the bare loop alike). NODE_EXTRA_CA_CERTS makes Node 20 read
+ * and parse the named CA bundle before running anything (~60 ms on a machine that sets it
+ * machine-wide), which would squeeze every start-up ratio towards 1.0x. No run of the bench makes
+ * a TLS connection, so nothing else changes.
  */
 export const DROPPED_NODE_VARIABLES = ['NODE_EXTRA_CA_CERTS'];
 
@@ -111,15 +116,19 @@ export async function runMeasured(argv, options) {
 }
 
 // VmHWM is the process's own high-water mark, so sampling it often enough before exit loses at
-// most what was allocated after the last sample.
+// most what was allocated after the last sample; the CPU time is the last sample's (utime and
+// stime of /proc/<pid>/stat, in USER_HZ = 100 ticks a second), so it misses the last 20 ms.
 async function runPollingHighWaterMark(argv, options) {
   const started = performance.now();
   const child = spawn(argv[0], argv.slice(1), { env: options.env, cwd: ROOT, stdio: 'ignore' });
   let kb = 0;
+  let cpuMs = Number.NaN;
   const timer = setInterval(() => {
     try {
       const match = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
       if (match) kb = Math.max(kb, Number(match[1]));
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      cpuMs = (Number(stat[11]) + Number(stat[12])) * 10;
     } catch {
       // the process has just exited
     }
@@ -131,8 +140,8 @@ async function runPollingHighWaterMark(argv, options) {
     code,
     stderr: '',
     peakRssMb: kb / 1024,
-    cpuMs: Number.NaN,
-    source: '/proc VmHWM',
+    cpuMs,
+    source: '/proc (sampled every 20 ms)',
   };
 }
 

@@ -1,5 +1,6 @@
-// Pure helpers of the benchmark harness: statistics, the verdict of a figure against its target,
-// and the text table. No I/O here, so test/bench/harness.test.ts can pin them down.
+// Pure helpers of the benchmark harness: statistics, the run order of interleaved commands, the
+// verdict of a figure against its target, and the report as a text table and as markdown. No
+// I/O here, so test/bench/harness.test.ts can pin them down.
 
 /** Median of a list of numbers (the mean of the middle two for an even count); NaN when empty. */
 export function median(values) {
@@ -9,25 +10,54 @@ export function median(values) {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** The value at quantile q (0..1) by nearest rank; NaN when empty. */
-export function quantile(values, q) {
+/** Arithmetic mean; NaN when empty. */
+export function mean(values) {
   if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[rank];
+  return values.reduce((sum, v) => sum + v, 0) / values.length;
 }
 
 /**
- * Whether a measured ratio meets its target. `<=` and `<` targets are ceilings (start-up cost,
- * memory), `>=` a floor (throughput). A ratio that could not be measured never passes.
+ * The run with the most rows per second (the first of equals); undefined for none. On a machine
+ * shared with others' load, a run can only be slowed, never sped up, by what else runs: the
+ * fastest of a few runs is the best estimate of what a side costs.
+ */
+export function fastest(runs) {
+  let best;
+  for (const run of runs) if (!best || run.rowsPerSecond > best.rowsPerSecond) best = run;
+  return best;
+}
+
+/** The run with the least CPU per row (the first of equals); undefined for none. Same reasoning. */
+export function cheapest(runs) {
+  let best;
+  for (const run of runs) if (!best || run.cpuUsPerRow < best.cpuUsPerRow) best = run;
+  return best;
+}
+
+/**
+ * The order in which `commands` commands run for `rounds` rounds, as command indexes: every
+ * command once per round, the order reversed every other round, so that none always follows
+ * another and the machine's drifting load falls on all alike.
+ */
+export function interleaveOrder(commands, rounds) {
+  const order = [];
+  for (let round = 0; round < rounds; round++) {
+    const once = Array.from({ length: commands }, (_, i) => i);
+    if (round % 2 === 1) once.reverse();
+    order.push(...once);
+  }
+  return order;
+}
+
+/**
+ * Whether a measured ratio meets its target. `<=` targets are ceilings (start-up, CPU, memory,
+ * time), `>=` floors (throughput). A ratio that could not be measured never passes.
  */
 export function meets(ratio, target) {
   if (!Number.isFinite(ratio)) return false;
   switch (target.op) {
     case '<=':
       return ratio <= target.value;
-    case '<':
-      return ratio < target.value;
     case '>=':
       return ratio >= target.value;
     default:
@@ -37,15 +67,11 @@ export function meets(ratio, target) {
 
 /**
  * One row of the report. `ratio` is what the target is about: measured / baseline for the
- * side-by-side figures, or the value itself in the target's unit for absolute ones (MB, ms).
- * `ceiling`, where a figure has one, is the same ratio for a bare undici request loop started as
- * a fresh process in the same run: what any Node client reaches there, a reference and not a
- * target, so that a reader can tell a slow client from an unreachable target.
+ * side-by-side figures, or the value itself in the target's unit (MB, ms) for absolute ones.
+ * `note` says what the ratio was made of ("58 ms vs 41 ms"); `details` go to the JSON only.
  */
-export function figure({ id, name, value, unit, ratio, target, ceiling, details = {} }) {
-  const row = { id, name, value, unit, ratio, target, pass: meets(ratio, target), details };
-  if (ceiling !== undefined) row.ceiling = ceiling;
-  return row;
+export function figure({ id, name, ratio, target, note = '', details = {} }) {
+  return { id, name, ratio, target, note, pass: meets(ratio, target), details };
 }
 
 /** Rounds for display: three significant digits below 100, whole numbers above. */
@@ -57,56 +83,72 @@ export function formatNumber(n) {
   return n.toFixed(2);
 }
 
+/** "≤ 1.6x", "≥ 0.95x", "≤ 300 MB" */
 export function formatTarget(target) {
-  return `${target.op} ${target.value}${target.unit ? ` ${target.unit}` : 'x'}`;
+  const value = target.unit ? `${target.value} ${target.unit}` : `${target.value}x`;
+  return `${target.op === '<=' ? '≤' : '≥'} ${value}`;
 }
 
-/**
- * The report as a plain text table (no colour: it is as often piped into a log as read). The
- * `bare loop` column appears when some figure has a ceiling, and a line under the table says
- * what it is.
- */
-export function renderTable(figures) {
-  const ceilings = figures.some((f) => f.ceiling !== undefined);
-  const head = ['figure', 'value', 'target', 'ratio', 'result', ...(ceilings ? ['bare loop'] : [])];
-  const rows = figures.map((f) => [
-    f.name,
-    `${formatNumber(f.value)} ${f.unit}`,
-    formatTarget(f.target),
-    f.target.unit ? `${formatNumber(f.ratio)} ${f.target.unit}` : `${formatNumber(f.ratio)}x`,
-    f.pass ? 'pass' : 'FAIL',
-    ...(ceilings ? [f.ceiling === undefined ? '' : `${formatNumber(f.ceiling)}x`] : []),
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells) =>
-    cells
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+/** The ratio in the target's terms, then what it was made of: "1.42x (58 ms vs 41 ms)". */
+export function formatMeasured(f) {
+  const number = formatNumber(f.ratio);
+  const value = f.target.unit ? `${number} ${f.target.unit}` : `${number}x`;
+  return f.note ? `${value} (${f.note})` : value;
+}
+
+export const verdict = (f) => (f.pass ? 'met' : 'NOT MET');
+
+/** "AMD EPYC 7B13, 2 cores, node v20.20.2" */
+export function describeMachine(machine) {
+  return `${machine.cpu ?? 'unknown CPU'}, ${machine.cores} cores, node ${machine.node}`;
+}
+
+const cells = (f) => [f.name, formatTarget(f.target), formatMeasured(f), verdict(f)];
+const HEAD = ['figure', 'target', 'measured', 'result'];
+
+/** The report as a plain text table (no colour: it is as often piped into a log as read). */
+export function renderTable(report) {
+  const rows = report.figures.map(cells);
+  const widths = HEAD.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (row) =>
+    row
+      .map((c, i) => c.padEnd(widths[i]))
       .join('  ')
       .trimEnd();
-  const table = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
-  if (ceilings) table.push('', CEILING_NOTE);
-  return table.join('\n');
+  return [
+    `company-data bench, ${report.mode} run, ${report.date}`,
+    `machine: ${describeMachine(report.machine)}`,
+    '',
+    line(HEAD),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...rows.map(line),
+    '',
+    summaryLine(report),
+  ].join('\n');
 }
 
-export const CEILING_NOTE =
-  'bare loop: the same ratio for a bare undici request loop started as a fresh process in this run ' +
-  '(what any Node client reaches here; a reference, not a target)';
-
-/** Arithmetic mean; NaN when empty. */
-export function mean(values) {
-  if (values.length === 0) return Number.NaN;
-  return values.reduce((sum, v) => sum + v, 0) / values.length;
+/** The same report as markdown, to paste into docs/performance.md. */
+export function renderMarkdown(report) {
+  const escapePipes = (text) => text.replaceAll('|', '\\|');
+  const row = (r) => `| ${r.map(escapePipes).join(' | ')} |`;
+  return [
+    `### ${report.date.slice(0, 10)}: ${report.mode} run`,
+    '',
+    `Machine: ${describeMachine(report.machine)}. Finished ${report.date}.`,
+    '',
+    row(HEAD),
+    `| ${HEAD.map(() => '---').join(' | ')} |`,
+    ...report.figures.map((f) => row(cells(f))),
+    '',
+    summaryLine(report),
+  ].join('\n');
 }
 
-/**
- * The run with the most rows per second (the first of equals); undefined for none. On a machine
- * shared with others' load, a run can only be slowed, never sped up, by what else runs: the
- * fastest of a few runs is the best estimate of what each side costs. The baseline of a ratio
- * gets at least as many runs as the client (figure 2's loop one more), so that a load spike
- * cannot flatter the client.
- */
-export function fastest(runs) {
-  let best;
-  for (const run of runs) if (!best || run.rowsPerSecond > best.rowsPerSecond) best = run;
-  return best;
+export function summaryLine(report) {
+  const met = report.figures.filter((f) => f.pass).length;
+  const load = report.machine.loadAverage;
+  return (
+    `${met}/${report.figures.length} figures met; ${report.seconds} s` +
+    (load ? `; load average ${load.start.join(' ')} -> ${load.end.join(' ')}` : '')
+  );
 }

@@ -1,74 +1,91 @@
-// The benchmark's pure helpers: a wrong median or verdict would silently misreport every figure.
+// The benchmark's pure logic: a wrong median, verdict, run order or input plan would silently
+// misreport every figure. No timings here.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { duplicateOf, mixedDomains } from '../../bench/lib/data.mjs';
 import {
-  CEILING_NOTE,
+  cheapest,
   fastest,
   figure,
+  formatMeasured,
   formatNumber,
+  formatTarget,
+  interleaveOrder,
   mean,
   median,
   meets,
-  quantile,
+  type Report,
+  renderMarkdown,
   renderTable,
 } from '../../bench/lib/stats.mjs';
 
-describe('median', () => {
+describe('median and mean', () => {
   it.each([
     [[3], 3],
     [[5, 1, 3], 3],
     [[4, 1, 3, 2], 2.5],
     [[10, 10, 1, 10], 10],
-  ])('of %j is %d', (values, expected) => {
+  ])('median of %j is %d', (values, expected) => {
     expect(median(values)).toBe(expected);
   });
 
-  it('is NaN for no values, and leaves its input unsorted', () => {
+  it('are NaN for no values, and leave their input unsorted', () => {
     expect(median([])).toBeNaN();
+    expect(mean([])).toBeNaN();
+    expect(mean([1, 2, 6])).toBe(3);
     const values = [3, 1, 2];
     median(values);
     expect(values).toEqual([3, 1, 2]);
   });
 
-  it('has as many values at or below it as at or above it', () => {
+  it('median has as many values at or below it as at or above it', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: -1000, max: 1000 }), { minLength: 1 }), (values) => {
         const m = median(values);
-        const below = values.filter((v) => v <= m).length;
-        const above = values.filter((v) => v >= m).length;
-        expect(below).toBeGreaterThanOrEqual(values.length / 2);
-        expect(above).toBeGreaterThanOrEqual(values.length / 2);
+        expect(values.filter((v) => v <= m).length).toBeGreaterThanOrEqual(values.length / 2);
+        expect(values.filter((v) => v >= m).length).toBeGreaterThanOrEqual(values.length / 2);
       }),
     );
   });
 });
 
-describe('mean and quantile', () => {
-  it('average and pick by nearest rank', () => {
-    expect(mean([1, 2, 6])).toBe(3);
-    expect(mean([])).toBeNaN();
-    expect(quantile([5, 1, 4, 2, 3], 0.95)).toBe(5);
-    expect(quantile([5, 1, 4, 2, 3], 0.2)).toBe(1);
-    expect(quantile([5, 1, 4, 2, 3], 0)).toBe(1);
+describe('fastest and cheapest', () => {
+  it('pick the best run, the first of equals, and none of nothing', () => {
+    const a = { rowsPerSecond: 5, cpuUsPerRow: 30, tag: 'a' };
+    const b = { rowsPerSecond: 9, cpuUsPerRow: 20, tag: 'b' };
+    const c = { rowsPerSecond: 9, cpuUsPerRow: 20, tag: 'c' };
+    expect(fastest([a, b, c])).toBe(b);
+    expect(cheapest([a, c, b])).toBe(c);
+    expect(fastest([])).toBeUndefined();
+    expect(cheapest([])).toBeUndefined();
+  });
+
+  it('are never worse than any run given', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { minLength: 1 }), (values) => {
+        const runs = values.map((v) => ({ rowsPerSecond: v, cpuUsPerRow: v }));
+        expect(values.every((v) => fastest(runs)!.rowsPerSecond >= v)).toBe(true);
+        expect(values.every((v) => cheapest(runs)!.cpuUsPerRow <= v)).toBe(true);
+      }),
+    );
   });
 });
 
-describe('fastest', () => {
-  it('picks the run with the most rows per second, the first of equals, and none of nothing', () => {
-    const a = { rowsPerSecond: 5, tag: 'a' };
-    const b = { rowsPerSecond: 9, tag: 'b' };
-    const c = { rowsPerSecond: 9, tag: 'c' };
-    expect(fastest([a, b, c])).toBe(b);
-    expect(fastest([c, a])).toBe(c);
-    expect(fastest([])).toBeUndefined();
+describe('interleaveOrder', () => {
+  it('runs every command once a round, reversing every other round', () => {
+    expect(interleaveOrder(3, 3)).toEqual([0, 1, 2, 2, 1, 0, 0, 1, 2]);
+    expect(interleaveOrder(2, 0)).toEqual([]);
   });
 
-  it('is never slower than any run given', () => {
+  it('gives each command the same number of runs, and first place as often as last', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { minLength: 1 }), (rates) => {
-        const best = fastest(rates.map((rowsPerSecond) => ({ rowsPerSecond })))!;
-        expect(rates.every((rate) => best.rowsPerSecond >= rate)).toBe(true);
-        expect(rates).toContain(best.rowsPerSecond);
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 20 }), (commands, rounds) => {
+        const order = interleaveOrder(commands, rounds);
+        for (let i = 0; i < commands; i++) expect(order.filter((c) => c === i)).toHaveLength(rounds);
+        if (commands > 1 && rounds % 2 === 0) {
+          const firsts = Array.from({ length: rounds }, (_, r) => order[r * commands]);
+          expect(firsts.filter((c) => c === 0).length).toBe(rounds / 2);
+        }
       }),
     );
   });
@@ -76,12 +93,10 @@ describe('fastest', () => {
 
 describe('meets', () => {
   it.each([
-    [1.3, '<=', 1.3, true],
-    [1.31, '<=', 1.3, false],
-    [99.9, '<', 100, true],
-    [100, '<', 100, false],
-    [0.7, '>=', 0.7, true],
-    [0.69, '>=', 0.7, false],
+    [1.6, '<=', 1.6, true],
+    [1.61, '<=', 1.6, false],
+    [0.95, '>=', 0.95, true],
+    [0.94, '>=', 0.95, false],
   ] as const)('%d %s %d is %s', (ratio, op, value, expected) => {
     expect(meets(ratio, { op, value })).toBe(expected);
   });
@@ -89,6 +104,7 @@ describe('meets', () => {
   it('never passes a ratio that could not be measured', () => {
     expect(meets(Number.NaN, { op: '<=', value: 2 })).toBe(false);
     expect(meets(Number.POSITIVE_INFINITY, { op: '<=', value: 2 })).toBe(false);
+    expect(meets(Number.NaN, { op: '>=', value: 0 })).toBe(false);
   });
 
   it('refuses an unknown operator', () => {
@@ -96,73 +112,109 @@ describe('meets', () => {
   });
 });
 
-describe('the report table', () => {
-  const rows = [
-    figure({
-      id: 'a',
-      name: 'start-up',
-      value: 138.3,
-      unit: 'ms',
-      ratio: 1.354,
-      target: { op: '<=', value: 1.3 },
-    }),
-    figure({
-      id: 'b',
-      name: 'memory: peak RSS',
-      value: 177.08,
-      unit: 'MB',
-      ratio: 177.08,
-      target: { op: '<', value: 300, unit: 'MB' },
-    }),
-    figure({
-      id: 'c',
-      name: 'batch',
-      value: 2018.4,
-      unit: 'rows/s',
-      ratio: 0.72,
-      target: { op: '>=', value: 0.7 },
-    }),
-  ];
-
-  it('has one line per figure under a header, with value, target, ratio and verdict', () => {
-    expect(renderTable(rows).split('\n')).toEqual([
-      'figure                   value    target   ratio  result',
-      '----------------  ------------  --------  ------  ------',
-      'start-up                138 ms   <= 1.3x   1.35x    FAIL',
-      'memory: peak RSS        177 MB  < 300 MB  177 MB    pass',
-      'batch             2,018 rows/s   >= 0.7x   0.72x    pass',
-    ]);
+describe('the input plans', () => {
+  it('duplicateOf names each of rows/2 domains exactly twice, never twice in a row', () => {
+    for (const rows of [10_000, 100_000, 1_000_000]) {
+      const counts = new Uint8Array(rows / 2);
+      let adjacent = 0;
+      let previous = -1;
+      for (let i = 0; i < rows; i++) {
+        const k = duplicateOf(i, rows);
+        if (k === previous) adjacent++;
+        counts[k]++;
+        previous = k;
+      }
+      expect(adjacent).toBe(0);
+      expect(counts.every((n) => n === 2)).toBe(true);
+    }
   });
 
-  it('adds a bare-loop column, and a line saying what it is, when a figure has a ceiling', () => {
-    const withCeiling = [
-      rows[2],
+  it('duplicateOf refuses sizes it cannot pair', () => {
+    expect(() => duplicateOf(0, 7)).toThrow(/cannot pair/);
+    expect(() => duplicateOf(0, 2 * 7919)).toThrow(/cannot pair/);
+  });
+
+  it('mixedDomains gives distinct domains, three known for each unknown', () => {
+    const known = Array.from({ length: 30 }, (_, i) => `known-${i}.com`);
+    const mixed = mixedDomains(known, 40);
+    expect(new Set(mixed).size).toBe(40);
+    expect(mixed.filter((d) => known.includes(d))).toEqual(known);
+    expect(() => mixedDomains(known, 41)).toThrow(/only 30 known domains/);
+  });
+});
+
+describe('the report', () => {
+  const report: Report = {
+    mode: 'full',
+    date: '2026-01-02T03:04:05Z',
+    seconds: 321,
+    machine: { cpu: 'AMD EPYC', cores: 2, node: 'v20.20.2', loadAverage: { start: [1.5], end: [2] } },
+    figures: [
       figure({
-        id: 'd',
-        name: 'vs curl',
-        value: 1493,
-        unit: 'rows/s',
-        ratio: 10.29,
-        target: { op: '>=', value: 20 },
-        ceiling: 15.5,
+        id: 'startup.version',
+        name: '--version vs node -e 0',
+        ratio: 1.354,
+        target: { op: '<=', value: 1.6 },
+        note: '58 ms vs 43 ms',
       }),
-    ];
-    expect(withCeiling[1].ceiling).toBe(15.5);
-    expect(rows[2]).not.toHaveProperty('ceiling');
-    expect(renderTable(withCeiling).split('\n')).toEqual([
-      'figure          value   target  ratio  result  bare loop',
-      '-------  ------------  -------  -----  ------  ---------',
-      'batch    2,018 rows/s  >= 0.7x  0.72x    pass',
-      'vs curl  1,493 rows/s   >= 20x  10.3x    FAIL      15.5x',
-      '',
-      CEILING_NOTE,
+      figure({
+        id: 'memory.peak',
+        name: 'peak RSS | 1M rows',
+        ratio: 312.4,
+        target: { op: '<=', value: 300, unit: 'MB' },
+      }),
+      figure({
+        id: 'batch.latency-20',
+        name: 'batch, latency 20 ms',
+        ratio: 0.9123,
+        target: { op: '>=', value: 0.9 },
+        note: '730 rows/s',
+      }),
+    ],
+  };
+
+  it('formats targets and measurements in the target terms', () => {
+    expect(report.figures.map((f) => formatTarget(f.target))).toEqual(['≤ 1.6x', '≤ 300 MB', '≥ 0.9x']);
+    expect(report.figures.map(formatMeasured)).toEqual([
+      '1.35x (58 ms vs 43 ms)',
+      '312 MB',
+      '0.91x (730 rows/s)',
+    ]);
+    expect([formatNumber(12.345), formatNumber(1234.5), formatNumber(Number.NaN)]).toEqual([
+      '12.3',
+      '1,235',
+      'NaN',
     ]);
   });
 
-  it('rounds to what a reader needs', () => {
-    expect(formatNumber(0.7234)).toBe('0.72');
-    expect(formatNumber(12.345)).toBe('12.3');
-    expect(formatNumber(1234.5)).toBe('1,235');
-    expect(formatNumber(Number.NaN)).toBe('NaN');
+  it('prints as a text table with the machine, the date and a verdict per figure', () => {
+    expect(renderTable(report).split('\n')).toEqual([
+      'company-data bench, full run, 2026-01-02T03:04:05Z',
+      'machine: AMD EPYC, 2 cores, node v20.20.2',
+      '',
+      'figure                  target    measured                result',
+      '----------------------  --------  ----------------------  -------',
+      '--version vs node -e 0  ≤ 1.6x    1.35x (58 ms vs 43 ms)  met',
+      'peak RSS | 1M rows      ≤ 300 MB  312 MB                  NOT MET',
+      'batch, latency 20 ms    ≥ 0.9x    0.91x (730 rows/s)      met',
+      '',
+      '2/3 figures met; 321 s; load average 1.5 -> 2',
+    ]);
+  });
+
+  it('prints as markdown to paste into docs/performance.md, pipes escaped', () => {
+    expect(renderMarkdown(report).split('\n')).toEqual([
+      '### 2026-01-02: full run',
+      '',
+      'Machine: AMD EPYC, 2 cores, node v20.20.2. Finished 2026-01-02T03:04:05Z.',
+      '',
+      '| figure | target | measured | result |',
+      '| --- | --- | --- | --- |',
+      '| --version vs node -e 0 | ≤ 1.6x | 1.35x (58 ms vs 43 ms) | met |',
+      '| peak RSS \\| 1M rows | ≤ 300 MB | 312 MB | NOT MET |',
+      '| batch, latency 20 ms | ≥ 0.9x | 0.91x (730 rows/s) | met |',
+      '',
+      '2/3 figures met; 321 s; load average 1.5 -> 2',
+    ]);
   });
 });
