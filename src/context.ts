@@ -1,16 +1,14 @@
-// Builds the one context object a command receives: { io, config, client } (DESIGN.md).
-// The HTTP client module is loaded on the first request only (and undici with it, for a proxy).
+// Builds the one context object a command receives: { io, config, client } plus the argv,
+// environment and clock of its invocation (DESIGN.md). The HTTP client module is loaded on the
+// first request only.
+import type { Invocation } from './command-kit.js';
 import { type GlobalFlags, resolveConfig } from './config.js';
-import { createIO } from './io.js';
 import type { ApiResponse, Client, Context, Credits, IO, RequestOptions } from './types.js';
 
-export interface RunState {
-  cleanups: Array<() => Promise<void> | void>;
-}
+export type RunState = Pick<Invocation, 'argv' | 'env' | 'now' | 'cleanups'>;
 
-export async function createContext(flags: GlobalFlags, state: RunState, io?: IO): Promise<Context> {
-  io ??= createIO({ quiet: flags.quiet, verbose: flags.verbose, color: flags.color });
-  const config = await resolveConfig(flags, process.env, io.isStdoutTTY);
+export async function createContext(flags: GlobalFlags, state: RunState, io: IO): Promise<Context> {
+  const config = await resolveConfig(flags, state.env, io.isStdoutTTY);
   if (flags.sandbox) {
     const { startSandbox } = await import('./sandbox/index.js');
     const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
@@ -50,6 +48,9 @@ export async function createContext(flags: GlobalFlags, state: RunState, io?: IO
   return {
     io,
     config,
+    argv: state.argv,
+    env: state.env,
+    now: state.now,
     get client(): Client {
       return real ?? lazy;
     },

@@ -125,4 +125,10 @@ export interface Context {
   io: IO;
   config: Config;
   readonly client: Client;
+  /** The arguments of this invocation (without node and the script), as given. */
+  readonly argv: readonly string[];
+  /** The environment of this invocation: commands never read process.env themselves. */
+  readonly env: NodeJS.ProcessEnv;
+  /** The clock, in epoch milliseconds (a test may give its own). */
+  readonly now: () => number;
 }

@@ -155,7 +155,7 @@ describe('loading through the cache', () => {
     });
     const client = createClient(config, io, { retryPolicy: { baseMs: 1, capMs: 2 }, env: {} });
     clients.push(client);
-    return { io, config, client };
+    return { io, config, client, argv: [], env: {}, now: Date.now };
   }
 
   beforeEach(() => {
