@@ -164,7 +164,7 @@ export async function runDoctor(flags: GlobalFlags, invocation: Invocation, io: 
     };
     if (baseCheck.status === 'pass')
       reach = await checks.reachability(clientFor(config.authHeader.value), proxy.note);
-    results.push(reach.check, checks.contractCheck(reach), checks.clockCheck(reach));
+    results.push(reach.check, checks.contractCheck(reach), checks.clockCheck(reach, invocation.now()));
     const keys = await checks.keyChecks(config, clientFor, reach.answered);
     results.push(keys.key, keys.authHeader);
   } finally {
