@@ -22,12 +22,21 @@ export async function createContext(flags: GlobalFlags, state: RunState, io: IO)
   let real: Client | undefined;
   let loading: Promise<Client> | undefined;
   const load = (): Promise<Client> => {
-    loading ??= import('./http/client.js').then(({ createClient }) => {
-      const created = createClient(config, io);
-      state.cleanups.push(() => created.close());
-      real = created;
-      return created;
-    });
+    loading ??= Promise.all([import('./http/client.js'), import('./spinning-client.js')]).then(
+      ([{ createClient }, { spinningClient }]) => {
+        const http = createClient(config, {
+          // No log at all without --verbose: the client then builds no log lines.
+          log: io.verbose ? (line) => io.debug(line) : undefined,
+          env: state.env,
+          // The in-process sandbox is this machine's own: never through a proxy.
+          direct: config.baseUrl?.source === 'sandbox',
+        });
+        const created = spinningClient(http, io, config);
+        state.cleanups.push(() => created.close());
+        real = created;
+        return created;
+      },
+    );
     return loading;
   };
   const lazy: Client = {
@@ -39,10 +48,6 @@ export async function createContext(flags: GlobalFlags, state: RunState, io: IO)
     },
     async close(): Promise<void> {
       if (loading) await (await loading).close();
-    },
-    async prepareTransport() {
-      const client = real ?? (await load().catch(() => undefined));
-      await client?.prepareTransport?.();
     },
   };
   return {

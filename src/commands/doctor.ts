@@ -141,6 +141,7 @@ export async function runDoctor(flags: GlobalFlags, invocation: Invocation, io: 
   }
 
   const clients: Client[] = [];
+  const inSandbox = config.baseUrl?.source === 'sandbox';
   const clientFor = (header: AuthHeader): Client => {
     const client = createClient(
       {
@@ -149,14 +150,14 @@ export async function runDoctor(flags: GlobalFlags, invocation: Invocation, io: 
         timeoutMs: { ...config.timeoutMs, value: Math.min(config.timeoutMs.value, DOCTOR_TIMEOUT_MS) },
         retries: { ...config.retries, value: Math.min(config.retries.value, 1) },
       },
-      io,
+      { log: io.verbose ? (line) => io.debug(line) : undefined, env, direct: inSandbox },
     );
     clients.push(client);
     return client;
   };
   try {
     const baseCheck = checks.baseUrlCheck(config);
-    const proxy = proxyCheck(env, config.baseUrl?.value);
+    const proxy = proxyCheck(env, config.baseUrl?.value, { sandbox: inSandbox });
     results.push(baseCheck, proxy.check);
     let reach: Awaited<ReturnType<typeof checks.reachability>> = {
       check: { name: 'reachable', status: 'skip', message: 'not checked: no base URL' },

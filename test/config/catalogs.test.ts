@@ -153,7 +153,7 @@ describe('loading through the cache', () => {
       }),
       env: {},
     });
-    const client = createClient(config, io, { retryPolicy: { baseMs: 1, capMs: 2 }, env: {} });
+    const client = createClient(config, { retryPolicy: { baseMs: 1, capMs: 2 }, env: {} });
     clients.push(client);
     return { io, config, client, argv: [], env: {}, now: Date.now };
   }
