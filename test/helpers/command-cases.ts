@@ -8,6 +8,7 @@
 // commands print, so no case may see what another one left behind. A sandbox of the test size
 // starts in a few tens of milliseconds, which is what this independence costs.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { runInProcess } from './in-process.js';
@@ -22,6 +23,13 @@ export const DIR = '/tmp/cdt-XXXXXX';
 
 /** The case's sandbox URL as cases write it (its port changes from run to run). */
 export const SANDBOX_URL = 'http://127.0.0.1:PORT';
+
+/**
+ * A loopback URL where nothing listens, as cases write it: a port that was free a moment before
+ * the case ran (found by listening on port 0 and closing again).
+ */
+export const CLOSED_URL = 'http://127.0.0.1:CLOSED';
+const CLOSED_HOST = '127.0.0.1:CLOSED';
 
 /** The sandbox's demo keys (docs/contract.md): fixed strings, the same in every sandbox. */
 export const KEYS = {
@@ -85,11 +93,23 @@ export function caseEnvironment(c: Pick<CommandCase, 'env'>): Record<string, str
   );
 }
 
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 export async function runCase(c: CommandCase): Promise<CaseResult> {
   const sandbox = await startTestSandbox();
   const dir = mkdtempSync('/tmp/cdt-');
-  const real = (text: string) => text.replaceAll(DIR, dir).replaceAll(SANDBOX_URL, sandbox.url);
-  const named = (text: string) => text.replaceAll(dir, DIR).replaceAll(sandbox.url, SANDBOX_URL);
+  // Replaced as host:port, the form network errors name it in.
+  const closed = `127.0.0.1:${await closedPort()}`;
+  const real = (text: string) =>
+    text.replaceAll(DIR, dir).replaceAll(SANDBOX_URL, sandbox.url).replaceAll(CLOSED_HOST, closed);
+  const named = (text: string) =>
+    text.replaceAll(dir, DIR).replaceAll(sandbox.url, SANDBOX_URL).replaceAll(closed, CLOSED_HOST);
   const shown = (text: string) => {
     let out = named(text);
     for (const [pattern, replacement] of c.masks ?? []) out = out.replace(pattern, replacement);
