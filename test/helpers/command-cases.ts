@@ -7,7 +7,16 @@
 // sandbox's balances go down with every charged call and a cached catalog changes what later
 // commands print, so no case may see what another one left behind. A sandbox of the test size
 // starts in a few tens of milliseconds, which is what this independence costs.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
@@ -120,7 +129,11 @@ export async function runCase(c: CommandCase): Promise<CaseResult> {
       const path = join(dir, name);
       mkdirSync(dirname(path), { recursive: true });
       if (typeof file === 'string') writeFileSync(path, file);
-      else writeFileSync(path, file.text, { mode: file.mode });
+      else {
+        writeFileSync(path, file.text);
+        // Set after writing: the mode given to writeFileSync is narrowed by the umask.
+        chmodSync(path, file.mode);
+      }
     }
     const env = Object.fromEntries(Object.entries(caseEnvironment(c)).map(([k, v]) => [k, real(v)]));
     for (const argv of c.before ?? []) {
