@@ -64,6 +64,8 @@ export interface CommandCase {
   /**
    * Output that comes from the real clock rather than the injected one, with what stands for it.
    * Each use says which line of src/ reads the clock; the rest of the output is still exact.
+   * A pattern replaces its first match only (unless it is global), so a second occurrence still
+   * has to be spelt out.
    */
   masks?: Array<[RegExp, string]>;
   wantCode: number;
