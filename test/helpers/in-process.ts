@@ -9,8 +9,13 @@ export interface InProcessOptions {
   tty?: boolean;
   columns?: number;
   env?: NodeJS.ProcessEnv;
-  /** What stdin holds (a pipe, never a terminal). */
+  /** What stdin holds (a pipe unless stdinTTY is set). */
   stdin?: string;
+  /**
+   * stdin claims to be a terminal: isTTY is true and setRawMode is accepted (and ignored), so a
+   * command that reads a secret unechoed can be fed its keystrokes through `stdin`.
+   */
+  stdinTTY?: boolean;
   /** The clock main() sees; a fixed instant unless given. */
   now?: () => number;
 }
@@ -38,13 +43,19 @@ function sink(tty: boolean, columns: number): { stream: Writable; text: () => st
   return { stream, text: () => text };
 }
 
+function source(text: string, tty: boolean): Readable {
+  const stream = Readable.from([text]);
+  if (tty) Object.assign(stream, { isTTY: true, setRawMode: () => stream });
+  return stream;
+}
+
 export async function runInProcess(argv: string[], options: InProcessOptions = {}): Promise<InProcessResult> {
   const tty = options.tty ?? false;
   const out = sink(tty, options.columns ?? 0);
   const err = sink(tty, 0);
   const code = await main(argv, {
     env: { LANG: 'en_US.UTF-8', TERM: 'xterm', COLUMNS: '100', ...options.env },
-    stdin: Readable.from([options.stdin ?? '']),
+    stdin: source(options.stdin ?? '', options.stdinTTY ?? false),
     stdout: out.stream,
     stderr: err.stream,
     now: options.now ?? (() => FIXED_NOW),
