@@ -304,10 +304,9 @@ describe('config', () => {
   describe('unset', () => it.each(unset)('$name', expectCase));
   describe('set-key', () => it.each(setKey)('$name', expectCase));
 
-  // Known bug, kept visible: without XDG_CONFIG_HOME the config directory comes from os.homedir()
-  // (src/config.ts, configDir and cacheDirFor), which reads this process's HOME, not the HOME of
-  // the environment main() was given. When that is fixed this test starts to fail: make it `it`.
-  it.fails('path without XDG_CONFIG_HOME: under the HOME main() was given', () =>
+  // Without XDG_CONFIG_HOME the directory comes from the HOME of the environment main() was
+  // given, not from this process's (os.homedir()).
+  it('path without XDG_CONFIG_HOME: under the HOME main() was given', () =>
     expectCase({
       name: 'path under HOME',
       argv: ['config', 'path'],

@@ -1,11 +1,10 @@
 // `doctor`: one line per check on a terminal (Unicode, ASCII, colour), { ok, checks } piped, CSV,
 // and the exit code of the first failing check.
 //
-// Two parts of its output come from the real clock, not the injected one, and are the only ones
-// not compared: how long GET /api/errors took (performance.now(), src/commands/doctor-checks.ts:98
-// and :106), and the clock skew (doctor.ts calls clockCheck(reach) without the run's clock, so it
-// reads Date.now() at doctor-checks.ts:145, against the sandbox's Date header, which has whole
-// seconds: the skew rounds to 0 or 1 s depending on when in the second the request happened).
+// Two parts of its output are not compared: how long GET /api/errors took (a duration), and the
+// clock skew. The clock check compares the run's clock with the sandbox's Date header, which is
+// the real time in whole seconds, so these cases give doctor the real clock (`now: Date.now`)
+// and the skew rounds to 0 or 1 s depending on when in the second the request happened.
 import { describe, it } from 'vitest';
 import { CLOSED_URL, type CommandCase, DIR, expectCase, lines } from '../helpers/command-cases.js';
 
@@ -23,6 +22,7 @@ const cases: CommandCase[] = [
     argv: ['doctor'],
     tty: true,
     masks: CLOCK,
+    now: Date.now,
     wantCode: 0,
     wantStdout: lines(
       `✓ config file: none at ${CONFIG_FILE} (optional)`,
@@ -42,6 +42,7 @@ const cases: CommandCase[] = [
     tty: true,
     env: { NO_COLOR: undefined },
     masks: CLOCK,
+    now: Date.now,
     wantCode: 0,
     wantStdout: lines(
       `\x1b[32m✓\x1b[0m config file: none at ${CONFIG_FILE} (optional)`,
@@ -60,6 +61,7 @@ const cases: CommandCase[] = [
     argv: ['doctor'],
     tty: false,
     masks: CLOCK,
+    now: Date.now,
     wantCode: 0,
     wantStdout: `${JSON.stringify(
       {
@@ -86,6 +88,7 @@ const cases: CommandCase[] = [
     tty: true,
     env: { COMPANY_DATA_API_KEY: undefined },
     masks: CLOCK,
+    now: Date.now,
     wantCode: 3,
     wantStdout: lines(
       `✓ config file: none at ${CONFIG_FILE} (optional)`,
@@ -106,6 +109,7 @@ const cases: CommandCase[] = [
     tty: false,
     env: { COMPANY_DATA_API_KEY: undefined },
     masks: CLOCK,
+    now: Date.now,
     wantCode: 3,
     wantStdout: `${JSON.stringify(
       {
@@ -139,6 +143,7 @@ const cases: CommandCase[] = [
     tty: true,
     env: { LANG: 'C', COMPANY_DATA_API_KEY: 'cd_not_a_real_key_123' },
     masks: CLOCK,
+    now: Date.now,
     wantCode: 3,
     wantStdout: lines(
       `ok   config file: none at ${CONFIG_FILE} (optional)`,
@@ -197,6 +202,7 @@ const cases: CommandCase[] = [
     tty: true,
     files: { 'config/company-data/config.json': { text: '{"format":"csv"}\n', mode: 0o644 } },
     masks: CLOCK,
+    now: Date.now,
     wantCode: 2,
     wantStdout: lines(
       'name,status,message,fix,code',
@@ -217,6 +223,7 @@ const cases: CommandCase[] = [
     tty: false,
     env: { COMPANY_DATA_TIMEOUT: 'abc' },
     masks: CLOCK,
+    now: Date.now,
     wantCode: 2,
     wantStdout: lines(
       'name,status,message,fix,code',

@@ -68,6 +68,8 @@ export interface CommandCase {
    * has to be spelt out.
    */
   masks?: Array<[RegExp, string]>;
+  /** The clock main() sees; the fixed instant of in-process.ts unless given. */
+  now?: () => number;
   wantCode: number;
   wantStdout: string;
   wantStderr: string;
@@ -147,6 +149,7 @@ export async function runCase(c: CommandCase): Promise<CaseResult> {
       env,
       stdin: c.stdin,
       stdinTTY: c.stdinTTY,
+      now: c.now,
     });
     const files: Record<string, string | null> = {};
     for (const name of Object.keys(c.wantFiles ?? {})) {
