@@ -1,79 +1,58 @@
-// Builds the Commander program. Commands are loaded lazily: only the module of the command
-// being run is evaluated (in the CommonJS bundle, import() becomes a require() of a module
-// initialised on first use), so `--help` and each command start close to bare node. Commander
-// itself loads in main(); `--version` alone never reaches it (bin/ runs dist/version.cjs).
-import type { Command } from 'commander';
-import type { CliRun } from './command-kit.js';
+// Builds the Commander program with every command registered, so `--help`, `help <command>` and
+// shell completion all read the same declarations. A command's register() only declares flags,
+// help and examples; its run function loads what it needs (the HTTP client, the output layer, the
+// batch machinery) when it runs.
+import { Command, CommanderError, Option } from 'commander';
+import {
+  type CommandKit,
+  commandKit,
+  type Invocation,
+  ioOf,
+  newInvocation,
+  type Surroundings,
+} from './command-kit.js';
+import * as api from './commands/api.js';
+import * as breakdown from './commands/breakdown.js';
+import * as completion from './commands/completion.js';
+import * as config from './commands/config.js';
+import * as doctor from './commands/doctor.js';
+import * as enrich from './commands/enrich.js';
+import * as errors from './commands/errors.js';
+import * as fields from './commands/fields.js';
+import * as lookalike from './commands/lookalike.js';
+import * as me from './commands/me.js';
+import * as products from './commands/products.js';
+import * as sandbox from './commands/sandbox.js';
+import * as search from './commands/search.js';
 import type { GlobalFlags } from './config.js';
+import { Problem } from './problem.js';
 import { version } from './version.js';
 
 export { version };
 
-type CommandModule = { register(program: Command): void };
+/** Every command, in the order `--help` lists them. */
+export const COMMANDS: ReadonlyArray<{ register(program: Command, kit: CommandKit): void }> = [
+  enrich,
+  search,
+  breakdown,
+  lookalike,
+  products,
+  fields,
+  errors,
+  me,
+  sandbox,
+  config,
+  doctor,
+  api,
+  completion,
+];
 
-/** name -> [one-line description, loader]. The loader's module registers the full command. */
-const COMMANDS: Record<string, [string, () => Promise<CommandModule>]> = {
-  enrich: ['Enrich companies by domain: a few lookups, or a CSV batch', () => import('./commands/enrich.js')],
-  search: [
-    'Search companies by description and filters, with exclusions',
-    () => import('./commands/search.js'),
-  ],
-  breakdown: [
-    'Break a segment down by a facet (country, category, ...)',
-    () => import('./commands/breakdown.js'),
-  ],
-  lookalike: ['Find companies similar to a seed domain', () => import('./commands/lookalike.js')],
-  products: [
-    'List the data products and their credit units (no key needed)',
-    () => import('./commands/products.js'),
-  ],
-  fields: ['List fields, filters and breakdown facets (no key needed)', () => import('./commands/fields.js')],
-  errors: ['List the problem codes of the service (no key needed)', () => import('./commands/errors.js')],
-  me: ['Show the plan, balance and capabilities of your key', () => import('./commands/me.js')],
-  sandbox: ['Run the offline sandbox server', () => import('./commands/sandbox.js')],
-  config: ['Show and change settings (key, base URL, format)', () => import('./commands/config.js')],
-  doctor: ['Check the setup: URL, key, permissions, clock, proxy', () => import('./commands/doctor.js')],
-  api: ['Send a raw request to an /api/ endpoint; prints the response', () => import('./commands/api.js')],
-  completion: ['Print a shell completion script (bash, zsh, fish)', () => import('./commands/completion.js')],
-};
-
-/** Global options that take a value, so the command name can be found without parsing. */
-const VALUE_OPTIONS = new Set([
-  '--base-url',
-  '--api-key-file',
-  '--auth-header',
-  '-o',
-  '--format',
-  '--timeout',
-  '--retries',
-]);
-
-function findCommandName(argv: string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--') return argv[i + 1];
-    if (arg.startsWith('-')) {
-      if (VALUE_OPTIONS.has(arg)) i++;
-      continue;
-    }
-    return arg;
-  }
-  return undefined;
-}
-
-type Commander = typeof import('commander');
-let commander: Commander | undefined;
-
-/** Loads Commander once; buildProgram() needs it loaded first. */
-export async function loadCommander(): Promise<Commander> {
-  commander ??= await import('commander');
-  return commander;
-}
-
-export function buildProgram(): Command {
-  if (!commander) throw new Error('buildProgram() before loadCommander()');
-  const { Command, Option } = commander;
+/** The whole program. Its output (help, usage errors) goes to the invocation's streams. */
+export function buildProgram(invocation: Invocation = newInvocation([])): Command {
   const program = new Command('company-data');
+  invocation.program = program;
+  const stdout = () => invocation.streams.stdout ?? process.stdout;
+  const stderr = () => invocation.streams.stderr ?? process.stderr;
   program
     .description(
       'Command-line client for the Company Data Service: enrichment, search, breakdowns and lookalikes.',
@@ -106,6 +85,10 @@ export function buildProgram(): Command {
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--allow-insecure-http', 'allow sending the key over plain http to a non-loopback host')
     .option('--csv-raw', 'do not neutralise spreadsheet formulas in CSV output')
+    .configureOutput({
+      writeOut: (text) => stdout().write(text),
+      writeErr: (text) => stderr().write(text),
+    })
     .showHelpAfterError('(add --help for usage)')
     .exitOverride();
   program.addHelpText(
@@ -119,39 +102,53 @@ Examples:
 Exit codes: 0 ok, 1 bug, 2 usage/input, 3 key/permission, 4 credits/budget, 5 unavailable,
 6 batch finished with row errors, 130 interrupted.`,
   );
+  const kit = commandKit(invocation);
+  for (const command of COMMANDS) command.register(program, kit);
+  addHelpCommand(program);
   return program;
 }
 
+/**
+ * `help <command> [<subcommand>...]` prints exactly what `<command> [<subcommand>...] --help`
+ * prints. Commander's own help command reads only the first name, so `help config set-key`
+ * would show the help of `config`.
+ */
+function addHelpCommand(program: Command): void {
+  program.helpCommand(false);
+  program
+    .command('help')
+    .description('Show the help of a command, or of a subcommand (help config set-key)')
+    .argument('[command...]', 'the command and subcommands')
+    .action((path: string[]) => {
+      let target = program;
+      for (const name of path) {
+        const next = target.commands.find((c) => c.name() === name || c.aliases().includes(name));
+        if (!next) {
+          const where = target === program ? '' : ` of '${target.name()}'`;
+          target.error(`error: unknown command '${name}'${where}`, { code: 'commander.unknownCommand' });
+        }
+        target = next as Command;
+      }
+      target.outputHelp();
+    });
+}
+
 /** Runs the CLI and returns the process exit code. Never calls process.exit. */
-export async function main(argv: string[]): Promise<number> {
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    return (await import('./version.js')).main(argv);
-  }
-  const [{ CommanderError }, { currentRun }] = await Promise.all([
-    loadCommander(),
-    import('./command-kit.js'),
-  ]);
-  const program = buildProgram();
-  const name = findCommandName(argv);
-  const entry = name ? COMMANDS[name] : undefined;
-  if (entry) {
-    const mod = await entry[1]();
-    mod.register(program);
-  } else {
-    for (const [cmd, [description]] of Object.entries(COMMANDS))
-      program.command(cmd).description(description);
-  }
+export async function main(argv: string[], surroundings: Surroundings = {}): Promise<number> {
+  const invocation = newInvocation(argv, surroundings);
+  const program = buildProgram(invocation);
+  watchClosedReaders(invocation);
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return currentRun.exitCode;
+    return invocation.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are "errors" only to exitOverride; Commander already printed them.
       return error.exitCode === 0 ? 0 : 2;
     }
-    return await reportFailure(error, program.opts() as GlobalFlags, currentRun);
+    return await reportFailure(error, program.opts() as GlobalFlags, invocation);
   } finally {
-    for (const cleanup of currentRun.cleanups.reverse()) {
+    for (const cleanup of invocation.cleanups.reverse()) {
       try {
         await cleanup();
       } catch {
@@ -161,15 +158,29 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function reportFailure(error: unknown, flags: GlobalFlags, currentRun: CliRun): Promise<number> {
-  const [{ reportProblem }, { Problem }] = await Promise.all([
-    import('./output/problem.js'),
-    import('./problem.js'),
-  ]);
-  const io =
-    currentRun.context?.io ??
-    (await import('./io.js')).createIO({ quiet: flags.quiet, verbose: flags.verbose, color: flags.color });
-  const format = currentRun.context?.config.format.value ?? flags.format;
+/**
+ * A reader that goes away (`company-data ... | head`) is not worth a stack trace: what is still
+ * written to that stream is dropped, and the command's own outcome decides the exit code.
+ */
+function watchClosedReaders(invocation: Invocation): void {
+  // The listener stays after main() returns: a write still queued may fail after that.
+  for (const stream of [
+    invocation.streams.stdout ?? process.stdout,
+    invocation.streams.stderr ?? process.stderr,
+  ]) {
+    if (stream.listeners('error').includes(ignoreClosedReader)) continue;
+    stream.on('error', ignoreClosedReader);
+  }
+}
+
+function ignoreClosedReader(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error;
+}
+
+async function reportFailure(error: unknown, flags: GlobalFlags, invocation: Invocation): Promise<number> {
+  const { reportProblem } = await import('./output/problem.js');
+  const io = await ioOf(invocation, flags);
+  const format = invocation.context?.config.format.value ?? flags.format;
   const problem =
     error instanceof Problem
       ? error

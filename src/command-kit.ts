@@ -1,32 +1,114 @@
-// Glue between Commander and the commands: builds the context for an action and records its
-// exit code, so that main() (not the command) decides how the process ends.
+// Glue between Commander and the commands. One `Invocation` exists per call of main(): it holds
+// what the outside world gave this run (argv, environment, clock, streams) and what the run
+// leaves behind (its exit code, the cleanups to await). Nothing here is global, so two
+// invocations in one process (the in-process tests) never see each other's state.
+import type { Readable, Writable } from 'node:stream';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { GlobalFlags } from './config.js';
-import type { RunState } from './context.js';
-import type { Context } from './types.js';
+import type { Context, IO } from './types.js';
 
-export interface CliRun extends RunState {
-  exitCode: number;
-  context?: Context;
+/** What main() receives from bin/ (or from a test) besides argv. */
+export interface Surroundings {
+  env?: NodeJS.ProcessEnv;
+  stdin?: Readable;
+  stdout?: Writable;
+  stderr?: Writable;
+  /** The clock, in epoch milliseconds. */
+  now?: () => number;
 }
 
-export const currentRun: CliRun = { exitCode: 0, cleanups: [] };
+export interface Invocation {
+  readonly argv: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly now: () => number;
+  readonly streams: Pick<Surroundings, 'stdin' | 'stdout' | 'stderr'>;
+  exitCode: number;
+  /** The program being run, with every command registered (completion reads it). */
+  program?: Command;
+  /** The IO of this run, once a command made one (failures are reported through it). */
+  io?: IO;
+  context?: Context;
+  /** Awaited in reverse order when the command has finished, whatever its outcome. */
+  cleanups: Array<() => Promise<void> | void>;
+}
 
-/**
- * Wraps a command's run function as a Commander action. Commander calls actions with
- * (...positionals, options, command); the run function receives (ctx, ...positionals, options).
- */
-export function withContext<A extends unknown[]>(
-  run: (ctx: Context, ...args: A) => Promise<number | undefined> | Promise<void>,
-): (...args: unknown[]) => Promise<void> {
-  return async (...args: unknown[]) => {
-    const command = args[args.length - 1] as Command;
-    const flags = command.optsWithGlobals() as GlobalFlags;
-    const { createContext } = await import('./context.js');
-    const ctx = await createContext(flags, currentRun);
-    currentRun.context = ctx;
-    const code = await run(ctx, ...(args.slice(0, -1) as A));
-    currentRun.exitCode = typeof code === 'number' ? code : 0;
+export function newInvocation(argv: readonly string[], surroundings: Surroundings = {}): Invocation {
+  const { env = process.env, now = Date.now, ...streams } = surroundings;
+  return { argv, env, now, streams, exitCode: 0, cleanups: [] };
+}
+
+/** What a command's register() receives: ways to turn its run function into an action. */
+export interface CommandKit {
+  /** An action that builds the full context ({ io, config, client, ... }) and runs `run`. */
+  withContext<A extends unknown[]>(
+    run: (ctx: Context, ...args: A) => Promise<number | undefined> | Promise<void>,
+  ): (...args: unknown[]) => Promise<void>;
+  /**
+   * An action that needs only the streams and the environment: building a context resolves the
+   * settings, and a broken setting must not stop the commands that report or repair it.
+   */
+  withIO<A extends unknown[]>(
+    run: (
+      io: IO,
+      invocation: Invocation,
+      flags: GlobalFlags,
+      ...args: A
+    ) => Promise<number | undefined> | Promise<void>,
+  ): (...args: unknown[]) => Promise<void>;
+}
+
+/** The IO of an invocation, made once, from its streams and environment and the global flags. */
+export async function ioOf(invocation: Invocation, flags: GlobalFlags): Promise<IO> {
+  if (invocation.io) return invocation.io;
+  const { createIO } = await import('./io.js');
+  invocation.io = createIO({
+    ...invocation.streams,
+    env: invocation.env,
+    quiet: flags.quiet,
+    verbose: flags.verbose,
+    color: flags.color,
+  });
+  return invocation.io;
+}
+
+export function commandKit(invocation: Invocation): CommandKit {
+  // Commander calls actions with (...positionals, options, command).
+  const split = (args: unknown[]) => ({
+    command: args[args.length - 1] as Command,
+    positionals: args.slice(0, -1),
+  });
+  const record = (code: unknown) => {
+    invocation.exitCode = typeof code === 'number' ? code : 0;
+  };
+  return {
+    withContext<A extends unknown[]>(
+      run: (ctx: Context, ...args: A) => Promise<number | undefined> | Promise<void>,
+    ) {
+      return async (...args: unknown[]) => {
+        const { command, positionals } = split(args);
+        const flags = command.optsWithGlobals() as GlobalFlags;
+        const { createContext } = await import('./context.js');
+        const ctx = await createContext(flags, invocation, await ioOf(invocation, flags));
+        invocation.context = ctx;
+        record(await run(ctx, ...(positionals as A)));
+      };
+    },
+    withIO<A extends unknown[]>(
+      run: (
+        io: IO,
+        invocation: Invocation,
+        flags: GlobalFlags,
+        ...args: A
+      ) => Promise<number | undefined> | Promise<void>,
+    ) {
+      return async (...args: unknown[]) => {
+        const { command, positionals } = split(args);
+        const flags = command.optsWithGlobals() as GlobalFlags;
+        // The options object is dropped: what a command needs of it, it reads from `flags`.
+        const rest = positionals.slice(0, -1);
+        record(await run(await ioOf(invocation, flags), invocation, flags, ...(rest as A)));
+      };
+    },
   };
 }
 

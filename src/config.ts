@@ -40,8 +40,13 @@ export const DEFAULT_TIMEOUT_SECONDS = 30;
 export const DEFAULT_RETRIES = 3;
 export const MAX_RETRIES = 10;
 
+/** The home directory of the environment given (a test's own), as the XDG defaults use it. */
+function homeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME || homedir();
+}
+
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
+  const base = env.XDG_CONFIG_HOME || join(homeOf(env), '.config');
   return join(base, 'company-data');
 }
 
@@ -50,7 +55,7 @@ export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export function cacheDirFor(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'company-data');
+  return join(env.XDG_CACHE_HOME || join(homeOf(env), '.cache'), 'company-data');
 }
 
 /** Shows enough of a key to recognise it: `cd_s…9c2e`; short keys are fully hidden. */

@@ -1,16 +1,14 @@
-// Builds the one context object a command receives: { io, config, client } (DESIGN.md).
-// The HTTP client module is loaded on the first request only (and undici with it, for a proxy).
+// Builds the one context object a command receives: { io, config, client } plus the argv,
+// environment and clock of its invocation (DESIGN.md). The HTTP client module is loaded on the
+// first request only.
+import type { Invocation } from './command-kit.js';
 import { type GlobalFlags, resolveConfig } from './config.js';
-import { createIO } from './io.js';
 import type { ApiResponse, Client, Context, Credits, IO, RequestOptions } from './types.js';
 
-export interface RunState {
-  cleanups: Array<() => Promise<void> | void>;
-}
+export type RunState = Pick<Invocation, 'argv' | 'env' | 'now' | 'cleanups'>;
 
-export async function createContext(flags: GlobalFlags, state: RunState, io?: IO): Promise<Context> {
-  io ??= createIO({ quiet: flags.quiet, verbose: flags.verbose, color: flags.color });
-  const config = await resolveConfig(flags, process.env, io.isStdoutTTY);
+export async function createContext(flags: GlobalFlags, state: RunState, io: IO): Promise<Context> {
+  const config = await resolveConfig(flags, state.env, io.isStdoutTTY);
   if (flags.sandbox) {
     const { startSandbox } = await import('./sandbox/index.js');
     const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
@@ -24,12 +22,21 @@ export async function createContext(flags: GlobalFlags, state: RunState, io?: IO
   let real: Client | undefined;
   let loading: Promise<Client> | undefined;
   const load = (): Promise<Client> => {
-    loading ??= import('./http/client.js').then(({ createClient }) => {
-      const created = createClient(config, io);
-      state.cleanups.push(() => created.close());
-      real = created;
-      return created;
-    });
+    loading ??= Promise.all([import('./http/client.js'), import('./spinning-client.js')]).then(
+      ([{ createClient }, { spinningClient }]) => {
+        const http = createClient(config, {
+          // No log at all without --verbose: the client then builds no log lines.
+          log: io.verbose ? (line) => io.debug(line) : undefined,
+          env: state.env,
+          // The in-process sandbox is this machine's own: never through a proxy.
+          direct: config.baseUrl?.source === 'sandbox',
+        });
+        const created = spinningClient(http, io, config);
+        state.cleanups.push(() => created.close());
+        real = created;
+        return created;
+      },
+    );
     return loading;
   };
   const lazy: Client = {
@@ -42,14 +49,13 @@ export async function createContext(flags: GlobalFlags, state: RunState, io?: IO
     async close(): Promise<void> {
       if (loading) await (await loading).close();
     },
-    async prepareTransport() {
-      const client = real ?? (await load().catch(() => undefined));
-      await client?.prepareTransport?.();
-    },
   };
   return {
     io,
     config,
+    argv: state.argv,
+    env: state.env,
+    now: state.now,
     get client(): Client {
       return real ?? lazy;
     },

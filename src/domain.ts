@@ -14,8 +14,7 @@
 // - A TLD missing from the public suffix list (`no-such-company.example`) is accepted as long as
 //   it is alphabetic: the service answers `found: false` for it at no cost.
 import { domainToASCII } from 'node:url';
-import type { parse as ParseFn } from 'tldts';
-import { requireFromSource } from './source-require.js';
+import { parse } from 'tldts';
 
 export type DomainResult = { ok: true; domain: string } | { ok: false; reason: string };
 
@@ -82,83 +81,6 @@ function extractHost(text: string): { host: string } | { reason: string } {
  * (`https://www.Example.com/path?q` -> `example.com`), or says why it is not a company domain.
  */
 export function normaliseDomain(input: string): DomainResult {
-  // Most rows of a real list are plain domains or plain http(s) URLs, in any case: skip the URL
-  // and UTS #46 machinery for them (profiled: most of the CPU of 20,000 exclusions).
-  const plain = PLAIN_URL.exec(input);
-  if (plain !== null) {
-    const host = plain[1].toLowerCase();
-    // Punycode labels are validated by domainToASCII; leave them to it.
-    if (host.length <= MAX_DOMAIN_LENGTH && !host.includes('xn--')) {
-      const domain = registrableDomain(host);
-      if (domain !== null) {
-        const subdomain = domain.length === host.length ? '' : host.slice(0, host.length - domain.length - 1);
-        return { ok: true, domain: stripWww(host, subdomain) };
-      }
-    }
-  }
-  return normaliseDomainSlow(input);
-}
-
-/**
- * What the general path reads as just a host, for which it would find nothing to refuse but the
- * public suffix: an optional `http://` or `https://`; a host of valid labels (ASCII letters,
- * digits and inner hyphens, 1-63 long) ending in an alphabetic one, which the URL host parser
- * never reads as IPv4; one trailing dot, which the general path drops too; then the end, or `/`,
- * `?` or `#` and printable ASCII without spaces. So there is nothing unwrap could strip from the
- * host (a quote can only end the path), no user info and no port, and domainToASCII would return
- * the host lower-cased and otherwise unchanged (a punycode label aside, checked after).
- * One native regular expression, because a list's 20,000 entries are normalised once each, mostly
- * before V8 has optimised any JavaScript: a character loop here measured several times slower.
- */
-const PLAIN_URL =
-  /^(?:https?:\/\/)?((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63})\.?(?:[/?#][\x21-\x7e]*)?$/i;
-
-/**
- * Under the ICANN section of the public suffix list these TLDs have no rules below them, so the
- * registrable domain is the last two labels: tldts answers them from the same built-in list
- * without its suffix tree. Matching them here means a list of .com domains never loads tldts
- * (15-25 ms of CPU). The fast-path tests hold this to tldts.
- */
-const FLAT_TLD = /\.(?:com|org|net|edu|gov|de)$/;
-
-/** The registrable domain of a valid lower-case host with two or more labels, or null. */
-function registrableDomain(host: string): string | null {
-  if (FLAT_TLD.test(host)) {
-    const before = host.lastIndexOf('.', host.lastIndexOf('.') - 1);
-    return before === -1 ? host : host.slice(before + 1);
-  }
-  return suffixParse()(host, TLDTS_OPTIONS).domain;
-}
-
-// Hosts reaching tldts are checked already: no need for its own extraction and validation.
-const TLDTS_OPTIONS = { allowPrivateDomains: false, extractHostname: false } as const;
-
-let tldtsParse: typeof ParseFn | undefined;
-
-/**
- * tldts, loaded on first use. In the esbuild bundle this require() reads dist/tldts.cjs, a file
- * of its own (scripts/build.mjs); run from source (tests) requireFromSource serves the package.
- */
-function suffixParse(): typeof ParseFn {
-  tldtsParse ??= (
-    (typeof require === 'function' ? require('tldts') : requireFromSource(import.meta.url, 'tldts')) as {
-      parse: typeof ParseFn;
-    }
-  ).parse;
-  return tldtsParse;
-}
-
-/**
- * Loads the public suffix list now and runs it once. A batch calls it while it waits for the
- * catalogs: most real files hold some domain outside the common TLDs, and the first would
- * otherwise pay for the load (~15 ms) between two lookups.
- */
-export function loadSuffixList(): void {
-  suffixParse()('example.co.uk', TLDTS_OPTIONS);
-}
-
-/** The general path of normaliseDomain; exported so tests can hold the fast path to it. */
-export function normaliseDomainSlow(input: string): DomainResult {
   const text = unwrap(input);
   if (text === '') return fail('is empty');
   if (/\s/.test(text)) return fail('contains spaces');
@@ -171,6 +93,17 @@ export function normaliseDomainSlow(input: string): DomainResult {
   const ascii = domainToASCII(host);
   if (ascii === '') return fail('is not a valid domain name');
   return checkAscii(ascii);
+}
+
+// Hosts reaching tldts are checked already: no need for its own extraction and validation.
+const TLDTS_OPTIONS = { allowPrivateDomains: false, extractHostname: false } as const;
+
+/**
+ * Runs the public suffix list once. A batch calls it while it waits for the catalogs, so that
+ * the first row does not pay for tldts' first call between two lookups.
+ */
+export function loadSuffixList(): void {
+  parse('example.co.uk', TLDTS_OPTIONS);
 }
 
 /** The checks on a host already in lower-case ASCII form. */
@@ -186,7 +119,7 @@ function checkAscii(ascii: string): DomainResult {
     if (!LABEL.test(label)) return fail('contains characters a domain cannot have');
   }
   if (!TLD.test(labels[labels.length - 1])) return fail('does not end in a valid top-level domain');
-  const parsed = suffixParse()(ascii, TLDTS_OPTIONS);
+  const parsed = parse(ascii, TLDTS_OPTIONS);
   if (parsed.isIp) return fail('is an IP address, not a domain');
   if (!parsed.domain) return fail('is a public suffix, not a company domain');
   return { ok: true, domain: stripWww(ascii, parsed.subdomain ?? '') };

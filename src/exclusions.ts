@@ -8,7 +8,8 @@
 // out, and a warning is easy to miss in a script.
 import { closeSync, createReadStream, fstatSync, openSync, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { domainColumnOf, doubtfulTitle, readsAsListEntry } from './batch/domain-columns.js';
+import { doubtfulTitle } from './batch/domain-columns.js';
+import { openInput } from './batch/input.js';
 import { normaliseDomain } from './domain.js';
 import { oneLine } from './output/sanitize.js';
 import { Problem, usageError } from './problem.js';
@@ -87,17 +88,15 @@ function sourceName(file: string): string {
 
 /** Files up to this size are read whole; exclusion lists are a few MB at most. */
 const WHOLE_FILE_LIMIT = 32 * 1024 * 1024;
-const DOUBLE_QUOTE = 0x22;
 
 /**
- * Opening eagerly turns a missing file into a clear error before any parsing starts. A file of
- * ordinary size comes back as its bytes, so that an unquoted one can skip csv-parse. Stdin is read
- * only when asked for: touching it builds a stream (~2 ms). The file is opened, checked and read
- * with synchronous calls, like the catalog cache: nothing else waits on them at this point of a
- * search, each asynchronous call would cost a round trip through libuv's thread pool, and
- * node:fs/promises would cost ~2.7 ms to load (docs/performance.md, "Eleventh pass").
+ * Opening eagerly turns a missing file into a clear error before any parsing starts. Stdin is
+ * read only when asked for: touching it builds a stream (~2 ms). A file of ordinary size is
+ * opened, checked and read with synchronous calls, like the catalog cache: nothing else waits on
+ * them at this point of a search, and each asynchronous call would cost a round trip through
+ * libuv's thread pool (docs/performance.md, "Eleventh pass").
  */
-function openSource(file: string, io: Pick<IO, 'stdin'>): Readable | Buffer {
+function openSource(file: string, io: Pick<IO, 'stdin'>): Readable {
   if (file === '-') return io.stdin;
   const fd = openSync(file, 'r');
   let streaming = false;
@@ -106,102 +105,12 @@ function openSource(file: string, io: Pick<IO, 'stdin'>): Readable | Buffer {
     if (stat.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     // A pipe, a device or a very large file is read as it comes; the stream closes it.
     streaming = !stat.isFile() || stat.size > WHOLE_FILE_LIMIT;
-    return streaming ? createReadStream('', { fd }) : readFileSync(fd);
+    return streaming
+      ? createReadStream('', { fd })
+      : Readable.from([readFileSync(fd)], { objectMode: false });
   } finally {
     if (!streaming) closeSync(fd);
   }
-}
-
-/** The values of an unquoted file and their line numbers, side by side (no object per entry). */
-interface Values {
-  raw: string[];
-  lines: number[];
-  /** The first line, when it was read as a one-column file's title. */
-  title?: string;
-}
-
-/**
- * Profiled, csv-parse was the largest share of reading 20,000 exclusions (docs/performance.md).
- * Without a `"` anywhere a CSV has no quoting, so a record is a line and its cells are split at
- * commas: the same records csv-parse gives, at a fraction of the cost. Only the plain shapes are
- * read here: a list of domains, or a header with a domain column and rows exactly as wide.
- * Anything else returns null and goes through the general reader, which words its problems.
- * Only the domain cell of a line is cut out (no array of lines or of cells), and lines and commas
- * are found with indexOf: the file is read once per run, before V8 has optimised any JavaScript,
- * where a loop over its characters measured several times slower.
- */
-function splitUnquoted(bytes: Buffer): Values | null {
-  let text = bytes.toString('utf8');
-  // `\r\n`, `\n` and `\r` all end a line; one `\n` each keeps every line's number.
-  if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
-  const length = text.length;
-  let at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let lineNo = 0;
-  let plainList = false;
-  let column = -1;
-  let width = 0;
-  // The next comma at or after `at` (length when none): searched again only once passed, so a
-  // list without commas is not scanned to its end on every line.
-  let comma = indexOrEnd(text, ',', at);
-  const values: Values = { raw: [], lines: [] };
-  while (at < length) {
-    lineNo++;
-    const lineStart = at;
-    let lineEnd = text.indexOf('\n', at);
-    if (lineEnd === -1) lineEnd = length;
-    at = lineEnd + 1;
-    let commas = 0;
-    let cellStart = lineStart;
-    let cellEnd = lineEnd;
-    while (comma < lineEnd) {
-      commas++;
-      if (commas === column) cellStart = comma + 1;
-      else if (commas === column + 1) cellEnd = comma;
-      comma = indexOrEnd(text, ',', comma + 1);
-    }
-    if (commas === 0 && isBlank(text, lineStart, lineEnd)) continue;
-    if (width === 0) {
-      // The header, or the first entry of a plain list: the same test as the general reader's,
-      // one field that reads as a domain or URL.
-      const first = text.slice(lineStart, lineEnd);
-      const header = first.split(',');
-      width = header.length;
-      plainList = width === 1 && readsAsListEntry(first);
-      if (!plainList) {
-        column = domainColumnOf(header);
-        if (column === -1) return null;
-        if (width === 1) values.title = first;
-        continue;
-      }
-    }
-    // In a plain list the whole line is the value, commas included (a URL's query).
-    if (plainList || (width === 1 && commas === 0)) {
-      values.raw.push(text.slice(lineStart, lineEnd));
-    } else {
-      if (commas !== width - 1) return null;
-      values.raw.push(text.slice(cellStart, cellEnd));
-    }
-    values.lines.push(lineNo);
-  }
-  return values;
-}
-
-function indexOrEnd(text: string, search: string, from: number): number {
-  const index = text.indexOf(search, from);
-  return index === -1 ? text.length : index;
-}
-
-/**
- * What the general reader skips, for a line without commas: one that is empty or only spaces.
- * The line is cut out only when it might be blank.
- */
-function isBlank(text: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const code = text.charCodeAt(i);
-    // Visible ASCII: certainly not blank. Anything else, trim() decides, as it does for the reader.
-    if (code > 0x20 && code < 0x7f) return false;
-  }
-  return text.slice(start, end).trim() === '';
 }
 
 function unreadable(file: string, error: unknown): Problem {
@@ -226,19 +135,8 @@ function unreadable(file: string, error: unknown): Problem {
 async function readSource(file: string, io: Pick<IO, 'stdin'>, collector: Collector): Promise<void> {
   const name = sourceName(file);
   try {
-    const source = openSource(file, io);
-    if (Buffer.isBuffer(source)) {
-      const values = source.includes(DOUBLE_QUOTE) ? null : splitUnquoted(source);
-      if (values) {
-        collector.noteTitle(name, values.title === undefined ? null : [values.title]);
-        for (let i = 0; i < values.raw.length; i++) collector.add(values.raw[i], name, values.lines[i]);
-        return;
-      }
-    }
-    const stream = Buffer.isBuffer(source) ? Readable.from([source], { objectMode: false }) : source;
-    // The general reader (and csv-parse with it) loads only for the files that need it.
-    const { openInput } = await import('./batch/input.js');
-    const input = await openInput(stream);
+    // The batch's reader: the same CSV rules, domain column and line numbers as `enrich --input`.
+    const input = await openInput(openSource(file, io));
     collector.noteTitle(name, input.header);
     for await (const row of input.rows) {
       if (row.error) collector.reject(row.cells.join(','), `${name} line ${row.line}`, row.error.detail);

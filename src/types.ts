@@ -92,7 +92,10 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Called before a retry of this problem (catalog_refresh_in_progress refreshes caches). */
   onRetry?: (problem: import('./problem.js').Problem, attempt: number) => void | Promise<void>;
-  /** false: no spinner for this call (a batch draws its own progress). */
+  /**
+   * false: no spinner for this call (a batch draws its own progress). A hint for the command
+   * layer's spinner (src/spinning-client.ts); the HTTP client itself never draws anything.
+   */
   spinner?: false;
 }
 
@@ -111,13 +114,6 @@ export interface Client {
   /** Credits of the most recent authenticated response. */
   readonly lastCredits: Credits;
   close(): Promise<void>;
-  /**
-   * Before a batch's first call: start loading the transport its calls use (undici, only when
-   * they go through a proxy), so the load overlaps what the caller waits for next. Resolves once
-   * it has loaded, or failed to (the first call then reports why); it never rejects. Optional: a
-   * stand-in client may leave it out.
-   */
-  prepareTransport?(): Promise<void>;
 }
 
 /** What every command receives (gh's cmdutil.Factory). The client is created on first use. */
@@ -125,4 +121,10 @@ export interface Context {
   io: IO;
   config: Config;
   readonly client: Client;
+  /** The arguments of this invocation (without node and the script), as given. */
+  readonly argv: readonly string[];
+  /** The environment of this invocation: commands never read process.env themselves. */
+  readonly env: NodeJS.ProcessEnv;
+  /** The clock, in epoch milliseconds (a test may give its own). */
+  readonly now: () => number;
 }

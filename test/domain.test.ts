@@ -34,6 +34,22 @@ describe('normaliseDomain: accepted forms', () => {
     ['ａｃｍｅ．ｃｏｍ', 'acme.com'],
     ['no-such-company.example', 'no-such-company.example'],
     ['initech.co.uk', 'initech.co.uk'],
+    ['HTTPS://WWW.EXCLUDED-1.COM/about', 'excluded-1.com'],
+    ['WWW.WWW.B.ORG', 'b.org'],
+    ['www.a.de', 'a.de'],
+    ['https://x.y.z.gov/p', 'x.y.z.gov'],
+    ['http://acme.co.uk', 'acme.co.uk'],
+    ['shop.github.io', 'shop.github.io'],
+    ['www.co.uk', 'www.co.uk'],
+    ['https://acme.com/"', 'acme.com'],
+    ['acme.com/>', 'acme.com'],
+    ['acme.com\\x', 'acme.com'],
+    ['https:acme.com', 'acme.com'],
+    ['http://u@acme.com', 'acme.com'],
+    ['\u017f.com', 's.com'],
+    ['https://acme.\u212aom/', 'acme.kom'],
+    [`${'a'.repeat(63)}.com`, `${'a'.repeat(63)}.com`],
+    [`https://${'abcdefghi.'.repeat(25)}com./`, `${'abcdefghi.'.repeat(25)}com`],
   ])('%j -> %s', (input, expected) => {
     expect(normaliseDomain(input)).toEqual({ ok: true, domain: expected });
   });
@@ -66,12 +82,83 @@ describe('normaliseDomain: rejected forms', () => {
     ['acme.c0m', 'does not end in a valid top-level domain'],
     [`${'a'.repeat(64)}.com`, 'has a label longer than 63 characters'],
     [`${'abcdefghi.'.repeat(26)}com`, 'is longer than 253 characters'],
+    [`https://${'abcdefghi.'.repeat(25)}comxx/`, 'is longer than 253 characters'],
+    [`${'x.'.repeat(130)}com`, 'is longer than 253 characters'],
+    ['com', 'is a single name, not a domain (no public suffix)'],
+    ['https://.com', 'contains characters a domain cannot have'],
+    ['a..com', 'contains characters a domain cannot have'],
+    ['acme.com..', 'contains characters a domain cannot have'],
+    ['xn--zz.com', 'is not a valid domain name'],
+    ['http:/acme.com', 'has no host name'],
+    ['htp://acme.com', 'not a domain or an http(s) URL (scheme "htp:")'],
+    ['acme.com:', 'not a domain or an http(s) URL (scheme "acme.com:")'],
   ])('%j: %s', (input, reason) => {
     expect(normaliseDomain(input)).toEqual({ ok: false, reason });
   });
 });
 
+// Hosts near the edge of what a domain is (labels of any length, digits-only and hex-looking
+// labels, hyphens at the edges, empty labels, punycode prefixes, trailing dots, any case) inside
+// schemes that are almost http(s), user info, ports, and paths with spaces, quotes, non-ASCII.
+const label = fc.oneof(
+  fc.string({ unit: fc.constantFrom('a', 'b', 'x', 'n', '0', '7', '-', 'w'), maxLength: 8 }),
+  fc.constantFrom('www', 'xn--bcher-kva', 'xn--', '0x7f', '127', '1', 'ab--cd', '-a', 'a-', ''),
+  fc.string({ unit: fc.constantFrom('a', 'z', '9'), minLength: 60, maxLength: 70 }),
+);
+const tld = fc.oneof(
+  fc.constantFrom('com', 'co.uk', 'example', 'com.', 'c', 'xn--p1ai', '1', 'github.io', 'uk', 'de', 'Com'),
+  fc.string({ unit: fc.constantFrom('a', 'q', 'z'), minLength: 1, maxLength: 70 }),
+);
+const mixedCase = (text: string) =>
+  fc
+    .array(fc.boolean(), { minLength: text.length, maxLength: text.length })
+    .map((flags) => [...text].map((c, i) => (flags[i] ? c.toUpperCase() : c)).join(''));
+const nearHost = fc
+  .tuple(fc.array(label, { maxLength: 5 }), tld, fc.constantFrom('', '', '.', '..'))
+  .map(([labels, end, dots]) => `${[...labels, end].join('.')}${dots}`)
+  .chain(mixedCase);
+const nearScheme = fc.constantFrom(
+  '',
+  'http://',
+  'HTTPS://',
+  'hTtP://',
+  'http:/',
+  'https:',
+  'htp://',
+  'ftp://',
+  '//',
+  'http://u@',
+  'https://www.',
+);
+const nearTail = fc.oneof(
+  fc.constant(''),
+  fc
+    .tuple(
+      fc.constantFrom(
+        '/',
+        '?',
+        '#',
+        '\\',
+        ':',
+        ':8080',
+        ':8080/',
+        '@',
+        ' ',
+        '"',
+        '>',
+        "/'",
+        '/x y',
+        '/ä',
+        '/\t',
+      ),
+      fc.string({ maxLength: 6 }),
+    )
+    .map(([a, b]) => a + b),
+);
+const nearUrl = fc.tuple(nearScheme, nearHost, nearTail).map(([a, b, c]) => a + b + c);
+
 const anyInput = fc.oneof(
+  nearUrl,
   fc.string(),
   fc.string({ unit: 'grapheme' }),
   fc.domain(),

@@ -164,22 +164,22 @@ function cacheDirOf(ctx: Context): string | undefined {
 // The cache is read and written with synchronous calls: a few KB on a local disk take
 // microseconds, where each asynchronous call costs a round trip through libuv's thread pool and
 // an event-loop turn, on the start-up path of every catalog command (figure 1b).
-function readCache(dir: string, name: CatalogName): unknown {
+function readCache(dir: string, name: CatalogName, now: number): unknown {
   try {
     const entry: unknown = JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8'));
     if (!isObject(entry) || typeof entry.fetched_at !== 'number') return undefined;
-    const age = Date.now() - entry.fetched_at;
+    const age = now - entry.fetched_at;
     return age >= 0 && age < CATALOG_TTL_MS ? entry.body : undefined;
   } catch {
     return undefined;
   }
 }
 
-function writeCache(dir: string, name: CatalogName, baseUrl: string, body: unknown): void {
+function writeCache(dir: string, name: CatalogName, baseUrl: string, body: unknown, now: number): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const temp = join(dir, `.${name}.${tempSuffix()}.tmp`);
-    writeFileSync(temp, JSON.stringify({ fetched_at: Date.now(), base_url: baseUrl, body }), {
+    writeFileSync(temp, JSON.stringify({ fetched_at: now, base_url: baseUrl, body }), {
       mode: 0o600,
     });
     renameSync(temp, join(dir, `${name}.json`));
@@ -210,7 +210,7 @@ export function catalogRetryHook(ctx: Context): NonNullable<RequestOptions['onRe
 async function loadCatalog<T>(ctx: Context, name: CatalogName, adapt: (body: unknown) => T): Promise<T> {
   const dir = cacheDirOf(ctx);
   if (dir) {
-    const cached = readCache(dir, name);
+    const cached = readCache(dir, name, ctx.now());
     if (cached !== undefined) {
       try {
         return adapt(cached);
@@ -226,7 +226,7 @@ async function loadCatalog<T>(ctx: Context, name: CatalogName, adapt: (body: unk
     onRetry: catalogRetryHook(ctx),
   });
   const value = adapt(response.data);
-  if (dir && ctx.config.baseUrl) writeCache(dir, name, ctx.config.baseUrl.value, response.data);
+  if (dir && ctx.config.baseUrl) writeCache(dir, name, ctx.config.baseUrl.value, response.data, ctx.now());
   return value;
 }
 

@@ -5,7 +5,7 @@ import { type Problem, usageError } from '../problem.js';
 import { didYouMean } from '../suggest.js';
 import type { FieldEntry } from './types.js';
 
-/** Filter name -> the exact catalog values wanted (the wire shape of `filters`). */
+/** Filter name -> the exact catalog values wanted (the JSON shape of `filters`). */
 export type Filters = Record<string, string[]>;
 
 /** Where a field is requested: search rows and breakdowns, or lookalike candidates. */

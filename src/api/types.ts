@@ -1,4 +1,4 @@
-// One type per wire shape of docs/contract.md. Adapters (src/api/*.ts) turn whatever the server
+// One type per JSON shape of docs/contract.md. Adapters (src/api/*.ts) turn whatever the server
 // sends into these, tolerating other plausible envelopes.
 
 export interface Product {

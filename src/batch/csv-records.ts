@@ -1,18 +1,18 @@
-// The physical side of reading a batch input: the records of a CSV stream, in file order, with the
-// line on which each one starts.
+// The one CSV reader: batch inputs and exclusion lists (through input.ts) both come here, so a
+// file reads the same, with the same line numbers in its errors, whatever it is given to.
 //
-// Two readers give the same records. While the text has no `"`, a record is a line and its cells
-// are split at the delimiter: that is all CSV is without quoting, and most batch inputs are like
-// that. csv-parse, cold, took 31-42 ms to parse the first 64 KB (2,000 rows) before a batch could
-// send its first lookup, where splitting the lines took ~1.5 ms (docs/performance.md, "Twelfth
-// pass"). From the line holding the first `"` on, csv-parse reads the rest: it is loaded only
-// then. Around csv-parse, this file adds what it does not give reliably, the line on which each
-// record starts, and keeps rows flowing after an unclosed quote (which would otherwise swallow
-// the rest of the file as one field).
+// csv-parse does the parsing. Around it, this file adds what csv-parse does not give reliably:
+// - the text: the bytes are decoded here (a UTF-8, UTF-16LE or UTF-16BE byte order mark wins over
+//   --encoding, which only chooses between UTF-8 and Latin-1) and csv-parse is fed UTF-8, because
+//   csv-parse knows no UTF-16BE and numbers the lines of UTF-16LE wrongly after an empty one;
+// - the line each record starts on: counted from the `raw` text of every record, empty lines
+//   included, because csv-parse's `info.lines` counts a CRLF inside quotes twice, and its raw
+//   text after a run of skipped empty lines loses a break when `\r\n` and `\n` mix;
+// - recovery after an unclosed quote, which would otherwise make the rest of the file one field.
+// Records stream out as the source is read: a batch input can be a million rows.
 import { pipeline, Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import type { CsvError, parse as Parse } from 'csv-parse';
-import { requireFromSource } from '../source-require.js';
+import { type CsvError, parse } from 'csv-parse';
 
 export interface CsvRecord {
   /** The fields as csv-parse returned them. */
@@ -25,6 +25,7 @@ export interface CsvRecord {
 
 export interface CsvReadOptions {
   delimiter: string;
+  /** How bytes without a byte order mark are read. */
   encoding: 'utf8' | 'latin1';
 }
 
@@ -43,7 +44,10 @@ interface Skipped {
 
 const LINE_BREAK = /\r\n|\r|\n/g;
 const LEADING_BREAKS = /^(?:\r\n|\r|\n)+/;
-/** The raw text of an empty line: nothing but its break (or nothing, at the very end). */
+/**
+ * The raw text of an empty line: nothing but its break (or nothing, at the very end). csv-parse's
+ * raw text keeps only the `\r` of a `\r\n` that ends a record; either way it is one break.
+ */
 const BLANK_LINE = /^(?:\r\n|\r|\n)?$/;
 
 function countBreaks(text: string): number {
@@ -55,12 +59,32 @@ function leadingBreaks(text: string): number {
   return leading ? countBreaks(leading[0]) : 0;
 }
 
+/** UTF-16BE, which StringDecoder lacks, as UTF-16LE with each pair of bytes swapped. */
+class Utf16BeDecoder {
+  private readonly decoder = new StringDecoder('utf16le');
+  private odd: Buffer | undefined;
+
+  write(chunk: Buffer): string {
+    const bytes = this.odd ? Buffer.concat([this.odd, chunk]) : chunk;
+    const even = bytes.length - (bytes.length % 2);
+    this.odd = even < bytes.length ? bytes.subarray(even) : undefined;
+    return this.decoder.write(Buffer.from(bytes.subarray(0, even)).swap16());
+  }
+
+  end(): string {
+    const odd = this.odd;
+    this.odd = undefined;
+    return this.decoder.write(odd ?? Buffer.alloc(0)) + this.decoder.end();
+  }
+}
+
 /**
- * Decodes a byte stream as csv-parse's `bom` option does: a UTF-8 or UTF-16LE byte order mark at
- * the start (of at least 3 bytes) sets the encoding, whatever was asked for, and is dropped.
+ * Decodes a byte stream: a UTF-8, UTF-16LE or UTF-16BE byte order mark at the start (of at least
+ * 3 bytes, as csv-parse has always required) sets the encoding, whatever was asked for, and is
+ * dropped.
  */
 class BomDecoder {
-  private decoder: StringDecoder | undefined;
+  private decoder: StringDecoder | Utf16BeDecoder | undefined;
   private head: Buffer | undefined;
 
   constructor(private readonly encoding: BufferEncoding) {}
@@ -73,11 +97,19 @@ class BomDecoder {
       return '';
     }
     this.head = undefined;
-    let encoding = this.encoding;
     let skip = 0;
-    if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) [encoding, skip] = ['utf8', 3];
-    else if (head[0] === 0xff && head[1] === 0xfe) [encoding, skip] = ['utf16le', 2];
-    this.decoder = new StringDecoder(encoding);
+    if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) {
+      this.decoder = new StringDecoder('utf8');
+      skip = 3;
+    } else if (head[0] === 0xff && head[1] === 0xfe) {
+      this.decoder = new StringDecoder('utf16le');
+      skip = 2;
+    } else if (head[0] === 0xfe && head[1] === 0xff) {
+      this.decoder = new Utf16BeDecoder();
+      skip = 2;
+    } else {
+      this.decoder = new StringDecoder(this.encoding);
+    }
     return this.decoder.write(head.subarray(skip));
   }
 
@@ -90,117 +122,43 @@ class BomDecoder {
   }
 }
 
-/** One line break of any kind (`\r\n` first, so that it counts once). */
-const BREAK = /\r\n|\r|\n/;
-
 /**
- * Streams the records of a CSV source in file order with their starting line. Never throws for
- * malformed CSV: such a record comes back with `malformed` set. Throws only when the source
- * itself fails (unreadable file). The source gives bytes in `options.encoding` (or text).
+ * The text of a byte source, in pieces that never end between the two halves of a surrogate pair:
+ * csv-parse turns each piece into UTF-8 on its own, and UTF-16 decoding can stop there. Strings
+ * given by the source are read as their UTF-8 bytes.
  */
-export async function* readCsvRecords(
-  source: Readable,
-  options: CsvReadOptions,
-  firstLine = 1,
-): AsyncGenerator<CsvRecord> {
-  const chunks: AsyncIterator<Buffer | string> = source[Symbol.asyncIterator]();
-  const decoder = new BomDecoder(options.encoding);
-  // Text given as strings is read as its UTF-8 bytes, as csv-parse's stream reads it.
-  const decode = (chunk: Buffer | string) =>
-    decoder.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  /** The start of a line whose end has not been read yet. */
-  let pending = '';
-  /** The number of the line `pending` starts. */
-  let line = firstLine;
-  const records = function* (lines: string[]): Generator<CsvRecord> {
-    for (const text of lines) {
-      // An empty line is no record, as with csv-parse below.
-      if (text !== '') yield { cells: text.split(options.delimiter), line };
-      line++;
-    }
-  };
-  try {
-    for (;;) {
-      const next = await chunks.next();
-      const text = next.done ? decoder.end() : decode(next.value);
-      const quote = text.indexOf('"');
-      if (quote >= 0) {
-        // The lines before the quote's are plain; csv-parse reads from the start of its line on.
-        // It loads now, before those lines are handed out: a quote in the first chunk is seen
-        // while a batch opens its input, before it sets the V8 flag under which csv-parse's
-        // code cache would be refused (src/batch/run.ts); later, it compiles from source.
-        loadCsvParse();
-        const before = (pending + text.slice(0, quote)).split(BREAK);
-        const start = before.pop()!;
-        yield* records(before);
-        const rest = async function* (): AsyncGenerator<string> {
-          // csv-parse takes each piece as UTF-8 on its own, so a piece never ends between the two
-          // halves of a surrogate pair (UTF-16 decoding can stop there).
-          let held = start + text.slice(quote);
-          for (let more = await chunks.next(); !more.done; more = await chunks.next()) {
-            const piece = held + decode(more.value);
-            const high = piece.length > 0 && (piece.charCodeAt(piece.length - 1) & 0xfc00) === 0xd800;
-            held = high ? piece.slice(-1) : '';
-            const whole = high ? piece.slice(0, -1) : piece;
-            if (whole !== '') yield whole;
-          }
-          const last = held + decoder.end();
-          if (last !== '') yield last;
-        };
-        yield* readWithCsvParse(Readable.from(rest()), { ...options, encoding: 'utf8' }, line, false);
-        return;
-      }
-      if (next.done) {
-        yield* records((pending + text).split(BREAK));
-        return;
-      }
-      // A chunk without a break only adds to the line it continues.
-      if (!BREAK.test(text)) {
-        pending += text;
-        continue;
-      }
-      // A \r at the end may be the first half of a \r\n: it waits for the next chunk.
-      const held = text.endsWith('\r') ? 1 : 0;
-      const lines = (pending + text.slice(0, text.length - held)).split(BREAK);
-      pending = lines.pop()! + text.slice(text.length - held);
-      yield* records(lines);
-    }
-  } finally {
-    // Stops and closes the source when the caller stops early (or csv-parse has finished).
-    await chunks.return?.();
+async function* decodedText(source: Readable, encoding: BufferEncoding): AsyncGenerator<string> {
+  const decoder = new BomDecoder(encoding);
+  let held = '';
+  for await (const chunk of source as AsyncIterable<Buffer | string>) {
+    const piece = held + decoder.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    const high = piece.length > 0 && (piece.charCodeAt(piece.length - 1) & 0xfc00) === 0xd800;
+    held = high ? piece.slice(-1) : '';
+    const whole = high ? piece.slice(0, -1) : piece;
+    if (whole !== '') yield whole;
   }
-}
-
-let csvParse: typeof Parse | undefined;
-
-/**
- * csv-parse, loaded on first use: in the esbuild bundle this literal require() reads
- * dist/vendor/csv-parse.cjs; run from source (tests), requireFromSource serves it.
- */
-function loadCsvParse(): typeof Parse {
-  csvParse ??= (
-    (typeof require === 'function'
-      ? require('csv-parse')
-      : requireFromSource(import.meta.url, 'csv-parse')) as { parse: typeof Parse }
-  ).parse;
-  return csvParse;
+  const last = held + decoder.end();
+  if (last !== '') yield last;
 }
 
 /**
- * The same records, read by csv-parse: for text with quoting. Exported for the tests that hold
- * both readers to the same records.
+ * Streams the records of a CSV source in file order with their starting line. Empty lines give
+ * no record. Never throws for malformed CSV: such a record comes back with `malformed` set.
+ * Throws only when the source itself fails (unreadable file). The source gives bytes (or text,
+ * read as UTF-8).
  */
-export async function* readWithCsvParse(
-  source: Readable,
-  options: CsvReadOptions,
-  firstLine = 1,
-  bom = true,
-): AsyncGenerator<CsvRecord> {
+export function readCsvRecords(source: Readable, options: CsvReadOptions): AsyncGenerator<CsvRecord> {
+  return parseText(Readable.from(decodedText(source, options.encoding)), options.delimiter, 1);
+}
+
+/** The records of decoded text whose first line is `firstLine` of the file. */
+async function* parseText(text: Readable, delimiter: string, firstLine: number): AsyncGenerator<CsvRecord> {
   const skipped: Skipped[] = [];
-  const parser = loadCsvParse()({
-    bom,
-    delimiter: options.delimiter,
-    encoding: options.encoding,
+  const parser = parse({
+    // The text is decoded already: a U+FEFF left at its start is a character, not a mark.
+    bom: false,
+    delimiter,
+    encoding: 'utf8',
     // All three line endings at once: files glued together from several sources mix them, and
     // auto-discovery would fix on the first one and leave a stray \r in later cells.
     record_delimiter: ['\r\n', '\n', '\r'],
@@ -209,16 +167,15 @@ export async function* readWithCsvParse(
     // `5" screen` in an unquoted field is kept literally, as spreadsheets do, instead of
     // throwing the row away.
     relax_quotes: true,
-    // Empty lines are skipped below, not by csv-parse: its raw text of the record after a run of
-    // empty lines drops a break when `\r\n` and `\n` mix ("a\n\r\n\nb" gave b line 3, not 4).
+    // Empty lines come through as records and are dropped below: with csv-parse skipping them,
+    // the raw text of the next record can lose a break ("a\n\r\n\nb" gave b line 3, not 4).
     skip_empty_lines: false,
     skip_records_with_error: true,
     // csv-parse drops the rest of the input after a record-size error (6.2); a record is
     // therefore unbounded and an unclosed quote is recovered at the end instead.
     max_record_size: 0,
-    // raw: the exact text of each record, to count the lines csv-parse miscounts (a CRLF inside
-    // quotes counts twice in info.lines) and to recover after an unclosed quote. (`info: true`
-    // would cost a copied object per record; the records are counted here instead.)
+    // raw: the exact text of each record, to count lines and to recover after an unclosed quote.
+    // (`info: true` would cost a copied object per record; the records are counted here.)
     raw: true,
     on_skip: (error: CsvError | undefined, raw: string | undefined) => {
       skipped.push({
@@ -231,34 +188,27 @@ export async function* readWithCsvParse(
     },
   });
   // pipeline destroys both streams on failure or early exit; the error reaches the loop below.
-  pipeline(source, parser, () => {});
+  pipeline(text, parser, () => {});
 
   let breaksSoFar = firstLine - 1;
-  const recover = function* (skip: Skipped): Generator<CsvRecord, string | null> {
+
+  /** The record csv-parse skipped, then the records of the lines after an unclosed quote. */
+  async function* fromSkipped(skip: Skipped): AsyncGenerator<CsvRecord> {
     const line = breaksSoFar + leadingBreaks(skip.raw) + 1;
-    const text = skip.raw.replace(LEADING_BREAKS, '');
+    const body = skip.raw.replace(LEADING_BREAKS, '');
     breaksSoFar += countBreaks(skip.raw);
     if (skip.code !== 'CSV_QUOTE_NOT_CLOSED') {
-      yield { cells: [text.replace(/(?:\r\n|\r|\n)$/, '')], line, malformed: skip.message };
-      return null;
+      yield { cells: [body.replace(/(?:\r\n|\r|\n)$/, '')], line, malformed: skip.message };
+      return;
     }
-    const lineEnd = /\r\n|\r|\n/.exec(text);
-    const firstText = lineEnd ? text.slice(0, lineEnd.index) : text;
+    const lineEnd = /\r\n|\r|\n/.exec(body);
     yield {
-      cells: firstText.split(options.delimiter),
+      cells: (lineEnd ? body.slice(0, lineEnd.index) : body).split(delimiter),
       line,
       malformed: `a quoted field opened on line ${line} is never closed; the following lines were read on their own`,
     };
-    return lineEnd ? text.slice(lineEnd.index + lineEnd[0].length) : null;
-  };
-
-  async function* fromSkipped(skip: Skipped): AsyncGenerator<CsvRecord> {
-    const startLine = breaksSoFar + leadingBreaks(skip.raw) + 1;
-    const rest = yield* recover(skip);
-    if (rest !== null && rest !== '') {
-      // The rest is already decoded text: parse it as UTF-8 of that text.
-      yield* readWithCsvParse(Readable.from([rest]), { ...options, encoding: 'utf8' }, startLine + 1);
-    }
+    const rest = lineEnd ? body.slice(lineEnd.index + lineEnd[0].length) : '';
+    if (rest !== '') yield* parseText(Readable.from([rest]), delimiter, line + 1);
   }
 
   let records = 0;

@@ -1,5 +1,6 @@
-// How a header is read, shared by the batch's reader (input.ts) and the exclusions' fast path:
-// kept apart from input.ts so that the fast path does not load csv-parse with it.
+// How a first line is read: a header (and which of its columns holds the domains) or the first
+// entry of a plain list, and when a one-column title deserves a note. The reader (input.ts) decides
+// with these rules; a batch (run.ts) and an exclusion list (exclusions.ts) word the note with them.
 import { normaliseDomain } from '../domain.js';
 
 /** Header names taken as the domain column, in order of preference (case-insensitive). */

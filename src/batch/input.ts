@@ -170,7 +170,7 @@ export async function openInput(source: Readable, options: InputOptions = {}): P
       for (;;) {
         const next = await records.next();
         if (next.done) return;
-        // Whitespace-only lines are treated like the empty lines csv-parse already skips.
+        // Whitespace-only lines are treated like the empty lines the reader already skips.
         if (isBlank(next.value) && next.value.cells.length === 1) continue;
         yield toRow(next.value, index++);
       }

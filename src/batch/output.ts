@@ -1,8 +1,9 @@
 // Writes batch results in input order: each input row exactly as it was read, then the result
 // columns. Input cells are never modified (the user's data goes back as it came); result cells are
-// server text, so they lose control characters and, in CSV, anything a spreadsheet would run.
+// server text, so they lose control characters and, in CSV, anything a spreadsheet would run:
+// the cells and lines of `-o csv` (src/output/csv.ts), written a row at a time.
 import type { Writable } from 'node:stream';
-import { neutraliseFormula, stripControl } from '../output/sanitize.js';
+import { csvCell, csvLine } from '../output/csv.js';
 
 /** The outcome of one row; also what the journal stores per domain. */
 export interface RowResult {
@@ -82,49 +83,6 @@ function uniqueKeys(header: string[]): string[] {
     seen.add(key);
     return key;
   });
-}
-
-const NEEDS_QUOTES = /[",\r\n]/;
-
-function csvField(value: string): string {
-  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
-
-function csvLine(cells: string[]): string {
-  return `${cells.map(csvField).join(',')}\n`;
-}
-
-// Any character stripControl removes (its escape sequences start with one of these too): a cell
-// without one is left as it is, with one test instead of two replaces.
-const CONTROL_CHARACTER = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
-
-/** A result value as it goes into a CSV cell: no control characters, no formula unless `raw`. */
-function csvResultCell(value: unknown, raw: boolean | undefined): string {
-  // null, booleans and plain numbers print without control characters; only text needs the test.
-  if (value === null || value === undefined) return '';
-  let cell = csvValue(value);
-  if (typeof value !== 'boolean' && CONTROL_CHARACTER.test(cell)) cell = stripControl(cell);
-  if (raw || cell === '') return cell;
-  // Only these first characters can make a formula; neutraliseFormula decides the rest.
-  const first = cell.charCodeAt(0);
-  if (
-    first !== 0x3d &&
-    first !== 0x2b &&
-    first !== 0x2d &&
-    first !== 0x40 &&
-    first !== 0x09 &&
-    first !== 0x0d
-  )
-    return cell;
-  return neutraliseFormula(cell);
-}
-
-/** A result value as one CSV cell: arrays joined with `;`, nothing for null. */
-function csvValue(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return value.map(csvValue).join(';');
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
 }
 
 function resultValues(result: RowResult, fields: string[]): unknown[] {
@@ -227,18 +185,17 @@ export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
     return format === 'json' ? '[\n' : '';
   };
 
-  // One pass over the cells, without the intermediate arrays of resultValues and csvLine.
   const csvRow = (cells: string[], result: RowResult): string => {
-    const raw = options.csvRaw;
-    let line = csvField(cells[0]);
-    for (let i = 1; i < cells.length; i++) line += `,${csvField(cells[i])}`;
-    line += `,${csvField(csvResultCell(result.found, raw))}`;
+    const raw = { raw: options.csvRaw === true };
     const record = result.record;
-    for (const field of resultFields) line += `,${csvField(csvResultCell(record?.[field] ?? null, raw))}`;
-    line += `,${csvField(csvResultCell(result.credits_charged, raw))}`;
-    line += `,${csvField(csvResultCell(result.error_code, raw))}`;
-    line += `,${csvField(csvResultCell(result.error_detail, raw))}\n`;
-    return line;
+    const line = [...cells, csvCell(result.found, raw)];
+    for (const field of resultFields) line.push(csvCell(record?.[field] ?? null, raw));
+    line.push(
+      csvCell(result.credits_charged, raw),
+      csvCell(result.error_code, raw),
+      csvCell(result.error_detail, raw),
+    );
+    return csvLine(line);
   };
 
   const add = (cells: string[], result: RowResult): Promise<void> | undefined => {

@@ -109,15 +109,6 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   // sets a V8 flag under which the list's code cache would be refused (src/cli-loader.ts).
   if (!options.dryRun) loadSuffixList();
   const catalogs = Promise.all([loadProducts(ctx), loadFields(ctx)]);
-  // While the catalogs are on their way (a nightly run never finds them cached), undici loads
-  // when the lookups go through a proxy. On the next turn of the event loop, so that the catalog
-  // requests are already out; a dry run sends no lookups.
-  const prepared = options.dryRun
-    ? undefined
-    : new Promise<void>((resolve) =>
-        // never rejects: a transport that fails to load fails the first call
-        setImmediate(() => resolve(ctx.client.prepareTransport?.())),
-      );
   const [products, fields] = await catalogs;
   const selection = resolveSelection({ products, fields }, options);
   checkMaxCredits(selection, options.maxCredits);
@@ -166,9 +157,8 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   const scheduler = createScheduler({ concurrency: options.concurrency });
   const budget = createBudget(options.budget);
   const drain = new AbortController();
-  // The client listens on this signal once, however many lookups are in flight
-  // (src/http/open-calls.ts says why not once per lookup). Should a transport ever listen per
-  // call again, Node's warning past 10 listeners must still not reach a batch's stderr.
+  // Every lookup in flight may listen on this signal: Node's warning past 10 listeners must not
+  // reach a batch's stderr.
   setMaxListeners(0, drain.signal);
   const lookups = new Lookups({
     client: ctx.client,
@@ -274,8 +264,6 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
       if (writing) await writing;
     }
   };
-
-  await prepared;
 
   let outcome: 'done' | 'interrupted' | 'aborted' = 'done';
   try {

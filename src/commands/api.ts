@@ -3,7 +3,7 @@
 // behave exactly as they do elsewhere; only the request is built from the command line.
 import { readFile } from 'node:fs/promises';
 import { Argument, type Command, InvalidArgumentError } from 'commander';
-import { withContext } from '../command-kit.js';
+import type { CommandKit } from '../command-kit.js';
 import { Problem, usageError } from '../problem.js';
 import type { Context, HttpMethod, RequestOptions } from '../types.js';
 
@@ -29,7 +29,7 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-export function register(program: Command): void {
+export function register(program: Command, kit: CommandKit): void {
   program
     .command('api')
     .description('Send a raw request to an /api/ endpoint with your key; prints the response JSON')
@@ -52,7 +52,7 @@ Examples:
   $ company-data --sandbox api POST /api/search --body '{"query":"shoes","limit":2}'
   $ company-data --sandbox api POST /api/search --body @search.json -o json`,
     )
-    .action(withContext(runApi));
+    .action(kit.withContext(runApi));
 }
 
 /**

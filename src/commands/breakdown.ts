@@ -3,7 +3,7 @@
 import { type Command, Option } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { type BreakdownRequest, MAX_BREAKDOWN_LIMIT } from '../api/search.js';
-import { parseIntOption, withContext } from '../command-kit.js';
+import { type CommandKit, parseIntOption } from '../command-kit.js';
 import {
   addFilterOptions,
   explainProblem,
@@ -18,7 +18,7 @@ export interface BreakdownFlags extends FilterFlags {
   limit?: number;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, kit: CommandKit): void {
   const command = program
     .command('breakdown')
     .description('Break a segment down by a facet (country, site_category, primary_platform, employee_range)')
@@ -50,7 +50,7 @@ Examples:
   $ company-data --sandbox breakdown site_category --population ecommerce --filter country=US --limit 5
   $ company-data --sandbox breakdown primary_platform fashion -o csv`,
     )
-    .action(withContext(runBreakdown));
+    .action(kit.withContext(runBreakdown));
 }
 
 /** Checks the flags and the facet and builds the request; throws a usage Problem before sending. */

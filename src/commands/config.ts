@@ -2,8 +2,7 @@
 // There is deliberately no option taking the key on the command line: argv is visible to other
 // users (ps) and lands in shell history. The key comes from stdin, unechoed on a terminal.
 import type { Command } from 'commander';
-import { withContext } from '../command-kit.js';
-import type { GlobalFlags } from '../config.js';
+import type { CommandKit } from '../command-kit.js';
 import { Problem, usageError } from '../problem.js';
 import type { Context, IO } from '../types.js';
 
@@ -16,7 +15,7 @@ const SETTABLE: Record<string, string> = {
   retries: 'retries',
 };
 
-export function register(program: Command): void {
+export function register(program: Command, kit: CommandKit): void {
   const config = program
     .command('config')
     .description('Show and change settings (key, base URL, format)')
@@ -34,38 +33,26 @@ Examples:
   config
     .command('show')
     .description('Show each setting, its value (the key redacted) and where it came from')
-    .action(withContext(runConfigShow));
+    .action(kit.withContext(runConfigShow));
   config
     .command('path')
     .description('Print the path of the config file')
-    .action(withIO(async (io) => io.out(`${(await import('../config.js')).configFilePath(process.env)}\n`)));
+    .action(
+      kit.withIO(async (io, { env }) => io.out(`${(await import('../config.js')).configFilePath(env)}\n`)),
+    );
   config
     .command('set-key')
     .description('Store the API key in the config file, read from stdin (hidden on a terminal)')
     .addHelpText('after', '\nExample:\n  $ company-data config set-key < ~/secrets/company-data.key')
-    .action(withIO((io) => runSetKey(io, process.env)));
+    .action(kit.withIO((io, { env }) => runSetKey(io, env)));
   config
     .command('set <name> <value>')
     .description(`Store a setting in the config file (${Object.keys(SETTABLE).join(', ')})`)
-    .action(withIO((io, name, value) => runSet(io, process.env, String(name), String(value))));
+    .action(kit.withIO((io, { env }, _flags, name: string, value: string) => runSet(io, env, name, value)));
   config
     .command('unset <name>')
     .description(`Remove a setting from the config file (api-key, ${Object.keys(SETTABLE).join(', ')})`)
-    .action(withIO((io, name) => runUnset(io, process.env, String(name))));
-}
-
-/**
- * The file-editing subcommands need only the streams: building a full context would resolve the
- * config, and a config file with bad permissions would then stop `set-key` from fixing it.
- */
-function withIO(run: (io: IO, ...args: unknown[]) => Promise<void>) {
-  return async (...args: unknown[]) => {
-    const command = args[args.length - 1] as Command;
-    const flags = command.optsWithGlobals() as GlobalFlags;
-    const { createIO } = await import('../io.js');
-    const io = createIO({ quiet: flags.quiet, verbose: flags.verbose, color: flags.color });
-    await run(io, ...args.slice(0, -2));
-  };
+    .action(kit.withIO((io, { env }, _flags, name: string) => runUnset(io, env, name)));
 }
 
 const SECONDS = 1000;
@@ -91,12 +78,12 @@ export async function runConfigShow(ctx: Context): Promise<number> {
     {
       setting: 'config-file',
       value: c.configPath,
-      source: process.env.XDG_CONFIG_HOME ? 'environment' : 'default',
+      source: ctx.env.XDG_CONFIG_HOME ? 'environment' : 'default',
     },
     {
       setting: 'cache-dir',
       value: c.cacheDir,
-      source: process.env.XDG_CACHE_HOME ? 'environment' : 'default',
+      source: ctx.env.XDG_CACHE_HOME ? 'environment' : 'default',
     },
   ];
   printList(ctx, rows, { columns: ['setting', 'value', 'source'] });

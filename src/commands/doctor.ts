@@ -3,13 +3,13 @@
 // stops every other command, and doctor must still report on the rest.
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { currentRun } from '../command-kit.js';
+import type { CommandKit, Invocation } from '../command-kit.js';
 import type { ConfigFile, GlobalFlags } from '../config.js';
 import { isProblem } from '../problem.js';
 import type { AuthHeader, Client, Config, IO } from '../types.js';
 import type { Check } from './doctor-checks.js';
 
-export function register(program: Command): void {
+export function register(program: Command, kit: CommandKit): void {
   program
     .command('doctor')
     .description('Check the setup: base URL, key, auth header, contract, permissions, clock, proxy')
@@ -29,10 +29,7 @@ Examples:
   $ company-data doctor -o json
   $ company-data --base-url https://api.example.com --api-key-file ~/.company-data.key doctor`,
     )
-    .action(async (_options: unknown, command: Command) => {
-      const flags = command.optsWithGlobals() as GlobalFlags;
-      currentRun.exitCode = await runDoctor(flags, process.env);
-    });
+    .action(kit.withIO((io, invocation, flags) => runDoctor(flags, invocation, io)));
 }
 
 function safeParse<T>(parse: () => T): T | undefined {
@@ -108,25 +105,25 @@ async function lenientConfig(
 /** A diagnosis should answer quickly: at most one retry and a 10 s timeout per attempt. */
 const DOCTOR_TIMEOUT_MS = 10_000;
 
-export async function runDoctor(flags: GlobalFlags, env: NodeJS.ProcessEnv, io?: IO): Promise<number> {
-  const [checks, { proxyCheck }, { createContext }, { createClient }, { configFilePath }, { createIO }] =
-    await Promise.all([
+export async function runDoctor(flags: GlobalFlags, invocation: Invocation, io: IO): Promise<number> {
+  const [checks, { proxyCheck }, { createContext }, { createClient }, { configFilePath }] = await Promise.all(
+    [
       import('./doctor-checks.js'),
       import('./doctor-proxy.js'),
       import('../context.js'),
       import('../http/client.js'),
       import('../config.js'),
-      import('../io.js'),
-    ]);
-  io ??= createIO({ quiet: flags.quiet, verbose: flags.verbose, color: flags.color });
+    ],
+  );
+  const { env } = invocation;
   const results: Check[] = [await checks.filePermissions('config file', configFilePath(env), false)];
   if (flags.apiKeyFile !== undefined)
     results.push(await checks.filePermissions('key file', flags.apiKeyFile, true));
 
   let config: Config;
   try {
-    const ctx = await createContext(flags, currentRun, io);
-    currentRun.context = ctx;
+    const ctx = await createContext(flags, invocation, io);
+    invocation.context = ctx;
     config = ctx.config;
   } catch (error) {
     if (!isProblem(error)) throw error;
@@ -137,13 +134,14 @@ export async function runDoctor(flags: GlobalFlags, env: NodeJS.ProcessEnv, io?:
       // As context.ts would have done, had the settings been readable.
       const { startSandbox } = await import('../sandbox/index.js');
       const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
-      currentRun.cleanups.push(() => sandbox.close());
+      invocation.cleanups.push(() => sandbox.close());
       config.baseUrl = { value: sandbox.url, source: 'sandbox' };
       config.apiKey = { value: sandbox.keys.full, source: 'sandbox' };
     }
   }
 
   const clients: Client[] = [];
+  const inSandbox = config.baseUrl?.source === 'sandbox';
   const clientFor = (header: AuthHeader): Client => {
     const client = createClient(
       {
@@ -152,14 +150,14 @@ export async function runDoctor(flags: GlobalFlags, env: NodeJS.ProcessEnv, io?:
         timeoutMs: { ...config.timeoutMs, value: Math.min(config.timeoutMs.value, DOCTOR_TIMEOUT_MS) },
         retries: { ...config.retries, value: Math.min(config.retries.value, 1) },
       },
-      io!,
+      { log: io.verbose ? (line) => io.debug(line) : undefined, env, direct: inSandbox },
     );
     clients.push(client);
     return client;
   };
   try {
     const baseCheck = checks.baseUrlCheck(config);
-    const proxy = proxyCheck(env, config.baseUrl?.value);
+    const proxy = proxyCheck(env, config.baseUrl?.value, { sandbox: inSandbox });
     results.push(baseCheck, proxy.check);
     let reach: Awaited<ReturnType<typeof checks.reachability>> = {
       check: { name: 'reachable', status: 'skip', message: 'not checked: no base URL' },
@@ -167,7 +165,7 @@ export async function runDoctor(flags: GlobalFlags, env: NodeJS.ProcessEnv, io?:
     };
     if (baseCheck.status === 'pass')
       reach = await checks.reachability(clientFor(config.authHeader.value), proxy.note);
-    results.push(reach.check, checks.contractCheck(reach), checks.clockCheck(reach));
+    results.push(reach.check, checks.contractCheck(reach), checks.clockCheck(reach, invocation.now()));
     const keys = await checks.keyChecks(config, clientFor, reach.answered);
     results.push(keys.key, keys.authHeader);
   } finally {

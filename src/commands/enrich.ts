@@ -1,6 +1,6 @@
 // `company-data enrich`: a few lookups by domain, or a CSV batch with --input.
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { parseIntOption, withContext } from '../command-kit.js';
+import { type CommandKit, parseIntOption } from '../command-kit.js';
 import { usageError } from '../problem.js';
 import type { Context } from '../types.js';
 
@@ -46,7 +46,7 @@ function parseDelimiter(raw: string): string {
   return value;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, kit: CommandKit): void {
   program
     .command('enrich')
     .description('Enrich companies by domain: a few lookups, or a CSV batch with --input')
@@ -95,7 +95,7 @@ Examples:
 Exit codes: 0 ok (also found: false), 2 bad input, 3 key, 4 credits or --budget reached,
 5 service unavailable, 6 batch finished with row errors, 130 interrupted (prints how to resume).`,
     )
-    .action(withContext(runEnrich));
+    .action(kit.withContext(runEnrich));
 }
 
 export async function runEnrich(ctx: Context, domains: string[], options: EnrichOptions): Promise<number> {
@@ -123,7 +123,7 @@ export async function runEnrich(ctx: Context, domains: string[], options: Enrich
       journal: options.journal,
       dryRun: options.dryRun,
       progress: options.progress,
-      argv: process.argv.slice(2),
+      argv: [...ctx.argv],
     });
   }
   if (domains.length === 0) {

@@ -1,12 +1,12 @@
 // `company-data errors`: the problem codes the service can answer with, from its own catalog.
 import type { Command } from 'commander';
 import { loadErrors } from '../api/catalogs.js';
-import { withContext } from '../command-kit.js';
+import type { CommandKit } from '../command-kit.js';
 import { formatOf, printJson, printList } from '../output/format.js';
 import { oneLine } from '../output/sanitize.js';
 import type { Context } from '../types.js';
 
-export function register(program: Command): void {
+export function register(program: Command, kit: CommandKit): void {
   program
     .command('errors')
     .description('List the problem codes of the service (public: no key needed)')
@@ -19,7 +19,7 @@ Examples:
   $ company-data --sandbox errors
   $ company-data --sandbox errors -o csv`,
     )
-    .action(withContext(runErrors));
+    .action(kit.withContext(runErrors));
 }
 
 export async function runErrors(ctx: Context): Promise<number> {

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { loadFields } from '../api/catalogs.js';
 import type { FieldEntry } from '../api/types.js';
-import { withContext } from '../command-kit.js';
+import type { CommandKit } from '../command-kit.js';
 import { isJsonFormat, printList } from '../output/format.js';
 import type { Context } from '../types.js';
 
@@ -13,7 +13,7 @@ interface FieldsOptions {
   product?: string;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, kit: CommandKit): void {
   program
     .command('fields')
     .description('List fields, search filters and breakdown facets (public: no key needed)')
@@ -31,7 +31,7 @@ Examples:
   $ company-data --sandbox fields --facets
   $ company-data --sandbox fields --filters -o json`,
     )
-    .action(withContext(runFields));
+    .action(kit.withContext(runFields));
 }
 
 /** "enum (12)" (the number of values), "free", or null when the field cannot filter. */

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { type LookalikeRequest, MAX_K } from '../api/lookalike.js';
 import type { Row } from '../api/search.js';
-import { parseIntOption, withContext } from '../command-kit.js';
+import { type CommandKit, parseIntOption } from '../command-kit.js';
 import { Problem } from '../problem.js';
 import {
   addFilterOptions,
@@ -20,7 +20,7 @@ export interface LookalikeFlags extends Omit<FilterFlags, 'operator'> {
   evidence?: boolean;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, kit: CommandKit): void {
   const command = program
     .command('lookalike')
     .description('Find companies similar to a seed domain, ranked by similarity')
@@ -42,7 +42,7 @@ Examples:
   $ company-data --sandbox lookalike https://www.acme-shoes.com/ --filter country=US --include domain,company_name,tech
   $ company-data --sandbox lookalike acme-shoes.com -o json`,
     )
-    .action(withContext(runLookalike));
+    .action(kit.withContext(runLookalike));
 }
 
 /** Normalises the seed and checks the flags; throws a usage Problem before anything is sent. */

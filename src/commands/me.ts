@@ -1,10 +1,10 @@
 // `company-data me`: what the key may do and what it has left. Also the quickest key check:
 // a 200 means the key is valid, and the call never costs credits.
 import type { Command } from 'commander';
-import { withContext } from '../command-kit.js';
+import type { CommandKit } from '../command-kit.js';
 import type { Context } from '../types.js';
 
-export function register(program: Command): void {
+export function register(program: Command, kit: CommandKit): void {
   program
     .command('me')
     .description('Show the plan, balance and capabilities of your key (never charged)')
@@ -17,7 +17,7 @@ Examples:
   $ company-data --sandbox me
   $ COMPANY_DATA_API_KEY=... company-data --base-url https://api.example.com me -o json`,
     )
-    .action(withContext(runMe));
+    .action(kit.withContext(runMe));
 }
 
 export async function runMe(ctx: Context): Promise<number> {

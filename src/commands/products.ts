@@ -2,11 +2,11 @@
 import type { Command } from 'commander';
 import { loadProducts } from '../api/catalogs.js';
 import type { Product } from '../api/types.js';
-import { withContext } from '../command-kit.js';
+import type { CommandKit } from '../command-kit.js';
 import { isJsonFormat, printList } from '../output/format.js';
 import type { Context } from '../types.js';
 
-export function register(program: Command): void {
+export function register(program: Command, kit: CommandKit): void {
   program
     .command('products')
     .description('List the data products, their credit units and fields (public: no key needed)')
@@ -20,7 +20,7 @@ Examples:
   $ company-data --sandbox products
   $ company-data --sandbox products -o json`,
     )
-    .action(withContext(runProducts));
+    .action(kit.withContext(runProducts));
 }
 
 /** Whether a product is selected by default, an add-on, or optional. */

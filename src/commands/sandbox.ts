@@ -1,7 +1,7 @@
 // `company-data sandbox`: serves the offline sandbox until SIGINT/SIGTERM. Its one JSON line on
 // stdout is the machine-readable handshake scripts and benchmarks wait for.
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { parseIntOption, withContext } from '../command-kit.js';
+import { type CommandKit, parseIntOption } from '../command-kit.js';
 import { usageError } from '../problem.js';
 import type { Context } from '../types.js';
 
@@ -23,7 +23,7 @@ function parseProbability(raw: string): number {
   return value;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, kit: CommandKit): void {
   program
     .command('sandbox')
     .description(
@@ -77,7 +77,7 @@ Examples:
   $ COMPANY_DATA_BASE_URL=http://127.0.0.1:8787 COMPANY_DATA_API_KEY=cd_sandbox_full_7f3a9c2e \\
       company-data enrich acme-shoes.com`,
     )
-    .action(withContext((ctx: Context, options: SandboxCommandOptions) => runSandbox(options, ctx)));
+    .action(kit.withContext((ctx: Context, options: SandboxCommandOptions) => runSandbox(options, ctx)));
 }
 
 /** Serves until the process is asked to stop; resolves with exit code 0 once closed. */

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { MAX_SEARCH_LIMIT, type SearchRequest } from '../api/search.js';
-import { parseIntOption, withContext } from '../command-kit.js';
+import { type CommandKit, parseIntOption } from '../command-kit.js';
 import { groupDigits } from '../output/numbers.js';
 import { oneLine } from '../output/sanitize.js';
 import {
@@ -24,7 +24,7 @@ export interface SearchFlags extends FilterFlags {
   limit?: number;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, kit: CommandKit): void {
   const command = program
     .command('search')
     .description('Search companies by a business-language description and exact filters, with exclusions')
@@ -59,7 +59,7 @@ Examples:
   $ company-data --sandbox search --filters '{"site_category":["fashion"]}' --exclude-domain example.com -o csv
   $ printf 'domain\\nexample.com\\n' | company-data --sandbox search fashion --exclude - --limit 10`,
     )
-    .action(withContext(runSearch));
+    .action(kit.withContext(runSearch));
 }
 
 /** Checks the flags and builds the request; throws a usage Problem before anything is sent. */

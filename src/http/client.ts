@@ -1,37 +1,56 @@
-// The one HTTP layer: auth, timeouts, retries with backoff, problems, credits, verbose logging.
-// It never formats for humans beyond one-line log and problem text (DESIGN.md data flow).
-import { oneLine } from '../output/sanitize.js';
+// The one HTTP layer: auth, deadlines, retries with backoff, problems, credits, verbose logging,
+// over one undici dispatcher (src/http/transport.ts). It never formats for humans beyond one-line
+// log and problem text, and draws nothing: the spinner belongs to the command layer
+// (src/spinning-client.ts), which reads RequestOptions.spinner.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
 import { Problem } from '../problem.js';
-import type { ApiResponse, Client, Config, Credits, IO, RequestOptions } from '../types.js';
+import { oneLine } from '../text.js';
+import type { ApiResponse, Client, Config, Credits, RequestOptions } from '../types.js';
 import { readCredits } from './credits.js';
-import { type Cuttable, exchange, type Progress } from './exchange.js';
-import { OpenCalls } from './open-calls.js';
+import { decodeBody } from './decode.js';
 import { makeRedactor, parseSuccess, problemFromError, problemFromResponse } from './problems.js';
+import { proxyFor, proxySettings } from './proxy-env.js';
 import { parseRetryAfter, type RetryPolicy, retryDelayMs, retryPolicyFrom } from './retry.js';
 import { authHeaders, keyFor, pathAndQuery, resolveBaseUrl } from './target.js';
-import { CONNECT_TIMEOUT_MS, createTransport, type Transport } from './transport.js';
+import { CONNECT_TIMEOUT_MS, createDispatcher } from './transport.js';
 
 export { checkContractVersion } from './contract.js';
 export { readCredits } from './credits.js';
 export { parseRetryAfter, type RetryPolicy, retryDelayMs } from './retry.js';
 
 export interface ClientOptions {
+  /** Where each attempt is logged (already one line, the key redacted); no logging without it. */
+  log?: (line: string) => void;
+  /** Environment for proxies and retry settings; process.env by default. */
+  env?: NodeJS.ProcessEnv;
   /** Backoff settings; tests shrink them (the binary reads COMPANY_DATA_RETRY_*_MS instead). */
   retryPolicy?: Partial<RetryPolicy>;
   /** Jitter source in [0, 1). */
   random?: () => number;
-  /** Environment for proxies and retry settings; process.env by default. */
-  env?: NodeJS.ProcessEnv;
-  /** How long a call may go without a response before the spinner shows. */
-  spinnerDelayMs?: number;
+  /** Never through a proxy, whatever the environment says (the in-process sandbox). */
+  direct?: boolean;
 }
-
-const SPINNER_DELAY_MS = 300;
 
 interface Attempt {
   problem?: Problem;
   response?: ApiResponse;
   retryAfterMs?: number;
+}
+
+/** One call in progress, across its attempts. */
+interface Call {
+  base: URL;
+  /** Path and query, the base URL's path prefix included. */
+  path: string;
+  href: string;
+  /** When the call's deadline passes (Date.now() time). */
+  deadlineAt: number;
+  /** Fires at the deadline. */
+  deadline: AbortSignal;
+  /** The deadline combined with the caller's signal: what every attempt and wait listens to. */
+  signal: AbortSignal;
+  callerSignal?: AbortSignal;
 }
 
 /**
@@ -43,29 +62,32 @@ export function callDeadlineMs(timeoutMs: number, retries: number, policy: Retry
   return (retries + 1) * (timeoutMs + CONNECT_TIMEOUT_MS) + retries * policy.capMs;
 }
 
-export function createClient(config: Config, io: IO, options: ClientOptions = {}): Client {
+export function createClient(config: Config, options: ClientOptions = {}): Client {
   const env = options.env ?? process.env;
   const policy = retryPolicyFrom(env, options.retryPolicy);
   const redact = makeRedactor(config.apiKey?.value);
   const timeoutMs = Math.max(1, Math.round(config.timeoutMs.value));
   const retries = Math.max(0, Math.floor(config.retries.value) || 0);
   const deadlineMs = callDeadlineMs(timeoutMs, retries, policy);
-  let transport: Transport | undefined;
+  const proxies = options.direct ? {} : proxySettings(env);
+  let dispatcher: Dispatcher | undefined;
   let lastCredits: Credits = {};
   let resolvedBase: { raw: string | undefined; url: URL } | undefined;
 
+  const verbose = options.log !== undefined;
   const log = (message: string) => {
-    if (io.verbose) io.debug(redact(oneLine(message)));
+    if (options.log) options.log(redact(oneLine(message)));
   };
 
-  // The base URL is parsed once, not per call (a batch makes hundreds of thousands of calls).
   // The key's checks and its header, once per base URL rather than per call.
   let auth: { base: URL; headers: Record<string, string> } | undefined;
   const authFor = (base: URL): Record<string, string> => {
-    if (auth?.base !== base) auth = { base, headers: authHeaders(config, keyFor(config, base)) };
+    if (auth?.base !== base)
+      auth = { base, headers: authHeaders(config, keyFor(config, base, proxyFor(base, proxies))) };
     return auth.headers;
   };
 
+  // The base URL is parsed once, not per call (a batch makes hundreds of thousands of calls).
   const baseUrl = (): URL => {
     const raw = config.baseUrl?.value;
     if (resolvedBase && resolvedBase.raw === raw) return resolvedBase.url;
@@ -74,120 +96,78 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
     return url;
   };
 
-  // One shared sweep enforces every open call's deadline, instead of an AbortController, a timer
-  // and AbortSignal.any per call (about 6% of a batch's CPU). Each attempt is already bounded by
-  // the connect timeout and the transport's idle timeouts, and a retry never starts past the deadline;
-  // what the sweep catches is a body that trickles in slower than the deadline allows.
-  const openCalls = new OpenCalls<OpenCall>();
-  let sweeper: NodeJS.Timeout | undefined;
-  const sweep = () => {
-    const now = Date.now();
-    openCalls.forEach((call) => {
-      if (now < call.deadline || call.expired) return;
-      call.expired = new Problem({
+  /** The problem that ends a call whose signal fired: its deadline, or the caller's abort. */
+  const ended = (call: Call): Problem | undefined => {
+    if (call.deadline.aborted)
+      return new Problem({
         code: 'timeout',
-        detail: `The call to ${call.host} did not finish within ${Math.round(deadlineMs / 1000)}s across all attempts.`,
+        detail: `The call to ${call.base.host} did not finish within ${Math.round(deadlineMs / 1000)}s across all attempts.`,
         retryable: false,
         source: 'network',
       });
-      call.cut?.(call.expired);
-    });
-  };
-  // A caller's signal gets one listener, however many calls share it (a batch's drain signal is
-  // shared by all of its lookups): when it fires, the calls made with it are cut. A listener per
-  // call would cost memory and GC time (src/http/open-calls.ts).
-  const watched = new WeakSet<AbortSignal>();
-  const watch = (signal: AbortSignal) => {
-    if (watched.has(signal)) return;
-    watched.add(signal);
-    signal.addEventListener(
-      'abort',
-      () => {
-        openCalls.forEach((call) => {
-          if (call.signal === signal) call.cut?.(signal.reason);
-        });
-      },
-      { once: true },
-    );
-  };
-  const track = (call: OpenCall): number => {
-    if (call.signal) watch(call.signal);
-    if (!sweeper) {
-      sweeper = setInterval(sweep, SWEEP_MS);
-      // An open socket keeps the process alive on its own; the sweep must not.
-      sweeper.unref();
-    }
-    return openCalls.add(call);
-  };
-  const untrack = (slot: number) => {
-    openCalls.remove(slot);
-    if (openCalls.size === 0 && sweeper) {
-      clearInterval(sweeper);
-      sweeper = undefined;
-    }
+    if (call.callerSignal?.aborted) return abortProblem(call.callerSignal.reason);
+    return undefined;
   };
 
   async function attemptOnce(
     request: RequestOptions,
-    call: OpenCall,
+    call: Call,
     headers: Record<string, string>,
     number: number,
   ): Promise<Attempt> {
-    transport ??= createTransport(timeoutMs, env);
-    const chosen = transport.dispatcherFor(call.base);
-    // A promise only while undici loads (a proxied call): once loaded, calls skip that turn.
-    const dispatcher = 'then' in chosen ? await chosen : chosen;
-    // Date.now, not performance.now: the global `performance` loads perf_hooks on first use.
+    dispatcher ??= createDispatcher({ timeoutMs, env, direct: options.direct });
     const started = Date.now();
-    const where = io.verbose ? `${request.method} ${call.href}` : '';
-    const tag = io.verbose ? `attempt ${number}/${retries + 1}` : '';
-    const progress: Progress = { received: 0 };
+    const where = verbose ? `${request.method} ${call.href}` : '';
+    const tag = verbose ? `attempt ${number}/${retries + 1}` : '';
+    const progress: { status?: number; received: number } = { received: 0 };
     try {
-      const res = await exchange(
-        dispatcher,
-        {
-          origin: call.base.origin,
-          path: call.path,
-          method: request.method,
-          headers,
-          body: request.bodyJson ?? (request.body === undefined ? undefined : JSON.stringify(request.body)),
-          signal: request.signal,
-        },
-        call,
-        progress,
-      );
+      const res = await dispatcher.request({
+        origin: call.base.origin,
+        path: call.path,
+        method: request.method,
+        headers,
+        body: request.bodyJson ?? (request.body === undefined ? undefined : JSON.stringify(request.body)),
+        signal: call.signal,
+        // Per request as well as on the dispatcher: a proxy's forwarding client (plain http
+        // through a proxy) is made by undici without the dispatcher's timeouts.
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
       const status = res.statusCode;
-      const body = res.body;
+      progress.status = status;
+      const chunks: Buffer[] = [];
+      for await (const chunk of res.body) {
+        chunks.push(chunk);
+        progress.received += chunk.length;
+      }
       const responseHeaders = flattenHeaders(res.headers);
       const credits = readCredits(responseHeaders);
       if (request.auth) lastCredits = credits;
-      if (io.verbose) {
-        const ms = Date.now() - started;
+      if (verbose) {
         const charged = credits.charged === undefined ? '' : `, charged ${credits.charged}`;
-        log(`http: ${where} -> ${status} in ${ms} ms (${tag}${charged})`);
+        log(`http: ${where} -> ${status} in ${Date.now() - started} ms (${tag}${charged})`);
       }
+      const retryAfterMs = parseRetryAfter(responseHeaders['retry-after']);
+      const body = await decodeBody(Buffer.concat(chunks), responseHeaders['content-encoding'], status);
       const facts = { status, headers: responseHeaders, body: body.toString('utf8'), url: '' };
       if (status >= 200 && status < 300) {
         const parsed = parseSuccess(facts, redact);
-        if ('problem' in parsed)
-          return { problem: parsed.problem, retryAfterMs: parseRetryAfter(responseHeaders['retry-after']) };
+        if ('problem' in parsed) return { problem: parsed.problem, retryAfterMs };
         return {
           response: { status, data: parsed.data, headers: responseHeaders, credits, attempts: number },
         };
       }
       facts.url = redact(call.href);
-      const retryAfterMs = parseRetryAfter(responseHeaders['retry-after']);
       return { problem: problemFromResponse(facts, redact), retryAfterMs };
     } catch (error) {
       const ms = Date.now() - started;
-      if (call.expired) {
-        log(`http: ${where} -> timed out after ${ms} ms (${tag})`);
-        throw call.expired;
+      const end = ended(call);
+      if (end) {
+        log(`http: ${where} -> ${end.code === 'timeout' ? 'timed out' : 'aborted'} after ${ms} ms (${tag})`);
+        throw end;
       }
-      if (request.signal?.aborted) {
-        log(`http: ${where} -> aborted after ${ms} ms (${tag})`);
-        throw request.signal.reason;
-      }
+      // A body that could not be decoded.
+      if (error instanceof Problem) return { problem: error };
       const problem = problemFromError(
         error,
         { target: call.base.host, timeoutMs, status: progress.status, received: progress.received },
@@ -204,70 +184,39 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
     const headers = requestHeaders(request);
     // Every call goes to the base URL's host: the key check needs only its protocol and host name.
     if (request.auth) Object.assign(headers, authFor(base));
+    if (request.signal?.aborted) throw abortProblem(request.signal.reason);
 
-    const call: OpenCall = {
+    const deadline = AbortSignal.timeout(deadlineMs);
+    const call: Call = {
       base,
       path,
       href: `${base.origin}${path}`,
-      host: base.host,
-      deadline: Date.now() + deadlineMs,
-      signal: request.signal,
+      deadlineAt: Date.now() + deadlineMs,
+      deadline,
+      signal: request.signal ? AbortSignal.any([deadline, request.signal]) : deadline,
+      callerSignal: request.signal,
     };
-    const interrupted = (reason: unknown): never => {
-      if (call.expired) throw call.expired;
-      throw request.signal?.aborted ? abortProblem(reason, request.signal) : reason;
-    };
-    const slot = track(call);
-    const spinner = startSpinnerLater(request, path);
-    try {
-      if (request.signal?.aborted) interrupted(request.signal.reason);
-      for (let number = 1; ; number++) {
-        const outcome = await attemptOnce(request, call, headers, number).catch(interrupted);
-        if (outcome.response) return outcome.response as ApiResponse<T>;
-        const problem = outcome.problem!;
-        if (!problem.retryable) throw problem;
-        if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > policy.maxRetryAfterMs)
-          throw retryAfterTooLong(problem, outcome.retryAfterMs);
-        if (number > retries) throw gaveUp(problem, number);
-        const delay = retryDelayMs(number - 1, {
-          retryAfterMs: outcome.retryAfterMs,
-          throttled: problem.status === 429,
-          random: options.random,
-          policy,
-        });
-        if (Date.now() + delay >= call.deadline) throw gaveUp(problem, number);
-        log(`http: retrying in ${delay} ms after ${problem.code}`);
-        spinner.retrying(number + 1);
-        await request.onRetry?.(problem, number);
-        await wait(delay, call).catch(interrupted);
-      }
-    } finally {
-      untrack(slot);
-      spinner.stop();
+    for (let number = 1; ; number++) {
+      const outcome = await attemptOnce(request, call, headers, number);
+      if (outcome.response) return outcome.response as ApiResponse<T>;
+      const problem = outcome.problem!;
+      if (!problem.retryable) throw problem;
+      if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > policy.maxRetryAfterMs)
+        throw retryAfterTooLong(problem, outcome.retryAfterMs);
+      if (number > retries) throw gaveUp(problem, number);
+      const delay = retryDelayMs(number - 1, {
+        retryAfterMs: outcome.retryAfterMs,
+        throttled: problem.status === 429,
+        random: options.random,
+        policy,
+      });
+      if (Date.now() + delay >= call.deadlineAt) throw gaveUp(problem, number);
+      log(`http: retrying in ${delay} ms after ${problem.code}`);
+      await request.onRetry?.(problem, number);
+      await sleep(delay, undefined, { signal: call.signal }).catch((error) => {
+        throw ended(call) ?? error;
+      });
     }
-  }
-
-  function startSpinnerLater(request: RequestOptions, path: string) {
-    if (request.spinner === false) return NO_SPINNER;
-    const pathname = () => {
-      const query = path.indexOf('?');
-      return oneLine(redact(query === -1 ? path : path.slice(0, query)));
-    };
-    let spinner: ReturnType<IO['spinner']> | undefined;
-    let text: string | undefined;
-    const timer = setTimeout(() => {
-      spinner = io.spinner(text ?? `Waiting for ${pathname()}…`);
-    }, options.spinnerDelayMs ?? SPINNER_DELAY_MS);
-    return {
-      retrying(number: number) {
-        text = `Retrying ${pathname()} (attempt ${number} of ${retries + 1})…`;
-        spinner?.update(text);
-      },
-      stop() {
-        clearTimeout(timer);
-        spinner?.stop();
-      },
-    };
   }
 
   return {
@@ -276,41 +225,12 @@ export function createClient(config: Config, io: IO, options: ClientOptions = {}
       return lastCredits;
     },
     async close() {
-      const open = transport;
-      transport = undefined;
+      const open = dispatcher;
+      dispatcher = undefined;
       await open?.close();
-    },
-    async prepareTransport() {
-      transport ??= createTransport(timeoutMs, env);
-      let base: URL;
-      try {
-        base = baseUrl();
-      } catch {
-        return; // the first call reports the configuration problem
-      }
-      const chosen = transport.dispatcherFor(base);
-      // A transport that fails to load fails the first call, with its own message.
-      if ('then' in chosen) await chosen.catch(() => {});
     },
   };
 }
-
-/** One call in progress, across its attempts. */
-interface OpenCall extends Cuttable {
-  base: URL;
-  /** Path and query, the base URL's path prefix included. */
-  path: string;
-  href: string;
-  host: string;
-  deadline: number;
-  /** The caller's signal: its abort cuts the call. */
-  signal?: AbortSignal;
-  /** Set by the sweep once the deadline has passed. */
-  expired?: Problem;
-}
-
-const SWEEP_MS = 250;
-const NO_SPINNER = { retrying(_number: number) {}, stop() {} };
 
 function requestHeaders(request: RequestOptions): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -335,10 +255,9 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return out;
 }
 
-/** The problem for an aborted call: the deadline's own, or an interruption by the caller. */
-function abortProblem(reason: unknown, callerSignal: AbortSignal | undefined): Problem {
+/** The problem for a call its caller aborted: the caller's own problem, or an interruption. */
+function abortProblem(reason: unknown): Problem {
   if (reason instanceof Problem) return reason;
-  if (callerSignal?.aborted && callerSignal.reason instanceof Problem) return callerSignal.reason;
   return new Problem({ code: 'interrupted', title: 'Interrupted', source: 'client' });
 }
 
@@ -371,27 +290,5 @@ function retryAfterTooLong(problem: Problem, retryAfterMs: number): Problem {
     retryable: false,
     source: problem.source,
     retryAfterSeconds: seconds,
-  });
-}
-
-/**
- * The wait before a retry. Like an attempt, it ends when the call is cut, so an abort of the
- * caller's signal reaches it through the client's one listener (no listener per wait).
- */
-function wait(ms: number, call: OpenCall): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (call.signal?.aborted) {
-      reject(call.signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      call.cut = undefined;
-      resolve();
-    }, ms);
-    call.cut = (reason) => {
-      clearTimeout(timer);
-      call.cut = undefined;
-      reject(reason);
-    };
   });
 }

@@ -1,6 +1,6 @@
 // The contract version this CLI was built for, compared with what a server announces.
 import { CONTRACT_VERSION } from '../error-catalog.js';
-import { oneLine } from '../output/sanitize.js';
+import { oneLine } from '../text.js';
 import type { IO } from '../types.js';
 
 let warned = false;

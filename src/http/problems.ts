@@ -2,8 +2,8 @@
 // one Problem. Server text is untrusted: control characters are stripped, long text is cut, and
 // the key is redacted before anything is stored on the Problem (redaction at the source).
 import { catalogEntry } from '../error-catalog.js';
-import { oneLine, stripControl } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
+import { oneLine, stripControl } from '../text.js';
 import { parseRetryAfter } from './retry.js';
 
 export type Redact = (text: string) => string;

@@ -2,6 +2,7 @@
 // lookup or connection, so a refused call sends nothing at all.
 import { Problem } from '../problem.js';
 import type { Config, RequestOptions } from '../types.js';
+import { redactProxy } from './proxy-env.js';
 
 /** 127.0.0.0/8, ::1 and localhost: traffic that never leaves the machine. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -108,9 +109,10 @@ function prefixOf(base: URL): string | undefined {
 
 /**
  * For an authenticated call: the key to send, or the problem that stops the call. The key
- * never travels in clear text to another machine unless the user explicitly allowed it.
+ * never travels in clear text to another machine unless the user explicitly allowed it: a
+ * loopback service reached through a proxy on another machine counts as another machine.
  */
-export function keyFor(config: Config, url: URL): string {
+export function keyFor(config: Config, url: URL, proxy?: string): string {
   const key = config.apiKey?.value;
   if (!key)
     throw new Problem({
@@ -120,14 +122,26 @@ export function keyFor(config: Config, url: URL): string {
       detail: 'No API key configured.',
       source: 'client',
     });
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !config.allowInsecureHttp)
-    throw new Problem({
-      code: 'insecure_http',
-      title: 'Insecure HTTP refused',
-      detail: `Refusing to send the API key over plain http:// to ${url.host}; nothing was sent.`,
-      source: 'client',
-    });
+  if (url.protocol !== 'http:' || config.allowInsecureHttp) return key;
+  if (!isLoopbackHost(url.hostname))
+    throw insecureHttp(`Refusing to send the API key over plain http:// to ${url.host}; nothing was sent.`);
+  if (proxy !== undefined && !isLoopbackProxy(proxy))
+    throw insecureHttp(
+      `Refusing to send the API key over plain http:// to ${url.host} through the proxy ${redactProxy(proxy)}; nothing was sent. Add ${url.hostname} to NO_PROXY to reach it directly.`,
+    );
   return key;
+}
+
+function insecureHttp(detail: string): Problem {
+  return new Problem({ code: 'insecure_http', title: 'Insecure HTTP refused', detail, source: 'client' });
+}
+
+function isLoopbackProxy(proxy: string): boolean {
+  try {
+    return isLoopbackHost(new URL(proxy).hostname);
+  } catch {
+    return false;
+  }
 }
 
 /** The headers that carry the key in the configured style. */

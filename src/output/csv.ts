@@ -1,35 +1,27 @@
-// CSV for spreadsheets and scripts: a header row, then one line per record. Cells that a
-// spreadsheet would run as a formula are neutralised unless the user asked for raw output.
-import type * as CsvStringify from 'csv-stringify/sync';
-import { requireFromSource } from '../source-require.js';
+// The one CSV writer, for `-o csv` and for batch output alike, so that a value looks the same in
+// both and a cell a spreadsheet would run as a formula is neutralised in both, unless the user
+// asked for raw output. csv-stringify does the quoting.
+import { stringify } from 'csv-stringify/sync';
 import { cellText } from './cell.js';
 import { neutraliseFormula } from './sanitize.js';
-
-let csvStringify: typeof CsvStringify | undefined;
-
-/**
- * csv-stringify, loaded on the first CSV: every command imports this file through the output
- * formats, and `-o json` or a table never needed it (its load was ~2.5 ms of a one-request
- * command's start; docs/performance.md, "Ninth pass"). In the esbuild bundle this literal
- * require() reads dist/vendor/csv-stringify.cjs; run from source (tests) requireFromSource serves it.
- */
-function stringify(): typeof CsvStringify.stringify {
-  csvStringify ??= (
-    typeof require === 'function'
-      ? require('csv-stringify/sync')
-      : requireFromSource(import.meta.url, 'csv-stringify/sync')
-  ) as typeof CsvStringify;
-  return csvStringify.stringify;
-}
 
 export interface CsvOptions {
   /** --csv-raw: keep cells exactly as the data has them (no formula neutralisation). */
   raw: boolean;
 }
 
+/** Unix line ends whatever the platform: the same bytes from every run, resumed or not. */
+const STRINGIFY_OPTIONS = { record_delimiter: 'unix', quote_record_delimiter: true } as const;
+
+/** A value as the text of one CSV cell: sanitised, and neutralised unless `raw`. */
 export function csvCell(value: unknown, options: CsvOptions): string {
   const text = cellText(value, 'csv');
   return options.raw ? text : neutraliseFormula(text);
+}
+
+/** One CSV line, its line break included, of cells that are text already. */
+export function csvLine(cells: readonly string[]): string {
+  return stringify([cells], STRINGIFY_OPTIONS);
 }
 
 /** The header is written even with no records, so an empty result is still a valid CSV. */
@@ -40,5 +32,5 @@ export function renderCsv(
 ): string {
   const header = columns.map((c) => csvCell(c, options));
   const lines = records.map((record) => columns.map((c) => csvCell(record[c], options)));
-  return stringify()([header, ...lines], { record_delimiter: 'unix' });
+  return stringify([header, ...lines], STRINGIFY_OPTIONS);
 }

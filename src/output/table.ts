@@ -1,22 +1,6 @@
 // Tables for people: cli-table3, fitted to the terminal width. Cells arrive as sanitised text
 // (see cell.ts); this file only decides widths, borders and colour.
-import type CliTable from 'cli-table3';
-import { requireFromSource } from '../source-require.js';
-
-type TableClass = typeof CliTable;
-let tableClass: TableClass | undefined;
-
-/**
- * cli-table3 is loaded on the first table, so `-o json` and friends never pay for it (measured
- * 20-27 ms of CPU at start-up). In the esbuild bundle this literal require() becomes a call into
- * the bundled CommonJS module, evaluated only then; run from source (tests) requireFromSource serves it.
- */
-function Table(): TableClass {
-  tableClass ??= (
-    typeof require === 'function' ? require('cli-table3') : requireFromSource(import.meta.url, 'cli-table3')
-  ) as TableClass;
-  return tableClass;
-}
+import Table from 'cli-table3';
 
 export interface TableStyle {
   /** Terminal width to fit into. */
@@ -110,7 +94,7 @@ export function renderTable(head: string[], rows: TableCell[][], style: TableSty
     return width + PADDING;
   });
   const widths = fitWidths(natural, style.columns);
-  const table = new (Table())({
+  const table = new Table({
     head: head.map((h) => (style.color ? `${BOLD_CYAN}${h}${RESET}` : h)),
     colWidths: widths,
     wordWrap: false,

@@ -1,4 +1,4 @@
-// What the sandbox puts on the wire: problem+json bodies shaped as docs/contract.md says, and
+// What the sandbox sends back: problem+json bodies shaped as docs/contract.md says, and
 // the few byte-level ways of answering (JSON, an HTML proxy page, a cut-off body).
 import type { ServerResponse } from 'node:http';
 import { catalogEntry, PROBLEM_CONTENT_TYPE } from '../error-catalog.js';

@@ -1,6 +1,7 @@
-// The writer builds each CSV row in one pass and skips stripControl / neutraliseFormula for
-// cells that cannot need them. This holds it to the plain definition: every result value through
-// csvValue, stripControl, neutraliseFormula (unless raw), then quoted where CSV needs it.
+// The batch writer renders result cells through the shared CSV writer (src/output/csv.ts), which
+// skips stripControl for cells without a control character. This holds it to the plain
+// definition: every result value as text, stripControl, neutraliseFormula (unless raw), then
+// quoted where CSV needs it (a lone \r included).
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

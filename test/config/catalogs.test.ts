@@ -153,9 +153,9 @@ describe('loading through the cache', () => {
       }),
       env: {},
     });
-    const client = createClient(config, io, { retryPolicy: { baseMs: 1, capMs: 2 }, env: {} });
+    const client = createClient(config, { retryPolicy: { baseMs: 1, capMs: 2 }, env: {} });
     clients.push(client);
-    return { io, config, client };
+    return { io, config, client, argv: [], env: {}, now: Date.now };
   }
 
   beforeEach(() => {

@@ -7,8 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bypassedByNoProxy, proxyCheck } from '../../src/commands/doctor-proxy.js';
+import { proxyCheck } from '../../src/commands/doctor-proxy.js';
 import { CONTRACT_VERSION } from '../../src/error-catalog.js';
+import { bypassedByNoProxy } from '../../src/http/proxy-env.js';
 import { type RunResult, runCli } from '../helpers/cli.js';
 import { clearRequestLog, readRequestLog, type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 
@@ -176,7 +177,7 @@ describe('against the sandbox', () => {
     expect(checks.key.status).toBe('pass');
   });
 
-  it('reports a proxy without its password, and that loopback goes direct', async () => {
+  it('reports a proxy without its password, and that an http:// service ignores HTTPS_PROXY', async () => {
     const r = await doctor(['--base-url', sandbox.url, '-o', 'json'], {
       COMPANY_DATA_API_KEY: sandbox.keys.full,
       HTTPS_PROXY: 'http://user:s3cret@proxy.invalid:3128',
@@ -186,7 +187,7 @@ describe('against the sandbox', () => {
     const proxy = checksOf(r).proxy;
     expect(proxy.message).toContain('HTTPS_PROXY=http://***@proxy.invalid:3128');
     expect(proxy.message).toContain('NO_PROXY=internal.example');
-    expect(proxy.message).toMatch(/loopback: direct/);
+    expect(proxy.message).toMatch(/\(http\) is not proxied: direct/);
     expect(r.stdout).not.toContain('s3cret');
   });
 });
@@ -244,5 +245,14 @@ describe('proxy routing rules', () => {
     expect(route.note).toMatch(/NO_PROXY/);
     const plain = proxyCheck({ HTTPS_PROXY: 'http://proxy.corp:3128' }, 'http://api.example.com');
     expect(plain.check.message).toMatch(/not proxied: direct/);
+  });
+
+  it('proxies loopback like any host unless NO_PROXY lists it; the sandbox is always direct', () => {
+    const env = { HTTP_PROXY: 'http://proxy.corp:3128' };
+    expect(proxyCheck(env, 'http://127.0.0.1:4100').check.message).toMatch(/127\.0\.0\.1:4100 goes through/);
+    const listed = proxyCheck({ ...env, NO_PROXY: '127.0.0.1' }, 'http://127.0.0.1:4100');
+    expect(listed.check.message).toMatch(/in NO_PROXY: direct/);
+    const sandbox = proxyCheck(env, 'http://127.0.0.1:4100', { sandbox: true });
+    expect(sandbox.check.message).toMatch(/sandbox is reached directly/);
   });
 });

@@ -1,7 +1,7 @@
-// The real service is HTTPS. One-shot calls and a batch's go over node:tls (src/http/wire.ts),
-// so both are run through a TLS front (a test certificate for 127.0.0.1) to the sandbox: the CA
-// named by NODE_EXTRA_CA_CERTS is trusted, an unknown certificate is a clear TLS failure, and a
-// batch's later connections resume the TLS session of its first.
+// The real service is HTTPS. One-shot calls and a batch's are run through a TLS front (a test
+// certificate for 127.0.0.1) to the sandbox: the CA named by NODE_EXTRA_CA_CERTS is trusted, an
+// unknown certificate is a clear TLS failure, a batch's later connections resume the TLS session
+// of its first, and through a proxy the calls go in a CONNECT tunnel.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,7 @@ import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { startForwardProxy } from '../helpers/forward-proxy.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 import { forwardTo } from '../helpers/server.js';
 
@@ -101,6 +102,27 @@ describe('over HTTPS', () => {
     const made = handshakes.slice(before);
     expect(made.filter((resumed) => !resumed).length).toBeLessThanOrEqual(2);
     expect(made.filter(Boolean).length).toBeGreaterThan(0);
+  });
+
+  it('through HTTPS_PROXY, a CONNECT tunnel carries every call', async () => {
+    const proxy = await startForwardProxy();
+    try {
+      const result = await runCli(['--base-url', base, '-o', 'json', 'me'], {
+        env: env({
+          NODE_EXTRA_CA_CERTS: CA,
+          HTTPS_PROXY: proxy.url,
+          NO_PROXY: undefined,
+          no_proxy: undefined,
+        }),
+      });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ key_name: 'full' });
+      expect(proxy.tunnels).toEqual([new URL(base).host]);
+      expect(proxy.forwarded).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('an unknown certificate is a TLS failure, exit 5, not retried', async () => {

@@ -68,6 +68,8 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<RunRes
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
+    // A command that exits without reading its stdin closes the pipe: that is no failure here.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
   });
 }

@@ -1,7 +1,6 @@
 // A test's own HTTP server on a loopback port, and how it goes away.
 import { type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTunnelProxy } from '../../scripts/tunnel-proxy.mjs';
 
 /** Listens on 127.0.0.1 (any free port); `close` drops open connections and stops listening. */
 export async function listenLocal(server: Server): Promise<{ url: string; close: () => Promise<void> }> {
@@ -29,6 +28,3 @@ export function forwardTo(base: string, req: IncomingMessage, res: ServerRespons
   onward.on('error', () => res.destroy());
   req.pipe(onward);
 }
-
-/** An HTTP proxy on loopback tunnelling every CONNECT to 127.0.0.1 (scripts/tunnel-proxy.mjs). */
-export const tunnelProxy = startTunnelProxy;

@@ -1,14 +1,13 @@
 // createClient against small real HTTP servers on 127.0.0.1: every fault is produced on a real
 // socket, and attempts are counted (and timed) by the server itself.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ClientOptions, createClient } from '../../src/http/client.js';
-import { createIO } from '../../src/io.js';
 import { Problem } from '../../src/problem.js';
-import type { Client, Config, IO, RequestOptions } from '../../src/types.js';
+import type { Client, Config, RequestOptions } from '../../src/types.js';
 import { testConfig } from '../helpers/config.js';
-import { listenLocal, tunnelProxy } from '../helpers/server.js';
+import { type ForwardProxy, startForwardProxy } from '../helpers/forward-proxy.js';
+import { listenLocal } from '../helpers/server.js';
 
 const KEY = 'cd_test_secret_9f8e7d';
 const FAST: ClientOptions = { retryPolicy: { baseMs: 5, capMs: 20, throttleFloorMs: 10 }, env: {} };
@@ -40,9 +39,9 @@ async function serve(...handlers: Handler[]): Promise<{ url: string; hits: Hit[]
   return { url, hits };
 }
 
-/** tunnelProxy(), closed after the test. */
-async function proxyForTest(): Promise<{ url: string; tunnels: string[] }> {
-  const proxy = await tunnelProxy();
+/** A forward proxy, closed after the test. */
+async function proxyForTest(): Promise<ForwardProxy> {
+  const proxy = await startForwardProxy();
   cleanups.push(proxy.close);
   return proxy;
 }
@@ -66,19 +65,8 @@ function configFor(baseUrl: string, overrides: Partial<Config> = {}): Config {
   });
 }
 
-function fakeIO(verbose = false): { io: IO; stderr: () => string } {
-  let err = '';
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      err += String(chunk);
-      done();
-    },
-  });
-  return { io: createIO({ stdout: sink, stderr: sink, verbose, env: {} }), stderr: () => err };
-}
-
-function clientFor(cfg: Config, io: IO = fakeIO().io, options: ClientOptions = FAST): Client {
-  const c = createClient(cfg, io, options);
+function clientFor(cfg: Config, options: ClientOptions = FAST): Client {
+  const c = createClient(cfg, options);
   cleanups.push(() => c.close());
   return c;
 }
@@ -99,18 +87,23 @@ async function failure(promise: Promise<unknown>): Promise<Problem> {
   throw new Error('expected the call to fail');
 }
 
-// Direct calls go over src/http/wire.ts, calls through a proxy over undici: both must behave
-// alike. Through the proxy, the base URL names a host only the proxy knows, and the proxy tunnels
-// to the test server's port.
-const TRANSPORTS = [
-  ['src/http/wire.ts (direct)', false],
-  ['undici (through a proxy)', true],
+// Direct and through a forward proxy, calls must behave alike. Through the proxy, the base URL
+// names a host only the proxy knows, and the proxy forwards to the test server's port.
+const ROUTES = [
+  ['direct', false],
+  ['through a proxy', true],
 ] as const;
 
-describe.each(TRANSPORTS)('createClient retries over %s', (_name, viaProxy) => {
+describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
   let proxyEnv: NodeJS.ProcessEnv = {};
+  let proxy: ForwardProxy | undefined;
   beforeEach(async () => {
-    proxyEnv = viaProxy ? { HTTP_PROXY: (await proxyForTest()).url } : {};
+    proxy = viaProxy ? await proxyForTest() : undefined;
+    proxyEnv = proxy ? { HTTP_PROXY: proxy.url } : {};
+  });
+  afterEach(() => {
+    // Each test's calls really went through the proxy.
+    if (proxy) expect(proxy.forwarded.length + proxy.tunnels.length).toBeGreaterThan(0);
   });
   const config = (baseUrl: string, overrides: Partial<Config> = {}): Config =>
     viaProxy
@@ -119,8 +112,8 @@ describe.each(TRANSPORTS)('createClient retries over %s', (_name, viaProxy) => {
           ...overrides,
         })
       : configFor(baseUrl, overrides);
-  const client = (cfg: Config, io: IO = fakeIO().io, options: ClientOptions = FAST): Client =>
-    clientFor(cfg, io, { ...options, env: { ...options.env, ...proxyEnv } });
+  const client = (cfg: Config, options: ClientOptions = FAST): Client =>
+    clientFor(cfg, { ...options, env: { ...options.env, ...proxyEnv } });
 
   it('retries a 503 problem twice and then succeeds', async () => {
     const s = await serve(
@@ -231,7 +224,7 @@ describe.each(TRANSPORTS)('createClient retries over %s', (_name, viaProxy) => {
 
   it('cuts a body that trickles in past the call deadline', async () => {
     // A byte every 100 ms never trips the 300 ms idle timeout; only the call's own deadline
-    // (one attempt: 0.3 s plus the 10 s connect allowance) ends it, through the sweep.
+    // (one attempt: 0.3 s plus the 10 s connect allowance) ends it.
     const s = await serve((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
       const drip = setInterval(() => res.write(' '), 100);
@@ -264,7 +257,7 @@ describe.each(TRANSPORTS)('createClient retries over %s', (_name, viaProxy) => {
     });
     const c = client(config(s.url));
     for (let i = 0; i < 4; i++) await c.request(ME);
-    // The one-shot transport reuses its one socket; undici's pool may open a second while the first frees up.
+    // undici's pool may open a second connection while the first frees up.
     expect(ports.size).toBeLessThanOrEqual(2);
     await c.request({ ...ME, method: 'POST', body: { n: 1, name: 'é' } });
     expect(bodies.at(-1)).toBe('19 {"n":1,"name":"é"}');
@@ -310,7 +303,7 @@ describe.each(TRANSPORTS)('createClient retries over %s', (_name, viaProxy) => {
       env: {},
     };
     const controller = new AbortController();
-    const call = client(config(s.url), fakeIO().io, slow).request({ ...ME, signal: controller.signal });
+    const call = client(config(s.url), slow).request({ ...ME, signal: controller.signal });
     while (s.hits.length === 0) await new Promise((r) => setTimeout(r, 5));
     await new Promise((r) => setTimeout(r, 20));
     controller.abort();
@@ -394,24 +387,55 @@ describe('createClient auth and safety', () => {
     expect(p.detail).toContain('--base-url or COMPANY_DATA_BASE_URL, or use --sandbox');
   });
 
-  it('tunnels through HTTP_PROXY to remote hosts but goes direct to loopback', async () => {
+  it('forwards an http:// service through HTTP_PROXY with an absolute URI, loopback included', async () => {
     const upstream = await serve(json(200, { via: 'upstream' }));
     const proxy = await proxyForTest();
-    const tunnels = proxy.tunnels;
     const port = new URL(upstream.url).port;
     const env = { HTTP_PROXY: proxy.url };
     const remote = config(`http://service.invalid:${port}`, { allowInsecureHttp: true });
-    const res = await client(remote, fakeIO().io, { ...FAST, env }).request(ME);
+    const res = await client(remote, { ...FAST, env }).request(ME);
     expect(res.data).toEqual({ via: 'upstream' });
-    expect(tunnels).toEqual([`service.invalid:${port}`]);
+    expect(proxy.forwarded).toEqual([`GET http://service.invalid:${port}/api/me`]);
+    expect(proxy.tunnels).toEqual([]);
     expect(upstream.hits[0].headers.host).toBe(`service.invalid:${port}`);
-    await client(config(upstream.url), fakeIO().io, { ...FAST, env }).request(ME);
+    // Loopback is proxied like any host (the proxy here is on loopback too, so the key may go).
+    await client(config(upstream.url), { ...FAST, env }).request(ME);
+    expect(proxy.forwarded).toHaveLength(2);
+    expect(proxy.forwarded[1]).toBe(`GET ${upstream.url}/api/me`);
     expect(upstream.hits).toHaveLength(2);
-    expect(tunnels).toHaveLength(1);
+  });
+
+  it('goes direct when NO_PROXY names the host, or when told to', async () => {
+    const upstream = await serve(json(200, {}));
+    const proxy = await proxyForTest();
+    const env = { HTTP_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' };
+    await client(config(upstream.url), { ...FAST, env }).request(ME);
+    await client(config(upstream.url), { ...FAST, env: { HTTP_PROXY: proxy.url }, direct: true }).request(ME);
+    expect(upstream.hits).toHaveLength(2);
+    expect(proxy.forwarded).toEqual([]);
+  });
+
+  it('reads lower-case proxy variables first, as undici does', async () => {
+    const upstream = await serve(json(200, {}));
+    const proxy = await proxyForTest();
+    const env = { http_proxy: proxy.url, HTTP_PROXY: 'http://proxy.invalid:3128' };
+    await client(config(upstream.url), { ...FAST, env }).request(ME);
+    expect(proxy.forwarded).toHaveLength(1);
+  });
+
+  it('never sends the key in clear text to a proxy on another machine, even for loopback', async () => {
+    const upstream = await serve(json(200, {}));
+    const env = { HTTP_PROXY: 'http://user:pw@proxy.invalid:3128' };
+    const p = await failure(client(config(upstream.url), { ...FAST, env }).request(ME));
+    expect(p.code).toBe('insecure_http');
+    expect(p.detail).toContain('through the proxy http://***@proxy.invalid:3128');
+    expect(p.detail).toContain('NO_PROXY');
+    expect(p.detail).not.toContain('pw');
+    expect(upstream.hits).toHaveLength(0);
   });
 });
 
-describe('createClient credits, logging, spinner', () => {
+describe('createClient credits and logging', () => {
   it('reads credits on success and keeps lastCredits on errors too', async () => {
     const s = await serve(
       json(200, {}, { 'x-credits-charged': '2', 'x-credits-remaining': '998' }),
@@ -425,11 +449,14 @@ describe('createClient credits, logging, spinner', () => {
     expect(c.lastCredits).toEqual({ charged: 0, remaining: 0 });
   });
 
-  it('logs each attempt with -v and never the key, even one inside the URL', async () => {
+  it('logs each attempt and never the key, even one inside the URL', async () => {
     const s = await serve(problem('internal_error', 500), json(200, {}, { 'x-credits-charged': '1' }));
-    const { io, stderr } = fakeIO(true);
-    await client(config(`${s.url}/${KEY}`), io).request({ ...ME, query: { q: KEY, limit: 3 } });
-    const log = stderr();
+    const lines: string[] = [];
+    await client(config(`${s.url}/${KEY}`), { ...FAST, log: (line) => lines.push(line) }).request({
+      ...ME,
+      query: { q: KEY, limit: 3 },
+    });
+    const log = lines.join('\n');
     expect(s.hits[0].url).toContain(KEY);
     expect(log).not.toContain(KEY);
     expect(log).toMatch(
@@ -437,43 +464,5 @@ describe('createClient credits, logging, spinner', () => {
     );
     expect(log).toMatch(/-> 200 in \d+ ms \(attempt 2\/3, charged 1\)/);
     expect(log).toContain('retrying in');
-  });
-
-  it('logs nothing without -v', async () => {
-    const s = await serve(json(200, {}));
-    const { io, stderr } = fakeIO(false);
-    await client(config(s.url), io).request(ME);
-    expect(stderr()).toBe('');
-  });
-
-  it('shows a spinner while a call is slow, and none when the call turns it off', async () => {
-    let release: () => void = () => {};
-    const released = new Promise<void>((r) => {
-      release = r;
-    });
-    const events: string[] = [];
-    const base = fakeIO().io;
-    const io: IO = {
-      ...base,
-      spinner(text) {
-        events.push(`start ${text}`);
-        release();
-        return { update: (t) => events.push(`update ${t}`), stop: () => events.push('stop') };
-      },
-    };
-    // The server only answers once the spinner is up, so this cannot race.
-    const s = await serve((_req, res) => {
-      void released.then(() => json(200, {})(_req, res));
-    });
-    const c = client(config(s.url), io, { ...FAST, spinnerDelayMs: 1 });
-    await c.request(ME);
-    expect(events).toEqual(['start Waiting for /api/me…', 'stop']);
-
-    events.length = 0;
-    const slow = await serve((_req, res) => {
-      setTimeout(() => json(200, {})(_req, res), 50);
-    });
-    await client(config(slow.url), io, { ...FAST, spinnerDelayMs: 0 }).request({ ...ME, spinner: false });
-    expect(events).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { csvCell, renderCsv } from '../../src/output/csv.js';
+import { csvCell, csvLine, renderCsv } from '../../src/output/csv.js';
 import { neutraliseFormula } from '../../src/output/sanitize.js';
 
 describe('CSV formula neutralisation', () => {
@@ -49,6 +49,10 @@ describe('renderCsv', () => {
   it('quotes commas, quotes and newlines', () => {
     const out = renderCsv(['v'], [{ v: 'a,"b"\nc' }], { raw: false });
     expect(out).toBe('v\n"a,""b""\nc"\n');
+  });
+
+  it('quotes a cell holding any line break, a lone \\r included, in the one-line form too', () => {
+    expect(csvLine(['\r', 'a\nb', 'x', '"', ''])).toBe('"\r","a\nb",x,"""",\n');
   });
 
   it('round-trips printable text through csv-parse (raw mode)', () => {

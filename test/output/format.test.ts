@@ -39,6 +39,9 @@ async function fakeContext(
   const ctx: Context = {
     io,
     config,
+    argv: [],
+    env,
+    now: Date.now,
     get client(): Client {
       throw new Error('output tests make no requests');
     },

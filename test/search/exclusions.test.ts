@@ -116,4 +116,51 @@ describe('loadExclusions', () => {
     expect(p.detail).toContain('no-domain.csv');
     expect(p.detail).toContain('no domain column');
   });
+
+  it('names the line of a bad entry after blank lines and a header, whatever the line endings', async () => {
+    for (const eol of ['\r\n', '\n', '\r']) {
+      const text = ['', '', 'company,domain', 'Acme,acme.com', '', 'Bad,not a domain', ''].join(eol);
+      const path = await file('lines.csv', text);
+      const fromFile = await problemOf(loadExclusions({ files: [path], domains: [] }, noStdin));
+      expect(fromFile.detail).toContain(`${path} line 6: "not a domain" contains spaces`);
+      const stdin = Readable.from([Buffer.from(text)]);
+      const fromStdin = await problemOf(loadExclusions({ files: ['-'], domains: [] }, { stdin }));
+      expect(fromStdin.detail).toContain('stdin line 6: "not a domain" contains spaces');
+    }
+  });
+
+  it('reads a UTF-16 file by its byte order mark', async () => {
+    const text = '\ufeffname,domain\r\nAcme,acme.com\r\n\r\nMüller,"Bücher.de"\r\n';
+    const le = Buffer.from(text, 'utf16le');
+    const be = Buffer.from(le).swap16();
+    for (const bytes of [le, be]) {
+      const path = join(dir, 'utf16.csv');
+      await writeFile(path, bytes);
+      const list = await loadExclusions({ files: [path], domains: [] }, noStdin);
+      expect(list.domains).toEqual(['acme.com', 'xn--bcher-kva.de']);
+    }
+  });
+
+  it('reads a long quoted CSV to its last row', async () => {
+    const domains = Array.from({ length: 19_000 }, (_, i) => `"company-${i}.com",x`);
+    const csv = await file('big.csv', `domain,note\n${domains.join('\n')}\n`);
+    const list = await loadExclusions({ files: [csv], domains: [] }, noStdin);
+    expect(list.domains).toHaveLength(19_000);
+    expect(list.domains[18_999]).toBe('company-18999.com');
+  });
+});
+
+describe('loadExclusions: a doubtful first line', () => {
+  it('is reported, by file, quoted or not, and not for a titled column or a plain list', async () => {
+    const doubtful = await file('doubtful.txt', 'acme\nbeta.io\n');
+    const quoted = await file('quoted.csv', 'acme\n"beta.io"\n');
+    const titled = await file('titled.csv', 'Company website\nbeta.io\n');
+    const plain = await file('plain.txt', 'beta.io\ngamma.com\n');
+    const list = await loadExclusions({ files: [doubtful, quoted, titled, plain], domains: [] }, noStdin);
+    expect(list.doubtfulTitles).toEqual([
+      { file: doubtful, title: 'acme' },
+      { file: quoted, title: 'acme' },
+    ]);
+    expect(list.domains).toEqual(['beta.io', 'gamma.com']);
+  });
 });

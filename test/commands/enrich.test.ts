@@ -1,0 +1,323 @@
+// `enrich`: lookups by domain and a small CSV batch, on a terminal and piped, with exact output.
+import { describe, it } from 'vitest';
+import { type CommandCase, DIR, expectCase, lines } from '../helpers/command-cases.js';
+
+const ACME_RECORD = lines(
+  '┌────────────────┬────────────────┐',
+  '│ field          │ value          │',
+  '├────────────────┼────────────────┤',
+  '│ domain         │ acme-shoes.com │',
+  '│ company_name   │ Acme Shoes     │',
+  '│ country        │ US             │',
+  '│ site_category  │ fashion        │',
+  '│ employee_range │ 51-200         │',
+  '│ founded_year   │ 2009           │',
+  '└────────────────┴────────────────┘',
+);
+
+const ACME_JSON = [
+  '  "domain": "acme-shoes.com",',
+  '  "found": true,',
+  '  "company_name": "Acme Shoes",',
+  '  "country": "US",',
+  '  "site_category": "fashion",',
+  '  "employee_range": "51-200",',
+  '  "founded_year": 2009',
+];
+
+const NO_KEY_HINT =
+  'Replace the key: set COMPANY_DATA_API_KEY, pass --api-key-file, or run `company-data config set-key`.';
+
+// Four rows: a found domain, another, one the sandbox does not know, and the first again as a URL
+// (looked up once: its credits_charged is 0, the first row carries the charge).
+const BATCH_INPUT = lines(
+  'name,domain',
+  'Acme,acme-shoes.com',
+  'Globex,globex.io',
+  'Nobody,nonexistent-zzz.com',
+  'Again,https://www.acme-shoes.com/about',
+);
+
+const BATCH_OUTPUT = lines(
+  'name,domain,found,cd_domain,company_name,country,site_category,employee_range,founded_year,credits_charged,error_code,error_detail',
+  'Acme,acme-shoes.com,true,acme-shoes.com,Acme Shoes,US,fashion,51-200,2009,1,,',
+  'Globex,globex.io,true,globex.io,Globex Corporation,US,b2b_software,1001-5000,1989,1,,',
+  'Nobody,nonexistent-zzz.com,false,,,,,,,0,,',
+  'Again,https://www.acme-shoes.com/about,true,acme-shoes.com,Acme Shoes,US,fashion,51-200,2009,0,,',
+);
+
+// The batch summary ends with the run's duration, measured with Date.now() rather than the
+// injected clock (src/batch/run.ts:209, :316 and :327), so it is the one part not compared.
+const ELAPSED: [RegExp, string] = [/, \d+\.\ds\n$/, ', <elapsed>\n'];
+
+const BATCH_SUMMARY = lines(
+  'Enriched: 4 rows, 3 unique domains, 3 found, 1 not found, 0 errors, 2 credits charged, balance 999,998, <elapsed>',
+);
+
+const cases: CommandCase[] = [
+  {
+    name: 'one domain on a terminal: a record, the credits on stderr',
+    argv: ['enrich', 'acme-shoes.com'],
+    tty: true,
+    wantCode: 0,
+    wantStdout: ACME_RECORD,
+    wantStderr: lines('Credits: charged 1, balance 999,999'),
+  },
+  {
+    name: 'one domain piped: the record as JSON with found, nothing on stderr',
+    argv: ['enrich', 'acme-shoes.com'],
+    tty: false,
+    wantCode: 0,
+    wantStdout: lines('{', ...ACME_JSON, '}'),
+    wantStderr: '',
+  },
+  {
+    name: 'one domain on a colour terminal: bold cyan headers',
+    argv: ['enrich', 'https://www.Acme-Shoes.com/about'],
+    tty: true,
+    env: { NO_COLOR: undefined },
+    wantCode: 0,
+    wantStdout: lines(
+      '┌────────────────┬────────────────┐',
+      '│ \x1b[1;36mfield\x1b[0m          │ \x1b[1;36mvalue\x1b[0m          │',
+      '├────────────────┼────────────────┤',
+      '│ domain         │ acme-shoes.com │',
+      '│ company_name   │ Acme Shoes     │',
+      '│ country        │ US             │',
+      '│ site_category  │ fashion        │',
+      '│ employee_range │ 51-200         │',
+      '│ founded_year   │ 2009           │',
+      '└────────────────┴────────────────┘',
+    ),
+    wantStderr: lines('Credits: charged 1, balance 999,999'),
+  },
+  {
+    name: 'two domains on a terminal: one table fitted to 100 columns',
+    argv: ['enrich', 'acme-shoes.com', 'globex.io'],
+    tty: true,
+    wantCode: 0,
+    wantStdout: lines(
+      '┌────────────────┬───────┬───────────────┬─────────┬───────────────┬───────────────┬──────────────┐',
+      '│ domain         │ found │ company name  │ country │ site category │ employee ran… │ founded year │',
+      '├────────────────┼───────┼───────────────┼─────────┼───────────────┼───────────────┼──────────────┤',
+      '│ acme-shoes.com │ yes   │ Acme Shoes    │ US      │ fashion       │ 51-200        │ 2009         │',
+      '│ globex.io      │ yes   │ Globex Corpo… │ US      │ b2b_software  │ 1001-5000     │ 1989         │',
+      '└────────────────┴───────┴───────────────┴─────────┴───────────────┴───────────────┴──────────────┘',
+    ),
+    wantStderr: lines('Credits: charged 2, balance 999,998'),
+  },
+  {
+    name: 'two domains piped: a JSON array',
+    argv: ['enrich', 'acme-shoes.com', 'globex.io'],
+    tty: false,
+    wantCode: 0,
+    wantStdout: lines(
+      '[',
+      '  {',
+      ...ACME_JSON.map((line) => `  ${line}`),
+      '  },',
+      '  {',
+      '    "domain": "globex.io",',
+      '    "found": true,',
+      '    "company_name": "Globex Corporation",',
+      '    "country": "US",',
+      '    "site_category": "b2b_software",',
+      '    "employee_range": "1001-5000",',
+      '    "founded_year": 1989',
+      '  }',
+      ']',
+    ),
+    wantStderr: '',
+  },
+  {
+    name: 'a domain without a record on a terminal: said on stderr, nothing on stdout, exit 0',
+    argv: ['enrich', 'nonexistent-zzz.com'],
+    tty: true,
+    wantCode: 0,
+    wantStdout: '',
+    wantStderr: lines(
+      'no record for nonexistent-zzz.com; nothing charged',
+      'Credits: charged 0, balance 1,000,000',
+    ),
+  },
+  {
+    name: 'a domain without a record piped: found false on stdout',
+    argv: ['enrich', 'nonexistent-zzz.com'],
+    tty: false,
+    wantCode: 0,
+    wantStdout: lines('{', '  "domain": "nonexistent-zzz.com",', '  "found": false', '}'),
+    wantStderr: lines('no record for nonexistent-zzz.com; nothing charged'),
+  },
+  {
+    name: 'products and include on a terminal: only the included fields, both products charged',
+    argv: ['enrich', 'acme-shoes.com', '--products', 'profile,tech', '--include', 'domain,tech_count'],
+    tty: true,
+    wantCode: 0,
+    wantStdout: lines(
+      '┌────────────┬────────────────┐',
+      '│ field      │ value          │',
+      '├────────────┼────────────────┤',
+      '│ domain     │ acme-shoes.com │',
+      '│ tech_count │ 8              │',
+      '└────────────┴────────────────┘',
+    ),
+    wantStderr: lines('Credits: charged 2, balance 999,998'),
+  },
+  {
+    name: 'a batch with --output on a terminal: the file, and the summary on stderr',
+    argv: ['enrich', '--input', `${DIR}/in.csv`, '--output', `${DIR}/out.csv`],
+    tty: true,
+    files: { 'in.csv': BATCH_INPUT },
+    masks: [ELAPSED],
+    wantCode: 0,
+    wantStdout: '',
+    wantStderr: BATCH_SUMMARY,
+    // The journal of a complete run is removed.
+    wantFiles: { 'out.csv': BATCH_OUTPUT, 'out.csv.journal': null },
+  },
+  {
+    name: 'a batch with --output piped: the same file',
+    argv: ['enrich', '--input', `${DIR}/in.csv`, '--output', `${DIR}/out.csv`],
+    tty: false,
+    files: { 'in.csv': BATCH_INPUT },
+    masks: [ELAPSED],
+    wantCode: 0,
+    wantStdout: '',
+    wantStderr: BATCH_SUMMARY,
+    wantFiles: { 'out.csv': BATCH_OUTPUT, 'out.csv.journal': null },
+  },
+  {
+    name: 'a batch of domains from stdin piped: CSV on stdout, not JSON',
+    argv: ['enrich', '--input', '-'],
+    tty: false,
+    stdin: lines('acme-shoes.com', 'nonexistent-zzz.com'),
+    masks: [ELAPSED],
+    wantCode: 0,
+    wantStdout: lines(
+      'domain,found,cd_domain,company_name,country,site_category,employee_range,founded_year,credits_charged,error_code,error_detail',
+      'acme-shoes.com,true,acme-shoes.com,Acme Shoes,US,fashion,51-200,2009,1,,',
+      'nonexistent-zzz.com,false,,,,,,,0,,',
+    ),
+    // From stdin to stdout there is no file to name a journal after: said before the summary.
+    wantStderr: lines(
+      'warning: reading stdin and writing stdout: no journal is kept, so this run cannot be resumed',
+      'Enriched: 2 rows, 2 unique domains, 1 found, 1 not found, 0 errors, 1 credits charged, balance 999,999, <elapsed>',
+    ),
+  },
+  {
+    name: 'no key on a terminal: exit 3 with the remedy',
+    argv: ['enrich', 'acme-shoes.com'],
+    tty: true,
+    env: { COMPANY_DATA_API_KEY: undefined },
+    wantCode: 3,
+    wantStdout: '',
+    wantStderr: lines(
+      'error: No API key (invalid_api_key, HTTP 401)',
+      '  No API key configured.',
+      `  ${NO_KEY_HINT}`,
+    ),
+  },
+  {
+    name: 'no key piped: exit 3 with one JSON problem line',
+    argv: ['enrich', 'acme-shoes.com'],
+    tty: false,
+    env: { COMPANY_DATA_API_KEY: undefined },
+    wantCode: 3,
+    wantStdout: '',
+    wantStderr: lines(
+      `{"code":"invalid_api_key","status":401,"title":"No API key","detail":"No API key configured.","retryable":false,"hint":"${NO_KEY_HINT}"}`,
+    ),
+  },
+  {
+    name: 'a refused key on a colour terminal: the head red, the hint dim',
+    argv: ['enrich', 'acme-shoes.com'],
+    tty: true,
+    env: { NO_COLOR: undefined, COMPANY_DATA_API_KEY: 'cd_not_a_real_key_123' },
+    wantCode: 3,
+    wantStdout: '',
+    wantStderr: lines(
+      '\x1b[31merror: Invalid API key (invalid_api_key, HTTP 401)\x1b[0m',
+      '  The API key is missing or invalid.',
+      `  \x1b[2m${NO_KEY_HINT}\x1b[0m`,
+    ),
+  },
+  {
+    name: 'an argument that is not a domain: exit 2 before anything is sent',
+    argv: ['enrich', 'acme-shoes.com', 'not a domain'],
+    tty: true,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines(
+      'error: Not a domain (invalid_domain)',
+      '  "not a domain": contains spaces',
+      '  Give a domain such as example.com or a URL such as https://www.example.com/.',
+    ),
+  },
+  {
+    name: 'an unknown product: exit 2 with a suggestion from the catalog',
+    argv: ['enrich', 'acme-shoes.com', '--products', 'profle'],
+    tty: false,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines(
+      '{"code":"invalid_product","status":400,"title":"Invalid product","detail":"unknown product `profle` (did you mean `profile`?); products: profile, tech, leads","retryable":false,"hint":"Check product ids with `company-data products`."}',
+    ),
+  },
+  {
+    name: 'an invalid --max-credits: a usage error from the flag parser, exit 2',
+    argv: ['enrich', '--max-credits', 'x', 'acme-shoes.com'],
+    tty: true,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines(
+      `error: option '--max-credits <n>' argument 'x' is invalid. --max-credits must be a whole number between 0 and ${Number.MAX_SAFE_INTEGER}, got "x"`,
+      '(add --help for usage)',
+    ),
+  },
+  {
+    name: 'no domain and no --input: exit 2',
+    argv: ['enrich'],
+    tty: false,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines(
+      '{"code":"usage_error","status":0,"title":"Usage error","detail":"nothing to enrich: give one or more domains, or --input <file.csv>","retryable":false,"hint":"See `company-data enrich --help`."}',
+    ),
+  },
+  {
+    name: 'a batch flag without --input: exit 2',
+    argv: ['enrich', '--output', `${DIR}/out.csv`, 'acme-shoes.com'],
+    tty: true,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines(
+      'error: Usage error (usage_error)',
+      '  --output applies to batches: add --input <file>',
+    ),
+    wantFiles: { 'out.csv': null },
+  },
+  {
+    name: 'domains and --input together: exit 2',
+    argv: ['enrich', '--input', `${DIR}/in.csv`, 'acme-shoes.com'],
+    tty: true,
+    files: { 'in.csv': BATCH_INPUT },
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines(
+      'error: Usage error (usage_error)',
+      '  give domains as arguments or a file with --input, not both',
+    ),
+  },
+  {
+    name: 'an input file that does not exist: exit 2 naming it',
+    argv: ['enrich', '--input', `${DIR}/nope.csv`],
+    tty: true,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines('error: Cannot read the input (invalid_input)', `  no such file: ${DIR}/nope.csv`),
+  },
+];
+
+describe('enrich', () => {
+  it.each(cases)('$name', expectCase);
+});

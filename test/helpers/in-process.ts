@@ -1,0 +1,64 @@
+// Runs the CLI's main() in this process with fake streams, as the GitHub CLI's command tests do:
+// the whole stdout and stderr are captured, on a pretend terminal or a pipe, and the environment
+// and clock are the test's own. Requests still go over real HTTP to a loopback sandbox.
+import { Readable, Writable } from 'node:stream';
+import { main } from '../../src/cli.js';
+
+export interface InProcessOptions {
+  /** stdout and stderr claim to be a terminal (with this many columns) when set. */
+  tty?: boolean;
+  columns?: number;
+  env?: NodeJS.ProcessEnv;
+  /** What stdin holds (a pipe unless stdinTTY is set). */
+  stdin?: string;
+  /**
+   * stdin claims to be a terminal: isTTY is true and setRawMode is accepted (and ignored), so a
+   * command that reads a secret unechoed can be fed its keystrokes through `stdin`.
+   */
+  stdinTTY?: boolean;
+  /** The clock main() sees; a fixed instant unless given. */
+  now?: () => number;
+}
+
+export interface InProcessResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A fixed instant, so that anything derived from the clock is the same in every run. */
+export const FIXED_NOW = Date.parse('2026-11-24T12:00:00Z');
+
+function sink(tty: boolean, columns: number): { stream: Writable; text: () => string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  // A terminal as io.ts sees one; with columns 0 the spinner stays off (it draws only where it can
+  // measure a line), so what is captured is deterministic.
+  Object.assign(stream, { isTTY: tty, columns: tty ? columns : undefined });
+  return { stream, text: () => text };
+}
+
+function source(text: string, tty: boolean): Readable {
+  const stream = Readable.from([text]);
+  if (tty) Object.assign(stream, { isTTY: true, setRawMode: () => stream });
+  return stream;
+}
+
+export async function runInProcess(argv: string[], options: InProcessOptions = {}): Promise<InProcessResult> {
+  const tty = options.tty ?? false;
+  const out = sink(tty, options.columns ?? 0);
+  const err = sink(tty, 0);
+  const code = await main(argv, {
+    env: { LANG: 'en_US.UTF-8', TERM: 'xterm', COLUMNS: '100', ...options.env },
+    stdin: source(options.stdin ?? '', options.stdinTTY ?? false),
+    stdout: out.stream,
+    stderr: err.stream,
+    now: options.now ?? (() => FIXED_NOW),
+  });
+  return { code, stdout: out.text(), stderr: err.text() };
+}
