@@ -46,11 +46,44 @@ interface Call {
   href: string;
   /** When the call's deadline passes (Date.now() time). */
   deadlineAt: number;
-  /** Fires at the deadline. */
-  deadline: AbortSignal;
-  /** The deadline combined with the caller's signal: what every attempt and wait listens to. */
+  /** Set when the deadline has passed. */
+  timedOut: boolean;
+  /** Aborted at the deadline or by the caller's signal: what every attempt and wait listens to. */
   signal: AbortSignal;
   callerSignal?: AbortSignal;
+  /** Releases the deadline's timer and the listener on the caller's signal. */
+  release(): void;
+}
+
+/**
+ * The signal of one call: aborted at its deadline or when the caller's signal aborts, whichever
+ * comes first. Not AbortSignal.timeout plus AbortSignal.any: a timeout signal's timer cannot be
+ * cleared, so every call of a batch would leave a timer pending for the whole deadline (minutes),
+ * and in Node 20 a long-lived signal given to AbortSignal.any (a batch's drain signal, shared by
+ * every lookup) keeps an entry for each signal made from it. Over a million-row batch both grow
+ * with the rows (docs/performance.md, "Decisions"); this timer and listener go when the call ends.
+ */
+function callSignal(deadlineMs: number, caller: AbortSignal | undefined) {
+  const controller = new AbortController();
+  const state = { timedOut: false };
+  const timer = setTimeout(() => {
+    state.timedOut = true;
+    controller.abort(new DOMException('The call took longer than its deadline', 'TimeoutError'));
+  }, deadlineMs);
+  // An open socket keeps the process alive on its own; the deadline must not.
+  timer.unref();
+  const onCallerAbort = () => controller.abort(caller?.reason);
+  caller?.addEventListener('abort', onCallerAbort, { once: true });
+  return {
+    signal: controller.signal,
+    get timedOut() {
+      return state.timedOut;
+    },
+    release() {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onCallerAbort);
+    },
+  };
 }
 
 /**
@@ -98,7 +131,7 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
 
   /** The problem that ends a call whose signal fired: its deadline, or the caller's abort. */
   const ended = (call: Call): Problem | undefined => {
-    if (call.deadline.aborted)
+    if (call.timedOut)
       return new Problem({
         code: 'timeout',
         detail: `The call to ${call.base.host} did not finish within ${Math.round(deadlineMs / 1000)}s across all attempts.`,
@@ -135,11 +168,7 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
       });
       const status = res.statusCode;
       progress.status = status;
-      const chunks: Buffer[] = [];
-      for await (const chunk of res.body) {
-        chunks.push(chunk);
-        progress.received += chunk.length;
-      }
+      const chunks = await readBody(res.body, progress);
       const responseHeaders = flattenHeaders(res.headers);
       const credits = readCredits(responseHeaders);
       if (request.auth) lastCredits = credits;
@@ -186,16 +215,31 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
     if (request.auth) Object.assign(headers, authFor(base));
     if (request.signal?.aborted) throw abortProblem(request.signal.reason);
 
-    const deadline = AbortSignal.timeout(deadlineMs);
+    const deadline = callSignal(deadlineMs, request.signal);
     const call: Call = {
       base,
       path,
       href: `${base.origin}${path}`,
       deadlineAt: Date.now() + deadlineMs,
-      deadline,
-      signal: request.signal ? AbortSignal.any([deadline, request.signal]) : deadline,
+      get timedOut() {
+        return deadline.timedOut;
+      },
+      signal: deadline.signal,
       callerSignal: request.signal,
+      release: deadline.release,
     };
+    try {
+      return await attemptUntilDone<T>(request, call, headers);
+    } finally {
+      call.release();
+    }
+  }
+
+  async function attemptUntilDone<T>(
+    request: RequestOptions,
+    call: Call,
+    headers: Record<string, string>,
+  ): Promise<ApiResponse<T>> {
     for (let number = 1; ; number++) {
       const outcome = await attemptOnce(request, call, headers, number);
       if (outcome.response) return outcome.response as ApiResponse<T>;
@@ -230,6 +274,21 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
       await open?.close();
     },
   };
+}
+
+/** The chunks of a body, counted as they come (an error message says how much arrived). */
+function readBody(body: Dispatcher.ResponseData['body'], progress: { received: number }): Promise<Buffer[]> {
+  // Events rather than an async iterator: a batch reads hundreds of thousands of small bodies,
+  // and the iterator's promise per chunk was a measurable part of a row's CPU.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    body.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      progress.received += chunk.length;
+    });
+    body.once('end', () => resolve(chunks));
+    body.once('error', reject);
+  });
 }
 
 function requestHeaders(request: RequestOptions): Record<string, string> {
