@@ -80,33 +80,27 @@ export function commandKit(invocation: Invocation): CommandKit {
   const record = (code: unknown) => {
     invocation.exitCode = typeof code === 'number' ? code : 0;
   };
+  // Commander has checked the positionals against the command's arguments: they are what `run`
+  // declares, which the types cannot see through Commander.
+  type Loose = (...args: unknown[]) => Promise<unknown>;
   return {
-    withContext<A extends unknown[]>(
-      run: (ctx: Context, ...args: A) => Promise<number | undefined> | Promise<void>,
-    ) {
+    withContext(run) {
       return async (...args: unknown[]) => {
         const { command, positionals } = split(args);
         const flags = command.optsWithGlobals() as GlobalFlags;
         const { createContext } = await import('./context.js');
         const ctx = await createContext(flags, invocation, await ioOf(invocation, flags));
         invocation.context = ctx;
-        record(await run(ctx, ...(positionals as A)));
+        record(await (run as Loose)(ctx, ...positionals));
       };
     },
-    withIO<A extends unknown[]>(
-      run: (
-        io: IO,
-        invocation: Invocation,
-        flags: GlobalFlags,
-        ...args: A
-      ) => Promise<number | undefined> | Promise<void>,
-    ) {
+    withIO(run) {
       return async (...args: unknown[]) => {
         const { command, positionals } = split(args);
         const flags = command.optsWithGlobals() as GlobalFlags;
         // The options object is dropped: what a command needs of it, it reads from `flags`.
         const rest = positionals.slice(0, -1);
-        record(await run(await ioOf(invocation, flags), invocation, flags, ...(rest as A)));
+        record(await (run as Loose)(await ioOf(invocation, flags), invocation, flags, ...rest));
       };
     },
   };
