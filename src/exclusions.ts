@@ -9,7 +9,7 @@
 import { closeSync, createReadStream, fstatSync, openSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { doubtfulTitle } from './batch/domain-columns.js';
-import { openInput } from './batch/input.js';
+import { forEachRow, openInput } from './batch/input.js';
 import { normaliseDomain } from './domain.js';
 import { oneLine } from './output/sanitize.js';
 import { Problem, usageError } from './problem.js';
@@ -137,10 +137,10 @@ async function readSource(file: string, io: Pick<IO, 'stdin'>, collector: Collec
     // The batch's reader: the same CSV rules, domain column and line numbers as `enrich --input`.
     const input = await openInput(openSource(file, io));
     collector.noteTitle(name, input.header);
-    for await (const row of input.rows) {
+    await forEachRow(input.rows, (row) => {
       if (row.error) collector.reject(row.cells.join(','), `${name} line ${row.line}`, row.error.detail);
       else collector.add(row.domainRaw, name, row.line);
-    }
+    });
   } catch (error) {
     if (!(error instanceof Problem)) throw unreadable(file, error);
     // The reader's own problems (no domain column, malformed CSV) do not say which file.

@@ -24,7 +24,7 @@ export interface InputReader {
   /** null for a plain list of domains (one per line, no header). */
   header: string[] | null;
   domainColumn: number;
-  /** Read with `for await`; a source given as bytes gives them without waiting. */
+  /** Read with `for await` or forEachRow; a source given as bytes gives them without waiting. */
   rows: AsyncIterable<InputRow> | Iterable<InputRow>;
 }
 
@@ -195,4 +195,10 @@ export async function openInput(
 
   const rows = Symbol.asyncIterator in records ? streamedRows(records) : rowsOf(records);
   return { header, domainColumn, rows };
+}
+
+/** Calls `each` on every row in order; rows already at hand cost no promise each. */
+export async function forEachRow(rows: InputReader['rows'], each: (row: InputRow) => void): Promise<void> {
+  if (Symbol.iterator in rows) for (const row of rows) each(row);
+  else for await (const row of rows) each(row);
 }
