@@ -89,10 +89,21 @@ export function normaliseDomain(input: string): DomainResult {
   let host = extracted.host;
   if (host.endsWith('.')) host = host.slice(0, -1);
   if (host === '') return fail('has no host name');
-  // UTS #46 mapping: case folding, full-width dots, IDN labels to punycode; '' when invalid.
-  const ascii = domainToASCII(host);
+  const ascii = asciiHost(host);
   if (ascii === '') return fail('is not a valid domain name');
   return checkAscii(ascii);
+}
+
+/** ASCII labels ending in a label of letters, no `xn--`: hosts UTS #46 maps to lower case only. */
+const PLAIN_HOST = /^(?!.*xn--)(?:[a-z0-9-]+\.)*[a-z]+$/i;
+
+/**
+ * UTS #46 mapping as URLs do it (domainToASCII): case folding, full-width dots, IDN labels to
+ * punycode; '' when invalid. Most hosts are plain ASCII, for which it only lowers the case; they
+ * skip the call into C++ (test/domain.test.ts holds both ways to the same answers).
+ */
+export function asciiHost(host: string): string {
+  return PLAIN_HOST.test(host) ? host.toLowerCase() : domainToASCII(host);
 }
 
 // Hosts reaching tldts are checked already: no need for its own extraction and validation.
@@ -106,19 +117,41 @@ export function loadSuffixList(): void {
   parse('example.co.uk', TLDTS_OPTIONS);
 }
 
+/**
+ * A host that passes every check of hostProblem, as one pattern: at most 253 characters, two
+ * labels or more of letters, digits and inner hyphens, 63 at most each, the last a TLD.
+ */
+const VALID_HOST =
+  /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{0,58}[a-z0-9])$/;
+
+/** Whether a host in lower-case ASCII form passes every check of hostProblem, in one test. */
+export function passesHostChecks(ascii: string): boolean {
+  return VALID_HOST.test(ascii);
+}
+
+/**
+ * Why a host in lower-case ASCII form is not a domain, by the first check it fails; undefined
+ * when it passes them all, which is exactly when passesHostChecks (test/domain.test.ts).
+ */
+export function hostProblem(ascii: string): string | undefined {
+  // The WHATWG host parser turns `0x7f.1` and friends into dotted IPv4.
+  if (/^[\d.]+$/.test(ascii)) return 'is an IP address, not a domain';
+  const labels = ascii.split('.');
+  if (labels.length < 2) return 'is a single name, not a domain (no public suffix)';
+  if (ascii.length > MAX_DOMAIN_LENGTH) return `is longer than ${MAX_DOMAIN_LENGTH} characters`;
+  for (const label of labels) {
+    if (label.length > MAX_LABEL_LENGTH) return `has a label longer than ${MAX_LABEL_LENGTH} characters`;
+    if (!LABEL.test(label)) return 'contains characters a domain cannot have';
+  }
+  if (!TLD.test(labels[labels.length - 1])) return 'does not end in a valid top-level domain';
+  return undefined;
+}
+
 /** The checks on a host already in lower-case ASCII form. */
 function checkAscii(ascii: string): DomainResult {
-  // The WHATWG host parser turns `0x7f.1` and friends into dotted IPv4.
-  if (/^[\d.]+$/.test(ascii)) return fail('is an IP address, not a domain');
-  const labels = ascii.split('.');
-  if (labels.length < 2) return fail('is a single name, not a domain (no public suffix)');
-  if (ascii.length > MAX_DOMAIN_LENGTH) return fail(`is longer than ${MAX_DOMAIN_LENGTH} characters`);
-  for (const label of labels) {
-    if (label.length > MAX_LABEL_LENGTH)
-      return fail(`has a label longer than ${MAX_LABEL_LENGTH} characters`);
-    if (!LABEL.test(label)) return fail('contains characters a domain cannot have');
-  }
-  if (!TLD.test(labels[labels.length - 1])) return fail('does not end in a valid top-level domain');
+  // Most hosts pass: one pattern says so; only a host that does not is taken apart, to say why.
+  const problem = passesHostChecks(ascii) ? undefined : hostProblem(ascii);
+  if (problem !== undefined) return fail(problem);
   const parsed = parse(ascii, TLDTS_OPTIONS);
   if (parsed.isIp) return fail('is an IP address, not a domain');
   if (!parsed.domain) return fail('is a public suffix, not a company domain');

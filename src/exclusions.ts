@@ -7,9 +7,9 @@
 // will not come back; silently dropping an entry could return exactly the company the user wanted
 // out, and a warning is easy to miss in a script.
 import { closeSync, createReadStream, fstatSync, openSync, readFileSync } from 'node:fs';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { doubtfulTitle } from './batch/domain-columns.js';
-import { openInput } from './batch/input.js';
+import { forEachRow, openInput } from './batch/input.js';
 import { normaliseDomain } from './domain.js';
 import { oneLine } from './output/sanitize.js';
 import { Problem, usageError } from './problem.js';
@@ -96,7 +96,7 @@ const WHOLE_FILE_LIMIT = 32 * 1024 * 1024;
  * them at this point of a search, and each asynchronous call would cost a round trip through
  * libuv's thread pool (docs/performance.md, "Eleventh pass").
  */
-function openSource(file: string, io: Pick<IO, 'stdin'>): Readable {
+function openSource(file: string, io: Pick<IO, 'stdin'>): Readable | Buffer {
   if (file === '-') return io.stdin;
   const fd = openSync(file, 'r');
   let streaming = false;
@@ -105,9 +105,8 @@ function openSource(file: string, io: Pick<IO, 'stdin'>): Readable {
     if (stat.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     // A pipe, a device or a very large file is read as it comes; the stream closes it.
     streaming = !stat.isFile() || stat.size > WHOLE_FILE_LIMIT;
-    return streaming
-      ? createReadStream('', { fd })
-      : Readable.from([readFileSync(fd)], { objectMode: false });
+    // Bytes read whole are parsed in one call, without a stream or a promise per record.
+    return streaming ? createReadStream('', { fd }) : readFileSync(fd);
   } finally {
     if (!streaming) closeSync(fd);
   }
@@ -138,10 +137,10 @@ async function readSource(file: string, io: Pick<IO, 'stdin'>, collector: Collec
     // The batch's reader: the same CSV rules, domain column and line numbers as `enrich --input`.
     const input = await openInput(openSource(file, io));
     collector.noteTitle(name, input.header);
-    for await (const row of input.rows) {
+    await forEachRow(input.rows, (row) => {
       if (row.error) collector.reject(row.cells.join(','), `${name} line ${row.line}`, row.error.detail);
       else collector.add(row.domainRaw, name, row.line);
-    }
+    });
   } catch (error) {
     if (!(error instanceof Problem)) throw unreadable(file, error);
     // The reader's own problems (no domain column, malformed CSV) do not say which file.

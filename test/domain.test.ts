@@ -1,6 +1,7 @@
+import { domainToASCII } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normaliseDomain } from '../src/domain.js';
+import { asciiHost, hostProblem, normaliseDomain, passesHostChecks } from '../src/domain.js';
 
 // Lower-case ASCII labels, no leading/trailing hyphen, alphabetic or punycode TLD, <= 253 chars.
 const STRICT_DOMAIN =
@@ -227,6 +228,57 @@ describe('normaliseDomain: properties', () => {
         expect(normaliseDomain(input)).toEqual(expected);
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+// The shortcuts normaliseDomain takes for the common case must answer as the long way would.
+describe('normaliseDomain: shortcuts', () => {
+  // Labels around 63 characters, and hosts around 253 characters long.
+  const tldish = fc.constantFrom('com', 'COM', 'xn--p1ai', 'xn--a-', 'c0m');
+  const longLabels = fc
+    .tuple(fc.array(fc.integer({ min: 61, max: 65 }), { minLength: 1, maxLength: 3 }), tldish)
+    .map(([lengths, tld]) => [...lengths.map((n) => 'a'.repeat(n)), tld].join('.'));
+  const longHost = fc
+    .tuple(fc.integer({ min: 250, max: 256 }), tldish)
+    .map(([length, tld]) =>
+      [...Array(3).fill('a'.repeat(63)), 'b'.repeat(length - 193 - tld.length), tld].join('.'),
+    );
+  const host = fc.oneof(
+    nearHost,
+    longLabels,
+    longHost,
+    fc.string(),
+    fc.domain().map((d) => d.toUpperCase()),
+    fc.constantFrom(
+      'XN--P1AI.com',
+      'a.xn--p1ai',
+      'a.XN--',
+      'a.0x1F',
+      'a.0X',
+      'a.1',
+      'ａ.com',
+      'a.cOm',
+      'a.b-',
+    ),
+  );
+
+  it('maps a host to ASCII exactly as domainToASCII does', () => {
+    fc.assert(
+      fc.property(host, (h) => {
+        expect(asciiHost(h)).toBe(domainToASCII(h));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('passes a host in one pattern exactly when it passes every check', () => {
+    fc.assert(
+      fc.property(host, (h) => {
+        const ascii = domainToASCII(h);
+        expect(passesHostChecks(ascii)).toBe(hostProblem(ascii) === undefined);
+      }),
+      { numRuns: 3000 },
     );
   });
 });

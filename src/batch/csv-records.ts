@@ -9,10 +9,13 @@
 //   included, because csv-parse's `info.lines` counts a CRLF inside quotes twice, and its raw
 //   text after a run of skipped empty lines loses a break when `\r\n` and `\n` mix;
 // - recovery after an unclosed quote, which would otherwise make the rest of the file one field.
-// Records stream out as the source is read: a batch input can be a million rows.
+// Records stream out as the source is read: a batch input can be a million rows. A file already
+// in memory (an exclusion list) is parsed in one call instead; both readings go through
+// RecordLines, the one place that turns csv-parse's output into records and lines.
 import { pipeline, Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { type CsvError, parse } from 'csv-parse';
+import { type CsvError, type Options, parse } from 'csv-parse';
+import { parse as parseWhole } from 'csv-parse/sync';
 
 export interface CsvRecord {
   /** The fields as csv-parse returned them. */
@@ -35,28 +38,45 @@ interface ParsedChunk {
 }
 
 interface Skipped {
-  /** Records emitted before the skipped one (csv-parse counts them in info.records). */
+  /** Records emitted before the skipped one (csv-parse's info.records, carried by its error). */
   recordsBefore: number;
   code: string;
   message: string;
   raw: string;
 }
 
-const LINE_BREAK = /\r\n|\r|\n/g;
 const LEADING_BREAKS = /^(?:\r\n|\r|\n)+/;
+
+/** Line breaks in `text`, a `\r\n` counting as one (a character loop: no array per record). */
+function countBreaks(text: string): number {
+  let breaks = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) breaks++;
+    else if (c === 13) {
+      breaks++;
+      if (text.charCodeAt(i + 1) === 10) i++;
+    }
+  }
+  return breaks;
+}
+
+function leadingBreaks(text: string): number {
+  let breaks = 0;
+  for (let i = 0; ; breaks++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) i++;
+    else if (c === 13) i += text.charCodeAt(i + 1) === 10 ? 2 : 1;
+    else return breaks;
+  }
+}
+
 /**
  * The raw text of an empty line: nothing but its break (or nothing, at the very end). csv-parse's
  * raw text keeps only the `\r` of a `\r\n` that ends a record; either way it is one break.
  */
-const BLANK_LINE = /^(?:\r\n|\r|\n)?$/;
-
-function countBreaks(text: string): number {
-  return text.match(LINE_BREAK)?.length ?? 0;
-}
-
-function leadingBreaks(text: string): number {
-  const leading = LEADING_BREAKS.exec(text);
-  return leading ? countBreaks(leading[0]) : 0;
+function isBlankLine(raw: string): boolean {
+  return raw === '' || raw === '\n' || raw === '\r' || raw === '\r\n';
 }
 
 /** UTF-16BE, which StringDecoder lacks, as UTF-16LE with each pair of bytes swapped. */
@@ -148,83 +168,148 @@ async function* decodedText(source: Readable, encoding: BufferEncoding): AsyncGe
  * read as UTF-8).
  */
 export function readCsvRecords(source: Readable, options: CsvReadOptions): AsyncGenerator<CsvRecord> {
-  return parseText(Readable.from(decodedText(source, options.encoding)), options.delimiter, 1);
+  return streamText(Readable.from(decodedText(source, options.encoding)), options.delimiter, 1);
 }
 
-/** The records of decoded text whose first line is `firstLine` of the file. */
-async function* parseText(text: Readable, delimiter: string, firstLine: number): AsyncGenerator<CsvRecord> {
-  const skipped: Skipped[] = [];
-  const parser = parse({
-    // The text is decoded already: a U+FEFF left at its start is a character, not a mark.
-    bom: false,
-    delimiter,
-    encoding: 'utf8',
-    // All three line endings at once: files glued together from several sources mix them, and
-    // auto-discovery would fix on the first one and leave a stray \r in later cells.
-    record_delimiter: ['\r\n', '\n', '\r'],
-    // Ragged rows are reported by the caller against the header, not thrown here.
-    relax_column_count: true,
-    // `5" screen` in an unquoted field is kept literally, as spreadsheets do, instead of
-    // throwing the row away.
-    relax_quotes: true,
-    // Empty lines come through as records and are dropped below: with csv-parse skipping them,
-    // the raw text of the next record can lose a break ("a\n\r\n\nb" gave b line 3, not 4).
-    skip_empty_lines: false,
-    skip_records_with_error: true,
-    // csv-parse drops the rest of the input after a record-size error (6.2); a record is
-    // therefore unbounded and an unclosed quote is recovered at the end instead.
-    max_record_size: 0,
-    // raw: the exact text of each record, to count lines and to recover after an unclosed quote.
-    // (`info: true` would cost a copied object per record; the records are counted here.)
-    raw: true,
-    on_skip: (error: CsvError | undefined, raw: string | undefined) => {
-      skipped.push({
-        recordsBefore: parser.info.records,
-        code: error?.code ?? 'CSV_ERROR',
-        message: error?.message ?? 'malformed record',
-        raw: raw ?? '',
-      });
-      return undefined;
-    },
-  });
-  // pipeline destroys both streams on failure or early exit; the error reaches the loop below.
-  pipeline(text, parser, () => {});
+/**
+ * The records of a whole file already in memory, as readCsvRecords gives them, read in one call
+ * to csv-parse: no stream, no promise per record (an exclusion list of 20,000 lines).
+ */
+export function csvRecordsOf(bytes: Uint8Array, options: CsvReadOptions): Generator<CsvRecord> {
+  const decoder = new BomDecoder(options.encoding);
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  return wholeText(decoder.write(buffer) + decoder.end(), options.delimiter, 1);
+}
 
-  let breaksSoFar = firstLine - 1;
+/**
+ * What csv-parse gives, made records with lines: the one place that decides which records there
+ * are and where each starts, for streamed and whole text alike. Feed it csv-parse's records in
+ * order (`take`), and after each and at the end the records it skipped (`skippedBefore`).
+ */
+class RecordLines {
+  private readonly skipped: Skipped[] = [];
+  /** Line breaks before the text csv-parse has given so far. */
+  private breaksSoFar: number;
+  /** csv-parse's records taken so far, empty lines included. */
+  private records = 0;
+  readonly options: Options;
 
-  /** The record csv-parse skipped, then the records of the lines after an unclosed quote. */
-  async function* fromSkipped(skip: Skipped): AsyncGenerator<CsvRecord> {
-    const line = breaksSoFar + leadingBreaks(skip.raw) + 1;
+  constructor(
+    private readonly delimiter: string,
+    firstLine: number,
+  ) {
+    this.breaksSoFar = firstLine - 1;
+    this.options = {
+      // The text is decoded already: a U+FEFF left at its start is a character, not a mark.
+      bom: false,
+      delimiter,
+      encoding: 'utf8',
+      // All three line endings at once: files glued together from several sources mix them, and
+      // auto-discovery would fix on the first one and leave a stray \r in later cells.
+      record_delimiter: ['\r\n', '\n', '\r'],
+      // Ragged rows are reported by the caller against the header, not thrown here.
+      relax_column_count: true,
+      // `5" screen` in an unquoted field is kept literally, as spreadsheets do, instead of
+      // throwing the row away.
+      relax_quotes: true,
+      // Empty lines come through as records and are dropped below: with csv-parse skipping them,
+      // the raw text of the next record can lose a break ("a\n\r\n\nb" gave b line 3, not 4).
+      skip_empty_lines: false,
+      skip_records_with_error: true,
+      // csv-parse drops the rest of the input after a record-size error (6.2); a record is
+      // therefore unbounded and an unclosed quote is recovered at the end instead.
+      max_record_size: 0,
+      // raw: the exact text of each record, to count lines and to recover after an unclosed quote.
+      // (`info: true` would cost a copied object per record; the records are counted here.)
+      raw: true,
+      on_skip: (error: CsvError | undefined, raw: string | undefined) => {
+        // A CsvError carries csv-parse's counts as they stood, records emitted among them.
+        const before = error?.records;
+        this.skipped.push({
+          recordsBefore: typeof before === 'number' ? before : this.records,
+          code: error?.code ?? 'CSV_ERROR',
+          message: error?.message ?? 'malformed record',
+          raw: raw ?? '',
+        });
+        return undefined;
+      },
+    };
+  }
+
+  /** Whether records csv-parse skipped wait to be given out (see skippedBefore). */
+  get skipsWaiting(): boolean {
+    return this.skipped.length > 0;
+  }
+
+  /** The record for csv-parse's next one, or undefined for an empty line. */
+  take(chunk: ParsedChunk): CsvRecord | undefined {
+    this.records++;
+    const first = this.breaksSoFar;
+    this.breaksSoFar += countBreaks(chunk.raw);
+    if (isBlankLine(chunk.raw)) return undefined;
+    return { cells: chunk.record, line: first + leadingBreaks(chunk.raw) + 1 };
+  }
+
+  /**
+   * The next record csv-parse skipped before the one to be taken next (any, once `atEnd`), as a
+   * malformed record; after an unclosed quote, also the text after its first line, to be read on
+   * its own from line `restLine`.
+   */
+  skippedBefore(atEnd: boolean): { record: CsvRecord; rest: string; restLine: number } | undefined {
+    const skip = this.skipped[0];
+    if (skip === undefined || (!atEnd && skip.recordsBefore > this.records)) return undefined;
+    this.skipped.shift();
+    const line = this.breaksSoFar + leadingBreaks(skip.raw) + 1;
     const body = skip.raw.replace(LEADING_BREAKS, '');
-    breaksSoFar += countBreaks(skip.raw);
+    this.breaksSoFar += countBreaks(skip.raw);
     if (skip.code !== 'CSV_QUOTE_NOT_CLOSED') {
-      yield { cells: [body.replace(/(?:\r\n|\r|\n)$/, '')], line, malformed: skip.message };
-      return;
+      const record = { cells: [body.replace(/(?:\r\n|\r|\n)$/, '')], line, malformed: skip.message };
+      return { record, rest: '', restLine: 0 };
     }
     const lineEnd = /\r\n|\r|\n/.exec(body);
-    yield {
-      cells: (lineEnd ? body.slice(0, lineEnd.index) : body).split(delimiter),
+    const record = {
+      cells: (lineEnd ? body.slice(0, lineEnd.index) : body).split(this.delimiter),
       line,
       malformed: `a quoted field opened on line ${line} is never closed; the following lines were read on their own`,
     };
     const rest = lineEnd ? body.slice(lineEnd.index + lineEnd[0].length) : '';
-    if (rest !== '') yield* parseText(Readable.from([rest]), delimiter, line + 1);
+    return { record, rest, restLine: line + 1 };
   }
+}
 
-  let records = 0;
+/** The records of decoded text whose first line is `firstLine` of the file, as it streams in. */
+async function* streamText(text: Readable, delimiter: string, firstLine: number): AsyncGenerator<CsvRecord> {
+  const lines = new RecordLines(delimiter, firstLine);
+  const parser = parse(lines.options);
+  // pipeline destroys both streams on failure or early exit; the error reaches the loop below.
+  pipeline(text, parser, () => {});
+  const skipped = async function* (atEnd: boolean): AsyncGenerator<CsvRecord> {
+    for (let skip = lines.skippedBefore(atEnd); skip; skip = lines.skippedBefore(atEnd)) {
+      yield skip.record;
+      if (skip.rest !== '') yield* streamText(Readable.from([skip.rest]), delimiter, skip.restLine);
+    }
+  };
   for await (const chunk of parser as AsyncIterable<ParsedChunk>) {
-    // csv-parse's own count, as it stood when it pushed this record.
-    records++;
-    while (skipped.length > 0 && skipped[0].recordsBefore < records) {
-      yield* fromSkipped(skipped.shift()!);
-    }
-    if (BLANK_LINE.test(chunk.raw)) {
-      breaksSoFar += countBreaks(chunk.raw);
-      continue;
-    }
-    const line = breaksSoFar + leadingBreaks(chunk.raw) + 1;
-    breaksSoFar += countBreaks(chunk.raw);
-    yield { cells: chunk.record, line };
+    if (lines.skipsWaiting) yield* skipped(false);
+    const record = lines.take(chunk);
+    if (record) yield record;
   }
-  while (skipped.length > 0) yield* fromSkipped(skipped.shift()!);
+  yield* skipped(true);
+}
+
+/** The records of decoded text whose first line is `firstLine` of the file, read at once. */
+function* wholeText(text: string, delimiter: string, firstLine: number): Generator<CsvRecord> {
+  const lines = new RecordLines(delimiter, firstLine);
+  const skipped = function* (atEnd: boolean): Generator<CsvRecord> {
+    for (let skip = lines.skippedBefore(atEnd); skip; skip = lines.skippedBefore(atEnd)) {
+      yield skip.record;
+      if (skip.rest !== '') yield* wholeText(skip.rest, delimiter, skip.restLine);
+    }
+  };
+  for (const chunk of parseWhole(text, lines.options) as unknown as ParsedChunk[]) {
+    if (lines.skipsWaiting) yield* skipped(false);
+    const record = lines.take(chunk);
+    if (record) yield record;
+  }
+  yield* skipped(true);
 }

@@ -3,7 +3,7 @@
 // error instead of stopping the run, so the output keeps one line per input row.
 import type { Readable } from 'node:stream';
 import { Problem, usageError } from '../problem.js';
-import { type CsvRecord, readCsvRecords } from './csv-records.js';
+import { type CsvRecord, csvRecordsOf, readCsvRecords } from './csv-records.js';
 import { DOMAIN_COLUMN_NAMES, domainColumnOf, readsAsListEntry } from './domain-columns.js';
 
 export { DOMAIN_COLUMN_NAMES };
@@ -24,7 +24,8 @@ export interface InputReader {
   /** null for a plain list of domains (one per line, no header). */
   header: string[] | null;
   domainColumn: number;
-  rows: AsyncIterable<InputRow>;
+  /** Read with `for await` or forEachRow; a source given as bytes gives them without waiting. */
+  rows: AsyncIterable<InputRow> | Iterable<InputRow>;
 }
 
 export interface InputOptions {
@@ -85,8 +86,9 @@ function startsPlainList(first: CsvRecord): boolean {
   return !first.malformed && first.cells.length === 1 && readsAsListEntry(first.cells[0]);
 }
 
-function isBlank(record: CsvRecord): boolean {
-  return !record.malformed && record.cells.every((cell) => cell.trim() === '');
+/** A line of only spaces: no row, like the empty lines the reader already skips. */
+function isBlankLine(record: CsvRecord): boolean {
+  return !record.malformed && record.cells.length === 1 && record.cells[0].trim() === '';
 }
 
 /** Fits a record to the header: missing fields are empty, extra fields rejoin the last one. */
@@ -98,11 +100,16 @@ function fitToHeader(cells: string[], width: number, delimiter: string): string[
 
 /**
  * Opens a batch input: reads the first record to tell a header from a plain list and to find
- * the domain column, then streams the rows (backpressure through async iteration).
+ * the domain column, then streams the rows (backpressure through async iteration). The source
+ * is a stream, or the bytes of a whole file already read (parsed at once, without a stream).
  */
-export async function openInput(source: Readable, options: InputOptions = {}): Promise<InputReader> {
+export async function openInput(
+  source: Readable | Uint8Array,
+  options: InputOptions = {},
+): Promise<InputReader> {
   const delimiter = normaliseDelimiter(options.delimiter);
-  const records = readCsvRecords(source, { delimiter, encoding: options.encoding ?? 'utf8' });
+  const csv = { delimiter, encoding: options.encoding ?? 'utf8' } as const;
+  const records = source instanceof Uint8Array ? csvRecordsOf(source, csv) : readCsvRecords(source, csv);
 
   let first: CsvRecord | undefined;
   try {
@@ -110,7 +117,7 @@ export async function openInput(source: Readable, options: InputOptions = {}): P
       const next = await records.next();
       if (next.done) break;
       // A line of only spaces before the header is not the header.
-      if (!(isBlank(next.value) && next.value.cells.length === 1)) {
+      if (!isBlankLine(next.value)) {
         first = next.value;
         break;
       }
@@ -124,7 +131,7 @@ export async function openInput(source: Readable, options: InputOptions = {}): P
   }
   const plainList = options.column === undefined && startsPlainList(first);
   if (!plainList && first.malformed) {
-    source.destroy();
+    if (!(source instanceof Uint8Array)) source.destroy();
     throw new Problem({
       code: 'invalid_input',
       detail: `the header on line ${first.line} is malformed: ${first.malformed}`,
@@ -136,7 +143,7 @@ export async function openInput(source: Readable, options: InputOptions = {}): P
     try {
       domainColumn = chooseDomainColumn(header, options.column);
     } catch (error) {
-      source.destroy();
+      if (!(source instanceof Uint8Array)) source.destroy();
       throw error;
     }
   }
@@ -163,16 +170,21 @@ export async function openInput(source: Readable, options: InputOptions = {}): P
     return row;
   };
 
-  async function* rows(): AsyncGenerator<InputRow> {
+  // Bytes in memory: rows without a promise each, read as they are asked for.
+  function* rowsOf(records: Iterable<CsvRecord>): Generator<InputRow> {
+    let index = 0;
+    if (header === null) yield toRow(first!, index++);
+    for (const record of records) if (!isBlankLine(record)) yield toRow(record, index++);
+  }
+
+  async function* streamedRows(records: AsyncGenerator<CsvRecord>): AsyncGenerator<InputRow> {
     let index = 0;
     if (header === null) yield toRow(first!, index++);
     try {
       for (;;) {
         const next = await records.next();
         if (next.done) return;
-        // Whitespace-only lines are treated like the empty lines the reader already skips.
-        if (isBlank(next.value) && next.value.cells.length === 1) continue;
-        yield toRow(next.value, index++);
+        if (!isBlankLine(next.value)) yield toRow(next.value, index++);
       }
     } catch (error) {
       throw readFailure(error);
@@ -181,5 +193,12 @@ export async function openInput(source: Readable, options: InputOptions = {}): P
     }
   }
 
-  return { header, domainColumn, rows: rows() };
+  const rows = Symbol.asyncIterator in records ? streamedRows(records) : rowsOf(records);
+  return { header, domainColumn, rows };
+}
+
+/** Calls `each` on every row in order; rows already at hand cost no promise each. */
+export async function forEachRow(rows: InputReader['rows'], each: (row: InputRow) => void): Promise<void> {
+  if (Symbol.iterator in rows) for (const row of rows) each(row);
+  else for await (const row of rows) each(row);
 }

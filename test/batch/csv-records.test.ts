@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type CsvRecord, readCsvRecords } from '../../src/batch/csv-records.js';
+import { type CsvRecord, csvRecordsOf, readCsvRecords } from '../../src/batch/csv-records.js';
 import { openInput } from '../../src/batch/input.js';
 
 /** `bytes` in pieces cut at the given offsets (taken modulo its length + 1). */
@@ -33,6 +33,23 @@ async function lines(text: string, chunks = 1): Promise<Array<[string, number]>>
   for (let at = size; at < bytes.length; at += size) cuts.push(at);
   return (await records(pieces(bytes, cuts))).map((record) => [record.cells.join(','), record.line]);
 }
+
+/** Pieces of CSV text: fields, delimiters, every line break, quotes closed or not. */
+const token = fc.constantFrom(
+  'acme.com',
+  'a',
+  'é',
+  '€',
+  '😀',
+  ' ',
+  ',',
+  '\r',
+  '\n',
+  '\r\n',
+  '"',
+  '""',
+  'x"y',
+);
 
 describe('readCsvRecords line numbers', () => {
   it('count empty lines between records whatever their line endings', async () => {
@@ -155,22 +172,6 @@ describe('readCsvRecords with quoting', () => {
 });
 
 describe('readCsvRecords: encodings', () => {
-  const token = fc.constantFrom(
-    'acme.com',
-    'a',
-    'é',
-    '€',
-    '😀',
-    ' ',
-    ',',
-    '\r',
-    '\n',
-    '\r\n',
-    '"',
-    '""',
-    'x"y',
-  );
-
   // csv-parse reads a file that starts with a UTF-16LE byte order mark as UTF-16 but numbers its
   // lines wrongly after an empty one; the reader decodes it itself. (A file of the mark alone,
   // two bytes, is too short to be taken as one.)
@@ -239,5 +240,45 @@ describe('readCsvRecords: encodings', () => {
         },
       ),
     );
+  });
+});
+
+describe('csvRecordsOf: a whole file in memory', () => {
+  // A second delimiter, and U+FEFF where it is a character rather than a mark.
+  const piece = fc.oneof(token, fc.constantFrom(';', '\ufeff'));
+  const bom = fc.constantFrom('', '\ufeff');
+
+  it('gives the records, lines and errors of the streamed reading, unclosed quotes included', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        bom,
+        fc.array(piece, { maxLength: 40 }),
+        fc.array(fc.nat(200), { maxLength: 4 }),
+        fc.constantFrom(',', ';'),
+        fc.constantFrom('utf8', 'utf16le'),
+        async (mark, tokens, cuts, delimiter, encoding) => {
+          const bytes = Buffer.from(mark + tokens.join(''), encoding);
+          const streamed = await records(pieces(bytes, cuts), delimiter);
+          expect([...csvRecordsOf(bytes, { delimiter, encoding: 'utf8' })]).toEqual(streamed);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('gives openInput the same rows as a stream of the same bytes', async () => {
+    for (const text of [
+      'name,domain\r\n\r\nshort\r\nacme,acme.com,extra\n',
+      'domain,x\r\n\r\n"a.com,1\r\n\nb.com,2\n',
+      '  \nacme.com\n\n  \nb.com,x\n',
+    ]) {
+      const read = async (source: Readable | Buffer) => {
+        const input = await openInput(source);
+        const rows = [];
+        for await (const row of input.rows) rows.push(row);
+        return { header: input.header, rows };
+      };
+      expect(await read(Buffer.from(text))).toEqual(await read(Readable.from([Buffer.from(text)])));
+    }
   });
 });
