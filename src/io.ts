@@ -89,8 +89,10 @@ export function createIO(options: IOOptions = {}): IO {
     },
     spinner(text) {
       // ora redraws forever on a terminal that reports zero columns (a bare `script` pty):
-      // no spinner is better than a flood of cursor codes.
+      // no spinner is better than a flood of cursor codes. A dumb terminal cannot move the
+      // cursor, and NO_COLOR asks for plain output: no animation either.
       if (!isStderrTTY || quiet || !((stderr as { columns?: number }).columns ?? 0)) return NOOP_SPINNER;
+      if (env.TERM === 'dumb' || noColorEnv) return NOOP_SPINNER;
       return startSpinner(stderr, text, color, (s) => {
         activeSpinner = s;
       });
@@ -119,6 +121,9 @@ function startSpinner(
         stream: stderr as NodeJS.WriteStream,
         color: color ? 'cyan' : false,
         isEnabled: true,
+        // ora would otherwise put a terminal's stdin in raw mode to swallow keystrokes, and raw
+        // mode turns Ctrl-C into a plain character: the command would run on, spending credits.
+        discardStdin: false,
       });
       ora.start();
       setActive({ clear: () => ora?.clear(), render: () => ora?.render() });

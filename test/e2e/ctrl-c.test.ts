@@ -1,0 +1,100 @@
+// Ctrl-C typed at a real terminal (a pseudo-terminal with a window size, so the spinner draws)
+// stops any command, spinner or not: a one-request command ends at once, a batch stops sending,
+// keeps what it bought and says how to resume. Needs `npm run build` first.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { runOnTerminal } from '../helpers/terminal.js';
+
+let sandbox: SandboxHandle;
+let dir: string;
+
+beforeAll(async () => {
+  // 100 ms a request: a batch of 400 rows at concurrency 2 would take 20 s.
+  sandbox = await startSandbox({ port: 0, companies: 2000, latencyMs: 100 });
+  dir = mkdtempSync(join(tmpdir(), 'cd-ctrl-c-'));
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+// A new cache each run: a catalog cached by an earlier run would be answered without a request.
+const env = () => ({
+  XDG_CONFIG_HOME: join(dir, 'config'),
+  XDG_CACHE_HOME: mkdtempSync(join(dir, 'cache-')),
+  COMPANY_DATA_API_KEY: sandbox.keys.full,
+});
+
+describe('Ctrl-C on a terminal while the spinner shows', () => {
+  it.each([
+    ['products', ['products'], '/api/products'],
+    ['search', ['search', 'shoes', '--limit', '3'], '/api/search'],
+  ])('%s ends at once with 130, without the answer', async (_name, args, path) => {
+    // The answer would take 8 s; the spinner shows after 0.3 s.
+    sandbox.faults.add('delay:8000', { path, times: 1 });
+    const r = await runOnTerminal(['--base-url', sandbox.url, ...args], {
+      env: env(),
+      interruptAfter: 'Waiting for',
+      interruptDelay: 0.3,
+    });
+    sandbox.faults.clear();
+    expect(r.interruptedAt).not.toBeNull();
+    expect(r.status).toBe(130);
+    expect(r.endedAt - (r.interruptedAt ?? 0)).toBeLessThan(2);
+    expect(r.output).not.toContain('profile');
+  });
+
+  it('a batch stops sending, exits 130 and prints the command that resumes it', async () => {
+    const input = join(dir, 'in.csv');
+    const output = join(dir, 'out.csv');
+    const domains = sandbox.dataset.companies.slice(0, 400).map((c) => c.domain);
+    writeFileSync(input, `domain\n${domains.join('\n')}\n`);
+    const before = sandbox.requests().length;
+    const r = await runOnTerminal(
+      ['--base-url', sandbox.url, 'enrich', '--input', input, '--output', output, '--concurrency', '2'],
+      { env: env(), interruptAfter: 'rows', interruptDelay: 1 },
+    );
+    const lookups = sandbox
+      .requests()
+      .slice(before)
+      .filter((q) => q.path.startsWith('/api/domains/'));
+    expect(r.interruptedAt).not.toBeNull();
+    expect(r.status).toBe(130);
+    // Stopped well before the 20 s the whole file takes, with most rows never requested.
+    expect(r.endedAt - (r.interruptedAt ?? 0)).toBeLessThan(5);
+    expect(lookups.length).toBeLessThan(200);
+    expect(r.output).toContain('SIGINT: no new requests');
+    expect(r.output).toContain('Resume with:');
+  });
+});
+
+describe('NO_COLOR and TERM=dumb on a terminal', () => {
+  it.each([
+    ['NO_COLOR=1', { NO_COLOR: '1' }],
+    ['TERM=dumb', { TERM: 'dumb' }],
+  ])('%s: no animation and no cursor control while waiting', async (_name, extra) => {
+    sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
+    const r = await runOnTerminal(['--base-url', sandbox.url, '-o', 'json', 'products'], {
+      env: { ...env(), ...extra },
+    });
+    expect(r.status).toBe(0);
+    expect(r.endedAt).toBeGreaterThan(1.5); // the wait really happened
+    expect(JSON.parse(r.output.replaceAll('\r\n', '\n')).map((p: { id: string }) => p.id)).toContain(
+      'profile',
+    );
+    expect(r.output).not.toContain('\x1b');
+  });
+
+  it('without them the same wait animates (so the cases above can fail)', async () => {
+    sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
+    const r = await runOnTerminal(['--base-url', sandbox.url, '-o', 'json', 'products'], { env: env() });
+    expect(r.status).toBe(0);
+    expect(r.output).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    expect(r.output).toContain('Waiting for /api/products');
+    expect(r.output).toContain('\x1b[?25l');
+  });
+});
