@@ -357,7 +357,13 @@ function interruptedProblem(rows: number, journalPath: string | undefined, argv:
   });
 }
 
-/** The command that resumes this run, pasteable into a POSIX shell. */
+/**
+ * The command that resumes this run, pasteable into a POSIX shell: the command as typed, without
+ * `--fresh`, which would throw away what this run bought and pay for it again.
+ */
 export function resumeCommand(argv: readonly string[]): string {
-  return shellQuote(['company-data', ...argv]);
+  const end = argv.indexOf('--');
+  const options = end === -1 ? argv : argv.slice(0, end);
+  const rest = end === -1 ? [] : argv.slice(end);
+  return shellQuote(['company-data', ...options.filter((arg) => arg !== '--fresh'), ...rest]);
 }

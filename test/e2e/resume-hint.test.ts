@@ -1,0 +1,88 @@
+// The resume hint of an interrupted run is a command that continues it: running it as printed
+// pays only for what the first run did not buy. A `--fresh` run's hint must not repeat `--fresh`,
+// which would throw away the journal and pay again for every row.
+import { spawn } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { BIN, cleanEnv } from '../helpers/cli.js';
+import { sandboxAndDirForTests } from '../helpers/sandbox.js';
+
+let sandbox: SandboxHandle;
+let home: string;
+// 40 ms a lookup: 300 domains at concurrency 4 take 3 s, time enough to interrupt.
+sandboxAndDirForTests('cd-resume-hint-', { companies: 2000, latencyMs: 40 }, (s, d) => {
+  sandbox = s;
+  home = d;
+});
+
+const lookedUp = (from: number) =>
+  sandbox
+    .requests()
+    .slice(from)
+    .filter((r) => r.path.startsWith('/api/domains/'))
+    .map((r) => decodeURIComponent(r.path.slice('/api/domains/'.length)));
+
+describe('the resume hint after an interrupted --fresh run', () => {
+  it('drops --fresh, and running it as printed buys only what the first run did not', async () => {
+    const input = join(home, 'in.csv');
+    const output = join(home, 'out.csv');
+    const domains = sandbox.dataset.companies.slice(0, 300).map((c) => c.domain);
+    writeFileSync(input, `domain\n${domains.join('\n')}\n`);
+    // `company-data` on the PATH, as an installed package puts it there.
+    const path = join(home, 'path');
+    mkdirSync(path, { recursive: true });
+    symlinkSync(BIN, join(path, 'company-data'));
+    const env = cleanEnv({
+      PATH: `${path}:${process.env.PATH}`,
+      XDG_CONFIG_HOME: join(home, 'config'),
+      XDG_CACHE_HOME: join(home, 'cache'),
+      COMPANY_DATA_BASE_URL: sandbox.url,
+      COMPANY_DATA_API_KEY: sandbox.keys.full,
+    });
+    const before = sandbox.requests().length;
+    const args = ['enrich', '--input', input, '--output', output, '--fresh', '--concurrency', '4'];
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: home,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      stderr += d;
+    });
+    // Interrupted once some lookups have been answered.
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (lookedUp(before).length >= 40) {
+          clearInterval(poll);
+          child.kill('SIGINT');
+          resolve();
+        }
+      }, 10);
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(130);
+    const first = lookedUp(before);
+    expect(first.length).toBeLessThan(domains.length);
+
+    // Piped, the problem is one JSON line on stderr; its hint ends with the command.
+    const problem = JSON.parse(stderr.trim().split('\n').at(-1) as string);
+    expect(problem.code).toBe('interrupted');
+    const hint = /Resume with: (.*)$/.exec(problem.hint)?.[1];
+    expect(hint).toBeDefined();
+    expect(hint).not.toContain('--fresh');
+    expect(hint).toContain(`--input ${input}`);
+
+    const middle = sandbox.requests().length;
+    // Asynchronously: the sandbox answering it runs in this process.
+    const resumed = spawn('sh', ['-c', hint as string], { cwd: home, env, stdio: 'ignore' });
+    expect(await new Promise((resolve) => resumed.on('close', resolve))).toBe(0);
+    const second = lookedUp(middle);
+    // Every domain bought exactly once across the two runs.
+    const unique = new Set(domains).size;
+    expect(new Set([...first, ...second]).size).toBe(unique);
+    expect(first.length + second.length).toBe(unique);
+  });
+});
