@@ -17,6 +17,10 @@ export type LocalCode =
   | 'timeout' // no headers or body progress within --timeout, or the call deadline passed
   | 'retry_after_too_long' // Retry-After asks for more than we are willing to sleep
   | 'redirect_refused' // a redirect we will not follow with the key
+  | 'untrusted_certificate' // the server's certificate failed verification (issuer, dates, host)
+  | 'proxy_auth_required' // the proxy answered 407
+  | 'proxy_unreachable' // no connection could be made to the proxy
+  | 'http1_refused' // the server speaks HTTP/2 only
   | 'budget_exhausted' // the --budget of a batch is reached
   | 'too_many_failures' // a batch stopped after a long run of consecutive failures
   | 'interrupted' // SIGINT / SIGTERM
@@ -93,6 +97,16 @@ export function usageError(detail: string, hint?: string): Problem {
 
 const KEY_CODES = new Set(['invalid_api_key', 'api_key_restricted', 'upgrade_required']);
 const CREDIT_CODES = new Set(['insufficient_credits', 'max_credits_exceeded', 'budget_exhausted']);
+/**
+ * Set-up mistakes on the way to the service: no retry can fix them and the user can, so each is
+ * named with its cause, tried once, and exits 2 (docs/contract.md, "Set-up mistakes").
+ */
+export const SETUP_CODES: ReadonlySet<string> = new Set([
+  'untrusted_certificate',
+  'proxy_auth_required',
+  'proxy_unreachable',
+  'http1_refused',
+]);
 const INPUT_CODES = new Set([
   'usage_error',
   'invalid_input',
@@ -100,6 +114,7 @@ const INPUT_CODES = new Set([
   'config_error',
   'insecure_http',
   'redirect_refused',
+  ...SETUP_CODES,
 ]);
 const UNAVAILABLE_CODES = new Set([
   'unexpected_response',
@@ -154,6 +169,14 @@ const HINTS: Record<string, string> = {
   insecure_http:
     'Use https://, or pass --allow-insecure-http if you really mean to send the key in clear text.',
   redirect_refused: 'Point --base-url at the final address of the service.',
+  untrusted_certificate:
+    'If the service, or a proxy that inspects TLS, uses a private certificate authority, trust it with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (an expired certificate, or one for another host, must be fixed on the server); --allow-insecure-http is not the fix, and certificate checks always stay on.',
+  proxy_auth_required:
+    "Put the proxy's user name and password in the proxy URL, as in HTTPS_PROXY=http://user:password@proxy.example.com:3128 (percent-encode any @, : or / in them).",
+  proxy_unreachable:
+    'Start the proxy, correct the proxy variable, or unset it (or list the service in NO_PROXY) to connect directly.',
+  http1_refused:
+    "Point --base-url at an address that accepts HTTP/1.1 (the service's documented URL), or have the server accept HTTP/1.1 too.",
   too_many_failures: 'The service looks unavailable; re-run the same command later to resume.',
   internal_bug: 'This is a bug in company-data; re-run with --verbose and report the output.',
 };

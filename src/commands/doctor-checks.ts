@@ -3,7 +3,7 @@
 import { stat } from 'node:fs/promises';
 import { adaptErrors } from '../api/catalogs.js';
 import { CONTRACT_VERSION } from '../error-catalog.js';
-import { isProblem, Problem } from '../problem.js';
+import { isProblem, Problem, SETUP_CODES } from '../problem.js';
 import type { AuthHeader, Client, Config } from '../types.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip';
@@ -118,7 +118,10 @@ export async function reachability(client: Client, proxyNote: string | undefined
     };
   } catch (error) {
     const problem = asProblem(error);
-    const fix = proxyNote ? `${problem.hint} ${proxyNote}`.trim() : problem.hint;
+    // A set-up mistake names its own cause (the proxy, when it is the proxy); the route's note
+    // would only point elsewhere.
+    const fix =
+      proxyNote && !SETUP_CODES.has(problem.code) ? `${problem.hint} ${proxyNote}`.trim() : problem.hint;
     return {
       check: problemCheck('reachable', problem, fix || 'Check the base URL and the network.'),
       answered: false,

@@ -21,8 +21,10 @@ Calls: GET /api/errors (public) and GET /api/me (never charged); nothing else is
 A clock more than 60 s off the service's Date header is a warning, not a failure.
 
 Exit code: 0 when no check fails (warnings allowed); otherwise the exit code of the first
-failing check's problem: 2 settings or file permissions, 3 key or auth header, 5 service
-unreachable, 1 a contract version mismatch. -o json prints { ok, checks: [...] }.
+failing check's problem: 2 settings, file permissions or a set-up mistake on the way (an
+untrusted certificate, a proxy that wants credentials or is down, a server that refuses
+HTTP/1.1), 3 key or auth header, 5 service unreachable, 1 a contract version mismatch.
+-o json prints { ok, checks: [...] }.
 
 Examples:
   $ company-data --sandbox doctor

@@ -10,7 +10,7 @@ import type { ApiResponse, Client, Config, Credits, RequestOptions } from '../ty
 import { readCredits } from './credits.js';
 import { decodeBody } from './decode.js';
 import { makeRedactor, parseSuccess, problemFromError, problemFromResponse } from './problems.js';
-import { proxyFor, proxySettings } from './proxy-env.js';
+import { proxyFor, proxyRoute, proxySettings } from './proxy-env.js';
 import { parseRetryAfter, type RetryPolicy, retryDelayMs, retryPolicyFrom } from './retry.js';
 import { authHeaders, keyFor, pathAndQuery, resolveBaseUrl } from './target.js';
 import { CONNECT_TIMEOUT_MS, createDispatcher } from './transport.js';
@@ -199,7 +199,13 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
       if (error instanceof Problem) return { problem: error };
       const problem = problemFromError(
         error,
-        { target: call.base.host, timeoutMs, status: progress.status, received: progress.received },
+        {
+          target: call.base.host,
+          timeoutMs,
+          status: progress.status,
+          received: progress.received,
+          proxy: proxyRoute(call.base, proxies),
+        },
         redact,
       );
       log(`http: ${where} -> ${problem.code}: ${problem.detail} after ${ms} ms (${tag})`);

@@ -4,7 +4,9 @@
 import { catalogEntry } from '../error-catalog.js';
 import { Problem } from '../problem.js';
 import { oneLine, stripControl } from '../text.js';
+import type { ProxyRoute } from './proxy-env.js';
 import { parseRetryAfter } from './retry.js';
+import { setupProblem } from './setup-problems.js';
 
 export type Redact = (text: string) => string;
 
@@ -197,6 +199,8 @@ export interface ErrorContext {
   status?: number;
   /** Bytes of body received before the error. */
   received?: number;
+  /** The proxy the call went through, when it did. */
+  proxy?: ProxyRoute;
 }
 
 /** A problem for an error thrown by the transport (before or during the response). */
@@ -238,6 +242,8 @@ export function problemFromError(error: unknown, ctx: ErrorContext, redact: Reda
       source: 'network',
     });
   }
+  const setup = setupProblem(error, code, message, ctx);
+  if (setup) return setup;
   if (code === 'ECONNREFUSED')
     return make('network_error', `Connection refused by ${ctx.target}; is the service running there?`, true);
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED')

@@ -12,17 +12,28 @@ export interface ProxySettings {
   httpProxy?: string;
   httpsProxy?: string;
   noProxy?: string;
+  /** The variable each proxy was read from (`https_proxy` or `HTTPS_PROXY`, say), for messages. */
+  from?: { httpProxy?: string; httpsProxy?: string };
+}
+
+/** The proxy a call goes through, and the variable that named it. */
+export interface ProxyRoute {
+  url: string;
+  variable: string;
 }
 
 // `??`, as undici: a lower-case variable set to "" hides the upper-case one.
-const pick = (env: NodeJS.ProcessEnv, name: string): string | undefined =>
-  (env[name] ?? env[name.toUpperCase()]) || undefined;
+const which = (env: NodeJS.ProcessEnv, name: string): string =>
+  env[name] !== undefined ? name : name.toUpperCase();
 
 export function proxySettings(env: NodeJS.ProcessEnv): ProxySettings {
+  const http = which(env, 'http_proxy');
+  const https = which(env, 'https_proxy');
   return {
-    httpProxy: pick(env, 'http_proxy'),
-    httpsProxy: pick(env, 'https_proxy'),
+    httpProxy: env[http] || undefined,
+    httpsProxy: env[https] || undefined,
     noProxy: env.no_proxy ?? env.NO_PROXY,
+    from: { httpProxy: http, httpsProxy: https },
   };
 }
 
@@ -48,9 +59,38 @@ export function bypassedByNoProxy(url: URL, noProxy: string): boolean {
 
 /** The proxy a call to `url` goes through, or undefined when it goes direct. */
 export function proxyFor(url: URL, settings: ProxySettings): string | undefined {
-  const proxy = url.protocol === 'https:' ? (settings.httpsProxy ?? settings.httpProxy) : settings.httpProxy;
+  return proxyRoute(url, settings)?.url;
+}
+
+/** The proxy a call to `url` goes through and the variable it came from; undefined when direct. */
+export function proxyRoute(url: URL, settings: ProxySettings): ProxyRoute | undefined {
+  const key = url.protocol === 'https:' && settings.httpsProxy ? 'httpsProxy' : 'httpProxy';
+  const proxy = settings[key];
   if (!proxy || bypassedByNoProxy(url, settings.noProxy ?? '')) return undefined;
-  return proxy;
+  return {
+    url: proxy,
+    variable: settings.from?.[key] ?? (key === 'httpsProxy' ? 'HTTPS_PROXY' : 'HTTP_PROXY'),
+  };
+}
+
+/** host:port of a proxy URL, without its user name or password. */
+export function proxyHost(raw: string): string {
+  try {
+    const url = new URL(raw);
+    return url.port ? url.host : `${url.host}:${DEFAULT_PORTS[url.protocol] ?? ''}`.replace(/:$/, '');
+  } catch {
+    return redactProxy(raw);
+  }
+}
+
+/** Whether a proxy URL carries a user name or password. */
+export function proxyHasCredentials(raw: string): boolean {
+  try {
+    const url = new URL(raw);
+    return Boolean(url.username || url.password);
+  } catch {
+    return raw.includes('@');
+  }
 }
 
 /** A proxy URL without its password or user name: they are secrets like the key. */

@@ -139,5 +139,8 @@ describe('exit codes of DESIGN.md', () => {
     expect(exitCodeFor(new Problem({ code: 'insufficient_credits' }))).toBe(4);
     for (const code of ['invalid_api_key', 'api_key_restricted', 'upgrade_required'])
       expect(exitCodeFor(new Problem({ code })), code).toBe(3);
+    // Set-up mistakes (test/commands/setup-mistakes.test.ts): fix, then re-run.
+    for (const code of ['untrusted_certificate', 'proxy_auth_required', 'proxy_unreachable', 'http1_refused'])
+      expect(exitCodeFor(new Problem({ code })), code).toBe(2);
   });
 });

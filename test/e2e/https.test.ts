@@ -1,7 +1,9 @@
 // The real service is HTTPS. One-shot calls and a batch's are run through a TLS front (a test
 // certificate for 127.0.0.1) to the sandbox: the CA named by NODE_EXTRA_CA_CERTS is trusted, an
-// unknown certificate is a clear TLS failure, a batch's later connections resume the TLS session
-// of its first, and through a proxy the calls go in a CONNECT tunnel.
+// unknown certificate, or a trusted one for another host, is named as such (exit 2, not
+// retried), a batch's later connections resume the TLS session of its first, and through a proxy
+// the calls go in a CONNECT tunnel.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -125,14 +127,60 @@ describe('over HTTPS', () => {
     }
   });
 
-  it('an unknown certificate is a TLS failure, exit 5, not retried', async () => {
+  it('an unknown certificate is named with its fix, exit 2, not retried', async () => {
     const before = refusedHandshakes;
-    const result = await runCli(['--base-url', base, '-o', 'json', 'me'], { env: env() });
-    expect(result.code).toBe(5);
+    const result = await runCli(['--base-url', base, '--retries', '3', '-o', 'json', 'me'], { env: env() });
+    expect(result.code).toBe(2);
     expect(refusedHandshakes - before).toBe(1);
-    const problem = JSON.parse(result.stderr);
-    expect(problem.code).toBe('network_error');
-    expect(problem.detail).toMatch(/TLS failure talking to 127\.0\.0\.1:\d+ \(\w+\)/);
+    expect(JSON.parse(result.stderr)).toEqual({
+      code: 'untrusted_certificate',
+      status: 0,
+      title: 'Untrusted certificate',
+      detail: `The certificate of ${new URL(base).host} is not signed by an authority this machine trusts (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate).`,
+      retryable: false,
+      hint: 'If the service, or a proxy that inspects TLS, uses a private certificate authority, trust it with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (an expired certificate, or one for another host, must be fixed on the server); --allow-insecure-http is not the fix, and certificate checks always stay on.',
+    });
     expect(result.stdout).toBe('');
+  });
+
+  it('a trusted certificate for another host is named as such, exit 2, not retried', async (t) => {
+    try {
+      execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    } catch {
+      t.skip('openssl is not installed: no certificate for another host can be made');
+    }
+    // Made here: a certificate authority for another name, trusted with NODE_EXTRA_CA_CERTS below.
+    const dir = mkdtempSync(join(home, 'other-host-'));
+    const key = '-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout key.pem';
+    const name = '-subj /CN=other.invalid -addext subjectAltName=DNS:other.invalid';
+    execFileSync(
+      'openssl',
+      `req -x509 ${key} -out cert.pem -days 2 ${name} -addext basicConstraints=critical,CA:TRUE`.split(' '),
+      { cwd: dir, stdio: 'ignore' },
+    );
+    const other = createServer(
+      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+      (_req, res) => res.end('{}'),
+    );
+    let connections = 0;
+    other.on('connection', () => connections++);
+    other.on('tlsClientError', () => {});
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const host = `127.0.0.1:${(other.address() as AddressInfo).port}`;
+      const result = await runCli(['--base-url', `https://${host}`, '--retries', '3', '-o', 'json', 'me'], {
+        env: env({ NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') }),
+      });
+      expect(result.code).toBe(2);
+      expect(JSON.parse(result.stderr)).toMatchObject({
+        code: 'untrusted_certificate',
+        detail: `The certificate of ${host} is for another host (ERR_TLS_CERT_ALTNAME_INVALID: Hostname/IP does not match certificate's altnames: IP: 127.0.0.1 is not in the cert's list:); check --base-url.`,
+        retryable: false,
+      });
+      expect(connections).toBe(1);
+    } finally {
+      other.closeAllConnections();
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
   });
 });

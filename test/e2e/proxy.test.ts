@@ -4,6 +4,7 @@
 // service is plain http://, so the proxy is asked with absolute URIs, never with a CONNECT
 // (docs/contract.md, "Proxies").
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunResult, runCli } from '../helpers/cli.js';
@@ -120,5 +121,33 @@ describe('through HTTP_PROXY, as direct', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ domain: 'acme-shoes.com', found: true });
     expect(proxy.forwarded).toEqual([]);
     expect(proxy.tunnels).toEqual([]);
+  });
+});
+
+describe('a proxy that is not there', () => {
+  it('is named with its variable, exit 2, and the call is not retried', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const dir = mkdtempSync(join(home, 'run-'));
+    const r = await runCli(['-v', '--base-url', sandbox.url, '--retries', '3', '-o', 'json', 'me'], {
+      env: {
+        ...NO_PROXY_ENV,
+        HTTP_PROXY: `http://127.0.0.1:${port}`,
+        COMPANY_DATA_API_KEY: sandbox.keys.full,
+        XDG_CONFIG_HOME: join(dir, 'config'),
+        XDG_CACHE_HOME: join(dir, 'cache'),
+      },
+    });
+    expect(r.code).toBe(2);
+    const said = r.stderr.trim().split('\n');
+    expect(JSON.parse(said.at(-1) ?? '')).toMatchObject({
+      code: 'proxy_unreachable',
+      detail: `The proxy 127.0.0.1:${port} (from HTTP_PROXY) refused the connection: nothing listens there, so ${new URL(sandbox.url).host} was not reached.`,
+      retryable: false,
+    });
+    expect(said.filter((line) => /\(attempt \d+\/4\)/.test(line))).toHaveLength(1);
+    expect(r.stdout).toBe('');
   });
 });

@@ -4,7 +4,9 @@
 // - a CONNECT (what a client sends for an https:// service) is tunnelled.
 // Whatever host a request names, the proxy connects to that port on 127.0.0.1, so a test can use
 // a name only the proxy "knows" (`service.invalid:4100` reaches 127.0.0.1:4100).
-import { createServer, request } from 'node:http';
+// Started with `credentials`, it answers 407 to any request or CONNECT without them in
+// Proxy-Authorization (Basic), as a proxy that wants a user name and password does.
+import { createServer, type IncomingMessage, request } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 
 export interface ForwardProxy {
@@ -13,8 +15,19 @@ export interface ForwardProxy {
   forwarded: string[];
   /** `host:port` of each CONNECT tunnel opened. */
   tunnels: string[];
+  /** Requests and CONNECTs answered 407 (wrong or missing credentials), in order. */
+  refused: string[];
+  /** TCP connections accepted. */
+  connections(): number;
   close(): Promise<void>;
 }
+
+export interface ForwardProxyOptions {
+  /** `user:password` the proxy demands (Basic), answering 407 without them. */
+  credentials?: string;
+}
+
+const CHALLENGE = 'Basic realm="test proxy"';
 
 // Hop-by-hop headers (RFC 9110 7.6.1) and the proxy's own are not passed on.
 const HOP_BY_HOP = new Set([
@@ -28,12 +41,26 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
-export async function startForwardProxy(): Promise<ForwardProxy> {
+export async function startForwardProxy(options: ForwardProxyOptions = {}): Promise<ForwardProxy> {
   const forwarded: string[] = [];
   const tunnels: string[] = [];
+  const refused: string[] = [];
   const sockets = new Set<Socket>();
+  let connections = 0;
+  const expected = options.credentials
+    ? `Basic ${Buffer.from(options.credentials).toString('base64')}`
+    : undefined;
+  const authorised = (req: IncomingMessage) => {
+    if (!expected || req.headers['proxy-authorization'] === expected) return true;
+    refused.push(`${req.method} ${req.url}`);
+    return false;
+  };
 
   const proxy = createServer((req, res) => {
+    if (!authorised(req)) {
+      res.writeHead(407, { 'proxy-authenticate': CHALLENGE, 'content-type': 'text/plain' }).end('auth\n');
+      return;
+    }
     let target: URL;
     try {
       target = new URL(req.url ?? '');
@@ -74,7 +101,17 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
     req.pipe(onward);
   });
 
+  proxy.on('connection', () => {
+    connections++;
+  });
+
   proxy.on('connect', (req, socket: Socket) => {
+    if (!authorised(req)) {
+      socket.end(
+        `HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: ${CHALLENGE}\r\nContent-Length: 0\r\n\r\n`,
+      );
+      return;
+    }
     const hostPort = req.url ?? '';
     tunnels.push(hostPort);
     sockets.add(socket);
@@ -93,6 +130,8 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     forwarded,
     tunnels,
+    refused,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

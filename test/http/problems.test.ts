@@ -152,11 +152,59 @@ describe('problemFromError', () => {
     ['UND_ERR_BODY_TIMEOUT', 'timeout', true],
     ['UND_ERR_CONNECT_TIMEOUT', 'timeout', true],
     ['ENOTFOUND', 'network_error', false],
-    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'network_error', false],
+    ['ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE', 'network_error', false],
   ])('%s -> %s (retryable %s)', (code, problemCode, retryable) => {
     const p = problemFromError(err(code), ctx, redact);
     expect(p).toMatchObject({ code: problemCode, retryable, source: 'network' });
     expect(p.exitCode).toBe(5);
+  });
+
+  // Set-up mistakes: tried once, exit 2. The servers behind them are in
+  // test/commands/setup-mistakes.test.ts; these are the variants no loopback server gives.
+  const viaProxy = { ...ctx, proxy: { url: 'http://u:pw@proxy.example:3128', variable: 'https_proxy' } };
+  it.each([
+    [
+      'SELF_SIGNED_CERT_IN_CHAIN',
+      ctx,
+      'untrusted_certificate',
+      /not signed by an authority this machine trusts/,
+    ],
+    ['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', ctx, 'untrusted_certificate', /not signed by an authority/],
+    ['CERT_NOT_YET_VALID', ctx, 'untrusted_certificate', /is not valid yet .*clock/],
+    ['CERT_REVOKED', ctx, 'untrusted_certificate', /was refused \(CERT_REVOKED/],
+    [
+      'ENOTFOUND',
+      viaProxy,
+      'proxy_unreachable',
+      /^The proxy proxy\.example:3128 \(from https_proxy\) cannot be found/,
+    ],
+    [
+      'EHOSTUNREACH',
+      viaProxy,
+      'proxy_unreachable',
+      /cannot be reached \(EHOSTUNREACH\), so 127\.0\.0\.1:9 was not/,
+    ],
+  ])('%s -> %s', (code, context, problemCode, detail) => {
+    const p = problemFromError(err(code), context, redact);
+    expect(p).toMatchObject({ code: problemCode, retryable: false, source: 'network' });
+    expect(p.detail).toMatch(detail);
+    expect(p.detail).not.toContain('pw');
+    expect(p.exitCode).toBe(2);
+  });
+
+  it('names a 407 even without knowing the proxy, and says which credentials were refused', () => {
+    const plain = err('UND_ERR_INVALID_ARG', 'Proxy Authentication Required (407)');
+    expect(problemFromError(plain, ctx, redact)).toMatchObject({
+      code: 'proxy_auth_required',
+      detail: 'A proxy on the way asks for a user name and password (HTTP 407).',
+    });
+    const tunnel = err('UND_ERR_ABORTED', 'Proxy response (407) !== 200 when HTTP Tunneling');
+    expect(problemFromError(tunnel, viaProxy, redact).detail).toBe(
+      'The proxy proxy.example:3128 (from https_proxy) refused the user name and password in https_proxy (HTTP 407).',
+    );
+    // Another refusal of a tunnel is not about credentials.
+    const forbidden = err('UND_ERR_ABORTED', 'Proxy response (403) !== 200 when HTTP Tunneling');
+    expect(problemFromError(forbidden, viaProxy, redact).code).toBe('network_error');
   });
 
   it('finds the code inside an AggregateError', () => {
