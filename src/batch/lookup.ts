@@ -11,7 +11,7 @@ import {
   type EnrichQuery,
   type EnrichResponse,
 } from '../api/domains.js';
-import { isProblem, Problem } from '../problem.js';
+import { isProblem, Problem, SETUP_CODES } from '../problem.js';
 import type { Client } from '../types.js';
 import type { Budget, Reservation } from './budget.js';
 import type { RowResult } from './output.js';
@@ -75,7 +75,9 @@ const ABORT_CODES = new Set([
   'field_not_available_for_capability',
   'config_error',
   'insecure_http',
-  'redirect_refused',
+  // An untrusted certificate, a proxy that wants credentials or is down, a server without
+  // HTTP/1.1: the same for every row.
+  ...SETUP_CODES,
 ]);
 const STOP_CODES = new Set<StopReason>(['insufficient_credits', 'max_credits_exceeded']);
 
@@ -296,8 +298,10 @@ export class Lookups {
       return row;
     }
     // Only "the service is not answering" counts towards stopping the run; a 4xx about this one
-    // domain says the service is up.
-    const unavailable = problem.exitCode === 5 || problem.code === 'internal_bug';
+    // domain says the service is up. A redirect is this row's error (one domain may be moved), but
+    // a base URL that redirects every call must not fail the whole file row by row.
+    const unavailable =
+      problem.exitCode === 5 || problem.code === 'internal_bug' || problem.code === 'redirect_refused';
     scheduler.release(slot, unavailable ? 'failure' : 'success');
     if (unavailable && scheduler.consecutiveFailures >= this.options.maxConsecutiveFailures) {
       this.stop('too_many_failures');
