@@ -88,8 +88,11 @@ export function buildProgram(invocation: Invocation = newInvocation([])): Comman
     .configureOutput({
       writeOut: (text) => stdout().write(text),
       writeErr: (text) => stderr().write(text),
+      // A usage error is held until main() knows whether it is reported as text or as JSON.
+      outputError: (text) => {
+        invocation.usageError = (invocation.usageError ?? '') + text;
+      },
     })
-    .showHelpAfterError('(add --help for usage)')
     .exitOverride();
   program.addHelpText(
     'after',
@@ -144,7 +147,9 @@ export async function main(argv: string[], surroundings: Surroundings = {}): Pro
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are "errors" only to exitOverride; Commander already printed them.
-      return error.exitCode === 0 ? 0 : 2;
+      if (error.exitCode === 0) return 0;
+      await reportUsageError(invocation.usageError ?? `${error.message}\n`, program, invocation);
+      return 2;
     }
     return await reportFailure(error, program.opts() as GlobalFlags, invocation);
   } finally {
@@ -177,10 +182,40 @@ function ignoreClosedReader(error: NodeJS.ErrnoException): void {
   if (error.code !== 'EPIPE') throw error;
 }
 
+/**
+ * The format a failure is reported in when the settings may not have been read (a usage error,
+ * settings that fail to resolve): the flag, the environment, else JSON when stdout is not a
+ * terminal, as for results.
+ */
+function failureFormat(invocation: Invocation, flags: GlobalFlags): string {
+  const chosen =
+    invocation.context?.config.format.value ?? flags.format ?? invocation.env.COMPANY_DATA_FORMAT;
+  if (chosen) return chosen;
+  const stdout = invocation.streams.stdout ?? process.stdout;
+  return (stdout as { isTTY?: boolean }).isTTY ? 'table' : 'json';
+}
+
+/** Commander's message as it wrote it, or one JSON problem line for scripts asking for JSON. */
+async function reportUsageError(text: string, program: Command, invocation: Invocation): Promise<void> {
+  const flags = program.opts() as GlobalFlags;
+  const format = failureFormat(invocation, flags);
+  const io = await ioOf(invocation, flags);
+  if (format !== 'json' && format !== 'ndjson') {
+    io.stderr.write(`${text}(add --help for usage)\n`);
+    return;
+  }
+  const [{ reportProblem }, { usageError }] = await Promise.all([
+    import('./output/problem.js'),
+    import('./problem.js'),
+  ]);
+  const detail = text.trim().replace(/^error: /, '');
+  reportProblem(io, usageError(detail, 'Add --help for usage.'), format);
+}
+
 async function reportFailure(error: unknown, flags: GlobalFlags, invocation: Invocation): Promise<number> {
   const { reportProblem } = await import('./output/problem.js');
   const io = await ioOf(invocation, flags);
-  const format = invocation.context?.config.format.value ?? flags.format;
+  const format = failureFormat(invocation, flags);
   const problem =
     error instanceof Problem
       ? error

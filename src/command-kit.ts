@@ -25,6 +25,8 @@ export interface Invocation {
   exitCode: number;
   /** The program being run, with every command registered (completion reads it). */
   program?: Command;
+  /** Commander's message for a usage error, held until main() reports it. */
+  usageError?: string;
   /** The IO of this run, once a command made one (failures are reported through it). */
   io?: IO;
   context?: Context;

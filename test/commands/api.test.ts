@@ -2,7 +2,7 @@
 // every format but NDJSON, the credits on stderr in a terminal, and the local checks on the path,
 // the query and the body.
 import { describe, it } from 'vitest';
-import { type CommandCase, expectCase, lines } from '../helpers/command-cases.js';
+import { type CommandCase, expectCase, lines, usageLine } from '../helpers/command-cases.js';
 
 const ACCOUNT = lines(
   '{',
@@ -242,9 +242,8 @@ const cases: CommandCase[] = [
     tty: false,
     wantCode: 2,
     wantStdout: '',
-    wantStderr: lines(
-      `error: command-argument value 'FETCH' is invalid for argument 'method'. method must be one of GET, POST, PUT, PATCH, DELETE, got "FETCH"`,
-      '(add --help for usage)',
+    wantStderr: usageLine(
+      `command-argument value 'FETCH' is invalid for argument 'method'. method must be one of GET, POST, PUT, PATCH, DELETE, got "FETCH"`,
     ),
   },
 ];

@@ -4,7 +4,7 @@
 // The sandbox's "shoes" segment has 125 companies, 120 of them with a country: US 44, GB 16,
 // DE 12, and 48 over 19 other values. A bar's length is its share over the largest share drawn.
 import { describe, it } from 'vitest';
-import { type CommandCase, expectCase, lines } from '../helpers/command-cases.js';
+import { type CommandCase, expectCase, lines, usageLine } from '../helpers/command-cases.js';
 
 const SEGMENT = 'companies matching "shoes": 125 companies';
 const COVERAGE = 'country coverage: 96.0% (120 with a value, 5 missing)';
@@ -171,7 +171,7 @@ const cases: CommandCase[] = [
     tty: false,
     wantCode: 2,
     wantStdout: '',
-    wantStderr: lines("error: missing required argument 'field'", '(add --help for usage)'),
+    wantStderr: usageLine("missing required argument 'field'"),
   },
 ];
 

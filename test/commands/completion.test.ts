@@ -3,7 +3,7 @@
 // scripts (some 240 lines each, mostly the help texts of every option) are compared whole between a
 // terminal and a pipe, and exactly in their header and in the catalog-dependent functions.
 import { describe, expect, it } from 'vitest';
-import { type CommandCase, DIR, expectCase, lines, runCase } from '../helpers/command-cases.js';
+import { type CommandCase, DIR, expectCase, lines, runCase, usageLine } from '../helpers/command-cases.js';
 
 const DEFAULTS_SOURCE =
   'defaults: the sandbox ids of docs/contract.md (no cached catalog found; run `company-data products` and `company-data fields` once, then regenerate)';
@@ -198,7 +198,7 @@ const cases: CommandCase[] = [
     tty: false,
     wantCode: 2,
     wantStdout: '',
-    wantStderr: lines("error: missing required argument 'shell'", '(add --help for usage)'),
+    wantStderr: usageLine("missing required argument 'shell'"),
   },
 ];
 

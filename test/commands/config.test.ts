@@ -1,7 +1,7 @@
 // `config`: show (where each setting comes from), path, set, unset and set-key (the key from
 // stdin, piped or typed unechoed on a terminal), with the config file's exact contents and mode.
 import { describe, it } from 'vitest';
-import { type CommandCase, DIR, expectCase, lines } from '../helpers/command-cases.js';
+import { type CommandCase, DIR, expectCase, lines, usageLine } from '../helpers/command-cases.js';
 
 const CONFIG_FILE = `${DIR}/config/company-data/config.json`;
 const CONFIG = 'config/company-data/config.json';
@@ -191,10 +191,9 @@ const set: CommandCase[] = [
     tty: false,
     wantCode: 2,
     wantStdout: '',
-    wantStderr: lines(
-      'error: Usage error (usage_error)',
-      '  unknown setting "api-key"; choose one of base-url, auth-header, format, timeout, retries',
-      '  The key is stored with `company-data config set-key` (read from stdin).',
+    wantStderr: usageLine(
+      'unknown setting "api-key"; choose one of base-url, auth-header, format, timeout, retries',
+      'The key is stored with `company-data config set-key` (read from stdin).',
     ),
     wantFiles: { [CONFIG]: null },
   },
@@ -289,10 +288,7 @@ const setKey: CommandCase[] = [
     stdin: 'cd_live key\n',
     wantCode: 2,
     wantStdout: '',
-    wantStderr: lines(
-      'error: Usage error (usage_error)',
-      '  the API key must be a single word without spaces or line breaks',
-    ),
+    wantStderr: usageLine('the API key must be a single word without spaces or line breaks', ''),
     wantFiles: { [CONFIG]: null },
   },
 ];

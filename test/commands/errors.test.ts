@@ -1,7 +1,7 @@
 // `errors`: the service's problem codes: a table under the contract line on a terminal, the
 // catalog as received piped, NDJSON and CSV.
 import { describe, it } from 'vitest';
-import { CLOSED_URL, type CommandCase, expectCase, lines } from '../helpers/command-cases.js';
+import { CLOSED_URL, type CommandCase, expectCase, lines, usageLine } from '../helpers/command-cases.js';
 
 type Entry = [code: string, status: number, title: string, detail: string, retryable: boolean];
 
@@ -240,10 +240,7 @@ const cases: CommandCase[] = [
     wantStdout: '',
     // Text although stdout is a pipe: the settings that would have chosen JSON failed to resolve,
     // and reportFailure (src/cli.ts) then knows only an explicit --format.
-    wantStderr: lines(
-      'error: Usage error (usage_error)',
-      '  --retries: retries must be a whole number from 0 to 10, got "11"',
-    ),
+    wantStderr: usageLine('--retries: retries must be a whole number from 0 to 10, got "11"', ''),
   },
 ];
 

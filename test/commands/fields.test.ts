@@ -1,7 +1,7 @@
 // `fields`: the fields catalog as a table (filter summary, facet, credits), as received piped, the
 // CSV columns, the selections (--product, --facets), and an empty selection.
 import { describe, it } from 'vitest';
-import { type CommandCase, expectCase, lines } from '../helpers/command-cases.js';
+import { type CommandCase, expectCase, lines, usageLine } from '../helpers/command-cases.js';
 
 const lead = (name: string, description: string) => ({
   name,
@@ -111,7 +111,7 @@ const cases: CommandCase[] = [
     tty: false,
     wantCode: 2,
     wantStdout: '',
-    wantStderr: lines("error: option '--product <id>' argument missing", '(add --help for usage)'),
+    wantStderr: usageLine("option '--product <id>' argument missing"),
   },
 ];
 

@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
+import { usageLine } from '../helpers/command-cases.js';
 import { runInProcess } from '../helpers/in-process.js';
 
 function commandPaths(command: Command, prefix: string[] = []): string[][] {
@@ -56,10 +57,26 @@ describe('help <command>', () => {
   });
 
   it.each([
-    [['help', 'nope'], "error: unknown command 'nope'\n(add --help for usage)\n"],
-    [['help', 'config', 'nope'], "error: unknown command 'nope' of 'config'\n(add --help for usage)\n"],
-  ])('%j is a usage error naming the command', async (argv, stderr) => {
-    expect(await runInProcess(argv)).toEqual({ code: 2, stdout: '', stderr });
+    [['help', 'nope'], "unknown command 'nope'"],
+    [['help', 'config', 'nope'], "unknown command 'nope' of 'config'"],
+  ])(
+    '%j is a usage error naming the command: text on a terminal, one JSON line piped',
+    async (argv, detail) => {
+      expect(await runInProcess(argv, { tty: true })).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: ${detail}\n(add --help for usage)\n`,
+      });
+      expect(await runInProcess(argv)).toEqual({ code: 2, stdout: '', stderr: usageLine(detail) });
+    },
+  );
+
+  it.each([['json'], ['ndjson']])('-o %s: a usage error is one JSON line even on a terminal', async (format) => {
+    expect(await runInProcess(['-o', format, 'search', '--bogus'], { tty: true })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: usageLine("unknown option '--bogus'"),
+    });
   });
 
   it('help enrich shows the options and examples, not only a usage line', async () => {

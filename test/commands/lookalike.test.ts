@@ -1,7 +1,7 @@
 // `lookalike`: the ranked table on a terminal (scores rounded, "why" with --evidence), the whole
 // response piped, CSV and NDJSON, a seed without lookalikes, and the checks before sending.
 import { describe, it } from 'vitest';
-import { type CommandCase, expectCase, KEYS, lines } from '../helpers/command-cases.js';
+import { type CommandCase, expectCase, KEYS, lines, usageLine } from '../helpers/command-cases.js';
 
 const cases: CommandCase[] = [
   {
@@ -137,9 +137,8 @@ const cases: CommandCase[] = [
     tty: false,
     wantCode: 2,
     wantStdout: '',
-    wantStderr: lines(
-      `error: option '-k <n>' argument '0' is invalid. -k must be a whole number between 1 and 100, got "0"`,
-      '(add --help for usage)',
+    wantStderr: usageLine(
+      `option '-k <n>' argument '0' is invalid. -k must be a whole number between 1 and 100, got "0"`,
     ),
   },
   {

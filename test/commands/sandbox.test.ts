@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { KEYS, lines } from '../helpers/command-cases.js';
+import { KEYS, lines, usageLine } from '../helpers/command-cases.js';
 import { type InProcessResult, runInProcess } from '../helpers/in-process.js';
 import { call } from '../helpers/sandbox.js';
 
@@ -116,9 +116,8 @@ const cases: SandboxCase[] = [
     wantCode: 2,
     wantStdout: () => '',
     wantStderr: () =>
-      lines(
-        `error: option '--fault-rate <p>' argument '2' is invalid. --fault-rate must be a number between 0 and 1, got "2"`,
-        '(add --help for usage)',
+      usageLine(
+        `option '--fault-rate <p>' argument '2' is invalid. --fault-rate must be a number between 0 and 1, got "2"`,
       ),
   },
   {

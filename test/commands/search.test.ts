@@ -1,7 +1,7 @@
 // `search`: a table on a terminal, the response document piped, the other formats, and the checks
 // made before anything is sent.
 import { describe, it } from 'vitest';
-import { type CommandCase, expectCase, KEYS, lines } from '../helpers/command-cases.js';
+import { type CommandCase, expectCase, KEYS, lines, usageLine } from '../helpers/command-cases.js';
 
 const cases: CommandCase[] = [
   {
@@ -160,9 +160,8 @@ const cases: CommandCase[] = [
     tty: false,
     wantCode: 2,
     wantStdout: '',
-    wantStderr: lines(
-      `error: option '--limit <n>' argument '0' is invalid. --limit must be a whole number between 1 and 1000, got "0"`,
-      '(add --help for usage)',
+    wantStderr: usageLine(
+      `option '--limit <n>' argument '0' is invalid. --limit must be a whole number between 1 and 1000, got "0"`,
     ),
   },
   {

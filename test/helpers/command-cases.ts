@@ -181,3 +181,9 @@ export async function expectCase(c: CommandCase): Promise<void> {
 export function lines(...text: string[]): string {
   return `${text.join('\n')}\n`;
 }
+
+/** A usage problem as one JSON line on stderr, as it is reported when stdout is not a terminal. */
+export function usageLine(detail: string, hint = 'Add --help for usage.'): string {
+  const problem = { code: 'usage_error', status: 0, title: 'Usage error', detail, retryable: false, hint };
+  return `${JSON.stringify(problem)}\n`;
+}
