@@ -71,13 +71,16 @@ describe('help <command>', () => {
     },
   );
 
-  it.each([['json'], ['ndjson']])('-o %s: a usage error is one JSON line even on a terminal', async (format) => {
-    expect(await runInProcess(['-o', format, 'search', '--bogus'], { tty: true })).toEqual({
-      code: 2,
-      stdout: '',
-      stderr: usageLine("unknown option '--bogus'"),
-    });
-  });
+  it.each([['json'], ['ndjson']])(
+    '-o %s: a usage error is one JSON line even on a terminal',
+    async (format) => {
+      expect(await runInProcess(['-o', format, 'search', '--bogus'], { tty: true })).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: usageLine("unknown option '--bogus'"),
+      });
+    },
+  );
 
   it('help enrich shows the options and examples, not only a usage line', async () => {
     const { stdout } = await runInProcess(['help', 'enrich']);
