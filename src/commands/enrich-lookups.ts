@@ -1,11 +1,13 @@
-// `company-data enrich <domain...>`: a few lookups, shown as a record (one domain) or a table
-// (several), with the credits on stderr.
+// `company-data enrich <domain...>`: a few lookups. On a terminal, a record (one domain) or a table
+// (several), with the credits on stderr. For scripts, one shape however many domains were given
+// (docs/contract.md, "Output of enrich <domain>"): -o json is { results: [...], credits }, like
+// search and lookalike; -o ndjson and -o csv give one row per domain, each with credits_charged.
 import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
 import { type EnrichQuery, enrichDomain } from '../api/domains.js';
 import type { DomainResult } from '../api/types.js';
 import { checkMaxCredits, resolveSelection, type Selection } from '../batch/selection.js';
 import { normaliseDomain } from '../domain.js';
-import { formatOf, printCredits, printList, printRecord } from '../output/format.js';
+import { formatOf, printCredits, printJson, printList, printRecord } from '../output/format.js';
 import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
 import type { Context } from '../types.js';
@@ -60,29 +62,40 @@ export async function runLookups(
     maxCredits: flags.maxCredits,
   };
   const results: DomainResult[] = [];
+  const costs: Array<number | undefined> = [];
   let charged: number | undefined;
   let remaining: number | undefined;
   for (const domain of domains) {
     const { result, credits } = await enrichDomain(ctx, domain, query, { onRetry: catalogRetryHook(ctx) });
     results.push(result);
     const cost = result.charged ?? credits.charged;
+    costs.push(cost);
     if (cost !== undefined) charged = (charged ?? 0) + cost;
     if (credits.remaining !== undefined) remaining = credits.remaining;
   }
 
-  const table = formatOf(ctx) === 'table';
+  const format = formatOf(ctx);
   for (const result of results) {
     if (!result.found) ctx.io.info(`no record for ${oneLine(result.domain)}; nothing charged`);
   }
-  if (results.length === 1) {
-    const [only] = results;
-    // A person reads "no record" on stderr; a script gets the found: false object on stdout.
-    if (only.found || !table) printRecord(ctx, rowOf(only, !table));
-  } else {
-    const fields = selection?.resultFields.filter((f) => f !== 'domain');
-    const rows = results.map((r) => rowOf(r, true));
-    printList(ctx, rows, fields ? { columns: ['domain', 'found', ...fields] } : {});
+  const fields = selection?.resultFields.filter((f) => f !== 'domain');
+  if (format === 'table') {
+    if (results.length === 1) {
+      // A person reads "no record" on stderr.
+      if (results[0].found) printRecord(ctx, rowOf(results[0], false));
+    } else {
+      const rows = results.map((r) => rowOf(r, true));
+      printList(ctx, rows, fields ? { columns: ['domain', 'found', ...fields] } : {});
+    }
+    printCredits(ctx, { charged, remaining });
+    return 0;
   }
-  printCredits(ctx, { charged, remaining });
+  const rows = results.map((r, i) => ({ ...rowOf(r, true), credits_charged: costs[i] ?? null }));
+  if (format === 'json')
+    printJson(ctx, { results: rows, credits: { charged: charged ?? null, remaining: remaining ?? null } });
+  else {
+    const columns = fields ? ['domain', 'found', ...fields, 'credits_charged'] : undefined;
+    printList(ctx, rows, columns ? { columns } : {});
+  }
   return 0;
 }

@@ -15,15 +15,18 @@ const ACME_RECORD = lines(
   '└────────────────┴────────────────┘',
 );
 
-const ACME_JSON = [
-  '  "domain": "acme-shoes.com",',
-  '  "found": true,',
-  '  "company_name": "Acme Shoes",',
-  '  "country": "US",',
-  '  "site_category": "fashion",',
-  '  "employee_range": "51-200",',
-  '  "founded_year": 2009',
-];
+const ACME = {
+  domain: 'acme-shoes.com',
+  found: true,
+  company_name: 'Acme Shoes',
+  country: 'US',
+  site_category: 'fashion',
+  employee_range: '51-200',
+  founded_year: 2009,
+};
+
+/** What `-o json` prints: the value, indented by two spaces, and a newline. */
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 const NO_KEY_HINT =
   'Replace the key: set COMPANY_DATA_API_KEY, pass --api-key-file, or run `company-data config set-key`.';
@@ -64,11 +67,14 @@ const cases: CommandCase[] = [
     wantStderr: lines('Credits: charged 1, balance 999,999'),
   },
   {
-    name: 'one domain piped: the record as JSON with found, nothing on stderr',
+    name: 'one domain piped: { results, credits } as JSON, nothing on stderr',
     argv: ['enrich', 'acme-shoes.com'],
     tty: false,
     wantCode: 0,
-    wantStdout: lines('{', ...ACME_JSON, '}'),
+    wantStdout: json({
+      results: [{ ...ACME, credits_charged: 1 }],
+      credits: { charged: 1, remaining: 999_999 },
+    }),
     wantStderr: '',
   },
   {
@@ -107,26 +113,26 @@ const cases: CommandCase[] = [
     wantStderr: lines('Credits: charged 2, balance 999,998'),
   },
   {
-    name: 'two domains piped: a JSON array',
+    name: 'two domains piped: the same shape, a result each',
     argv: ['enrich', 'acme-shoes.com', 'globex.io'],
     tty: false,
     wantCode: 0,
-    wantStdout: lines(
-      '[',
-      '  {',
-      ...ACME_JSON.map((line) => `  ${line}`),
-      '  },',
-      '  {',
-      '    "domain": "globex.io",',
-      '    "found": true,',
-      '    "company_name": "Globex Corporation",',
-      '    "country": "US",',
-      '    "site_category": "b2b_software",',
-      '    "employee_range": "1001-5000",',
-      '    "founded_year": 1989',
-      '  }',
-      ']',
-    ),
+    wantStdout: json({
+      results: [
+        { ...ACME, credits_charged: 1 },
+        {
+          domain: 'globex.io',
+          found: true,
+          company_name: 'Globex Corporation',
+          country: 'US',
+          site_category: 'b2b_software',
+          employee_range: '1001-5000',
+          founded_year: 1989,
+          credits_charged: 1,
+        },
+      ],
+      credits: { charged: 2, remaining: 999_998 },
+    }),
     wantStderr: '',
   },
   {
@@ -141,11 +147,37 @@ const cases: CommandCase[] = [
     ),
   },
   {
-    name: 'a domain without a record piped: found false on stdout',
+    name: '-o ndjson: one line per domain, each with its credits_charged',
+    argv: ['-o', 'ndjson', 'enrich', 'acme-shoes.com', 'nonexistent-zzz.com'],
+    tty: false,
+    wantCode: 0,
+    wantStdout: lines(
+      JSON.stringify({ ...ACME, credits_charged: 1 }),
+      JSON.stringify({ domain: 'nonexistent-zzz.com', found: false, credits_charged: 0 }),
+    ),
+    wantStderr: lines('no record for nonexistent-zzz.com; nothing charged'),
+  },
+  {
+    name: '-o csv: the same rows, credits_charged last',
+    argv: ['-o', 'csv', 'enrich', 'acme-shoes.com', 'nonexistent-zzz.com'],
+    tty: false,
+    wantCode: 0,
+    wantStdout: lines(
+      'domain,found,company_name,country,site_category,employee_range,founded_year,credits_charged',
+      'acme-shoes.com,true,Acme Shoes,US,fashion,51-200,2009,1',
+      'nonexistent-zzz.com,false,,,,,,0',
+    ),
+    wantStderr: lines('no record for nonexistent-zzz.com; nothing charged'),
+  },
+  {
+    name: 'a domain without a record piped: found false on stdout, nothing charged',
     argv: ['enrich', 'nonexistent-zzz.com'],
     tty: false,
     wantCode: 0,
-    wantStdout: lines('{', '  "domain": "nonexistent-zzz.com",', '  "found": false', '}'),
+    wantStdout: json({
+      results: [{ domain: 'nonexistent-zzz.com', found: false, credits_charged: 0 }],
+      credits: { charged: 0, remaining: 1_000_000 },
+    }),
     wantStderr: lines('no record for nonexistent-zzz.com; nothing charged'),
   },
   {

@@ -35,8 +35,10 @@ describe('enrich <domain...>', () => {
     const r = await enrich(['enrich', 'https://www.Acme-Shoes.com/about']);
     expect(r.stderr).toBe('');
     expect(r.code, r.stderr).toBe(0);
-    const record = JSON.parse(r.stdout);
-    expect(record).toMatchObject({
+    const { results, credits } = JSON.parse(r.stdout);
+    expect(credits).toMatchObject({ charged: 1 });
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({
       domain: 'acme-shoes.com',
       found: true,
       company_name: 'Acme Shoes',
@@ -51,7 +53,10 @@ describe('enrich <domain...>', () => {
     const r = await enrich(['enrich', 'no-such-company.example']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('no record for no-such-company.example; nothing charged');
-    expect(JSON.parse(r.stdout)).toMatchObject({ domain: 'no-such-company.example', found: false });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      results: [{ domain: 'no-such-company.example', found: false, credits_charged: 0 }],
+      credits: { charged: 0 },
+    });
     expect(sandbox.balances().full).toBe(before);
   });
 
@@ -140,7 +145,7 @@ describe('enrich <domain...>', () => {
   it('sends --max-credits with the lookup and accepts the leads add-on with enough headroom', async () => {
     const r = await enrich(['enrich', 'acme-shoes.com', '--products', 'profile,leads', '--max-credits', '6']);
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ lead_name: 'Jane Doe' });
+    expect(JSON.parse(r.stdout).results[0]).toMatchObject({ lead_name: 'Jane Doe' });
     expect(domainRequests().at(-1)?.query).toContain('max_credits=6');
   });
 
@@ -193,10 +198,17 @@ describe('enrich reads other plausible response shapes', () => {
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line));
+    // credits_charged is null where the service did not say what it charged.
     expect(rows).toEqual([
-      { domain: 'nested.com', found: true, company_name: 'Nested Ltd' },
-      { domain: 'company.com', found: true, company_name: 'Company Inc', country: 'FR' },
-      { domain: 'gone.com', found: false },
+      { domain: 'nested.com', found: true, company_name: 'Nested Ltd', credits_charged: 1 },
+      {
+        domain: 'company.com',
+        found: true,
+        company_name: 'Company Inc',
+        country: 'FR',
+        credits_charged: null,
+      },
+      { domain: 'gone.com', found: false, credits_charged: null },
     ]);
   });
 

@@ -101,7 +101,7 @@ describe('the installed bin, run from outside the repository', () => {
   it('enriches a showcase domain against the sandbox', async () => {
     const r = await installed(bin, ['--sandbox', 'enrich', 'acme-shoes.com', '-o', 'json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({
+    expect(JSON.parse(r.stdout).results[0]).toMatchObject({
       domain: 'acme-shoes.com',
       found: true,
       company_name: 'Acme Shoes',
@@ -157,7 +157,7 @@ describe('the installed bin, run from outside the repository', () => {
         'json',
       ]);
       expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ domain: 'globex.io', found: true });
+      expect(JSON.parse(r.stdout).results[0]).toMatchObject({ domain: 'globex.io', found: true });
     },
     NPM_TIMEOUT_MS,
   );
