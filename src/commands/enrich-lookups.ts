@@ -79,7 +79,7 @@ export async function runLookups(
     // A person reads "no record" on stderr; a script gets the found: false object on stdout.
     if (only.found || !table) printRecord(ctx, rowOf(only, !table));
   } else {
-    const fields = selection?.resultFields.filter((f) => f !== 'domain');
+    const fields = selection?.resultFields?.filter((f) => f !== 'domain');
     const rows = results.map((r) => rowOf(r, true));
     printList(ctx, rows, fields ? { columns: ['domain', 'found', ...fields] } : {});
   }
