@@ -21,6 +21,7 @@ export type LocalCode =
   | 'proxy_auth_required' // the proxy answered 407
   | 'proxy_unreachable' // no connection could be made to the proxy
   | 'http1_refused' // the server speaks HTTP/2 only
+  | 'unexpected_fields' // a batch answer with fields outside the columns its first answer decided
   | 'budget_exhausted' // the --budget of a batch is reached
   | 'too_many_failures' // a batch stopped after a long run of consecutive failures
   | 'interrupted' // SIGINT / SIGTERM
@@ -114,6 +115,7 @@ const INPUT_CODES = new Set([
   'config_error',
   'insecure_http',
   'redirect_refused',
+  'unexpected_fields',
   ...SETUP_CODES,
 ]);
 const UNAVAILABLE_CODES = new Set([
@@ -169,6 +171,8 @@ const HINTS: Record<string, string> = {
   insecure_http:
     'Use https://, or pass --allow-insecure-http if you really mean to send the key in clear text.',
   redirect_refused: 'Point --base-url at the final address of the service.',
+  unexpected_fields:
+    'Name the products to write with --products (or the fields with --include) and re-run with --fresh.',
   untrusted_certificate:
     'If the service, or a proxy that inspects TLS, uses a private certificate authority, trust it with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (an expired certificate, or one for another host, must be fixed on the server); --allow-insecure-http is not the fix, and certificate checks always stay on.',
   proxy_auth_required:

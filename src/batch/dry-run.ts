@@ -70,7 +70,9 @@ export async function runDryRun(ctx: Context, options: DryRunOptions): Promise<n
     already_journalled: journalled,
     invalid_rows: invalid,
     to_request: toRequest,
-    products: selection.products.map((p) => p.id).join(','),
+    products: selection.defaultUnknown
+      ? `the service's default (the catalog marks none; at most ${selection.products.map((p) => p.id).join(',')})`
+      : selection.products.map((p) => p.id).join(','),
     worst_case_per_lookup: selection.worstCase,
     worst_case_credits: toRequest * selection.worstCase,
     journal: journalNote,

@@ -37,7 +37,8 @@ export interface LookupOptions {
   query: EnrichQuery;
   /** Credits one lookup may cost at most (sum of the selected products' units). */
   worstCase: number;
-  resultFields: readonly string[];
+  /** The fields to keep; undefined keeps every field returned, `domain` first (src/batch/answer-columns.ts). */
+  resultFields: readonly string[] | undefined;
   budget: Budget;
   scheduler: Scheduler;
   journal?: ResultStore;
@@ -259,7 +260,7 @@ export class Lookups {
       if (typeof credits.remaining === 'number') this.balance = credits.remaining;
       const row: RowResult = {
         found: result.found,
-        record: result.found ? result.record : null,
+        record: result.found ? this.recordOf(domain, result.record) : null,
         credits_charged: charged,
         error_code: null,
         error_detail: null,
@@ -281,6 +282,11 @@ export class Lookups {
     } finally {
       this.inFlight.delete(domain);
     }
+  }
+
+  /** Narrowed as it was read; else the whole record, with the requested domain as a narrowed one has it. */
+  private recordOf(domain: string, record: Record<string, unknown>): Record<string, unknown> {
+    return this.options.resultFields ? record : { domain, ...record };
   }
 
   private failed(domain: string, error: unknown, slot: Parameters<Scheduler['release']>[0]): RowResult {

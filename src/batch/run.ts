@@ -10,6 +10,7 @@ import { loadSuffixList, normaliseDomain } from '../domain.js';
 import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
 import type { Context, Format } from '../types.js';
+import { writerFor } from './answer-columns.js';
 import { createBudget } from './budget.js';
 import { doubtfulTitle } from './domain-columns.js';
 import { runDryRun } from './dry-run.js';
@@ -17,7 +18,7 @@ import { journalPathFor, openInputSource, openOutputTarget, shellQuote } from '.
 import { openInput } from './input.js';
 import { openJournal, ownCopy } from './journal.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, errorResult, Lookups } from './lookup.js';
-import { createBatchWriter, type RowResult } from './output.js';
+import type { RowResult } from './output.js';
 import { type BatchCounts, formatSummary, progressModeFor, startProgress } from './progress.js';
 import { createScheduler } from './scheduler.js';
 import { checkMaxCredits, resolveSelection } from './selection.js';
@@ -144,11 +145,10 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     ? await openJournal(journalPath, fingerprint, { fresh: options.fresh })
     : undefined;
   const target = await openOutputTarget(options.output, io);
-  const writer = createBatchWriter({
+  const writer = writerFor(selection, {
     out: target.stream,
     format: format as Exclude<Format, 'table'>,
     inputHeader: reader.header,
-    resultFields: selection.resultFields,
     bom: options.bom,
     csvRaw: ctx.config.csvRaw,
     chunkChars: OUTPUT_CHUNK_CHARS,

@@ -78,7 +78,7 @@ export async function runLookups(
   for (const result of results) {
     if (!result.found) ctx.io.info(`no record for ${oneLine(result.domain)}; nothing charged`);
   }
-  const fields = selection?.resultFields.filter((f) => f !== 'domain');
+  const fields = selection?.resultFields?.filter((f) => f !== 'domain');
   if (format === 'table') {
     if (results.length === 1) {
       // A person reads "no record" on stderr.

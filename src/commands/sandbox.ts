@@ -13,6 +13,7 @@ export interface SandboxCommandOptions {
   latency: number;
   rateLimit: number;
   faultRate: number;
+  catalogWithoutDefaults?: boolean;
 }
 
 function parseProbability(raw: string): number {
@@ -63,6 +64,10 @@ export function register(program: Command, kit: CommandKit): void {
         .default(0)
         .argParser(parseProbability),
     )
+    .option(
+      '--catalog-without-defaults',
+      'serve a products catalog that marks no product as default (lookups are unchanged)',
+    )
     .addHelpText(
       'after',
       `
@@ -91,6 +96,7 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
     latencyMs: options.latency,
     rateLimit: options.rateLimit,
     faultRate: options.faultRate,
+    catalogWithoutDefaults: options.catalogWithoutDefaults,
     // A server that runs for a while builds its indexes now, so no client waits for them.
     warm: true,
   }).catch((error: unknown) => {
@@ -111,6 +117,7 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
     options.latency ? `latency ${options.latency} ms` : '',
     options.rateLimit ? `rate limit ${options.rateLimit}/s per key` : '',
     options.faultRate ? `fault rate ${options.faultRate}` : '',
+    options.catalogWithoutDefaults ? 'no default products in the catalog' : '',
   ].filter(Boolean);
   ctx.io.info(
     [

@@ -59,6 +59,15 @@ export const PRODUCTS: Product[] = [
   },
 ];
 
+/**
+ * The products as a service would list them if it did not say which ones a request without
+ * `products` returns: no `default` member (the spec leaves the default selection "not shown").
+ * What the engine does without `products` is unchanged.
+ */
+export function productsWithoutDefaults(): Array<Omit<Product, 'default'>> {
+  return PRODUCTS.map(({ default: _default, ...product }) => product);
+}
+
 const ALL_CAPABILITIES = ['domains', 'search', 'lookalike'];
 const PLANS_BY_PRODUCT: Record<string, string[]> = {
   profile: ['free', 'pro'],

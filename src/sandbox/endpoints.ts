@@ -2,7 +2,7 @@
 // engine's outcome into a reply and say what to charge. HTTP plumbing lives in server.ts.
 import type { IncomingMessage } from 'node:http';
 import { mediaType, readBody } from './body.js';
-import { ERRORS_RESPONSE, FIELDS, PRODUCTS, SANDBOX_KEYS } from './catalogs.js';
+import { ERRORS_RESPONSE, FIELDS, PRODUCTS, productsWithoutDefaults, SANDBOX_KEYS } from './catalogs.js';
 import type { Dataset } from './dataset.js';
 import {
   type Caller,
@@ -29,8 +29,14 @@ export interface Outcome {
 
 // The catalogs never change during a run: serialise once, not per request.
 let catalogCache: Record<'products' | 'fields' | 'errors', Reply> | undefined;
+let productsWithoutDefaultsReply: Reply | undefined;
 
-export function catalogReply(name: 'products' | 'fields' | 'errors'): Reply {
+/** `withoutDefaults`: the products catalog marks no product as default (catalogWithoutDefaults). */
+export function catalogReply(name: 'products' | 'fields' | 'errors', withoutDefaults = false): Reply {
+  if (name === 'products' && withoutDefaults) {
+    productsWithoutDefaultsReply ??= jsonReply(200, { products: productsWithoutDefaults() });
+    return productsWithoutDefaultsReply;
+  }
   catalogCache ??= {
     products: jsonReply(200, { products: PRODUCTS }),
     fields: jsonReply(200, { fields: FIELDS }),

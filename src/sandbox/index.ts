@@ -33,6 +33,11 @@ export interface SandboxOptions {
    * A long-running server wants it; `--sandbox` for one lookup does not pay for it.
    */
   warm?: boolean;
+  /**
+   * Serve a products catalog without `default` members, as a service that does not say which
+   * products a request without `products` returns (default false). Lookups are unchanged.
+   */
+  catalogWithoutDefaults?: boolean;
 }
 
 export interface SandboxHandle {
@@ -86,6 +91,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     log,
     latencyMs,
     rateLimit,
+    catalogWithoutDefaults: options.catalogWithoutDefaults === true,
   });
 
   await new Promise<void>((resolve, reject) => {

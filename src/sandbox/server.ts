@@ -41,6 +41,8 @@ export interface SandboxState {
   log: RequestLog;
   latencyMs: number;
   rateLimit: number;
+  /** The products catalog marks no product as default (the engine's default is unchanged). */
+  catalogWithoutDefaults?: boolean;
 }
 
 type FaultChoice = { fault?: Fault; invalid?: string };
@@ -216,7 +218,10 @@ export function createSandboxServer(state: SandboxState): SandboxServer {
     keyName: KeyName | null,
   ): Promise<Outcome> {
     if (route.isPublic)
-      return { reply: catalogReply(route.name as 'products' | 'fields' | 'errors'), charged: 0 };
+      return {
+        reply: catalogReply(route.name as 'products' | 'fields' | 'errors', state.catalogWithoutDefaults),
+        charged: 0,
+      };
     if (!keyName) return { reply: problemReply('invalid_api_key'), charged: 0 };
     const limit = state.limiter.take(keyName);
     if (!limit.allowed) {

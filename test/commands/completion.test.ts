@@ -119,6 +119,7 @@ function fishScript(c: Catalogs): string {
     "complete -c company-data -n '__fish_seen_subcommand_from sandbox' -l latency -x -d 'delay added to every response'",
     "complete -c company-data -n '__fish_seen_subcommand_from sandbox' -l rate-limit -x -d 'requests per second per key before 429 (0 = unlimited)'",
     "complete -c company-data -n '__fish_seen_subcommand_from sandbox' -l fault-rate -x -d 'probability (0-1) of a random retryable fault on each authenticated request'",
+    "complete -c company-data -n '__fish_seen_subcommand_from sandbox' -l catalog-without-defaults -d 'serve a products catalog that marks no product as default (lookups are unchanged)'",
     "complete -c company-data -n '__fish_seen_subcommand_from sandbox' -s h -l help -d 'display help for command'",
     "complete -c company-data -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from show path set-key set unset' -a show -d 'Show each setting, its value (the key redacted) and where it came from'",
     "complete -c company-data -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from show path set-key set unset' -a path -d 'Print the path of the config file'",
