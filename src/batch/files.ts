@@ -1,7 +1,7 @@
 // Where a batch reads, writes and keeps its journal, and how the output file appears only once
 // it is complete (a temporary file beside it, fsynced, renamed into place).
 import { createReadStream, createWriteStream, type ReadStream, type WriteStream } from 'node:fs';
-import { open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { Problem } from '../problem.js';
@@ -90,7 +90,8 @@ export async function openOutputTarget(path: string | undefined, io: IO): Promis
   }
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   await removeOrphanedTemps(path);
-  const stream = createWriteStream(temp);
+  // Paid data: readable by its owner only (an output it replaces keeps that file's mode).
+  const stream = createWriteStream(temp, { mode: 0o600 });
   await new Promise<void>((resolve, reject) => {
     stream.once('open', () => resolve());
     stream.once('error', (error) =>
@@ -115,6 +116,8 @@ export async function openOutputTarget(path: string | undefined, io: IO): Promis
       } finally {
         await handle.close();
       }
+      const replaced = await stat(path).catch(() => undefined);
+      if (replaced) await chmod(temp, replaced.mode & 0o777);
       await rename(temp, path);
     },
     async discard() {
