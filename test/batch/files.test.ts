@@ -1,10 +1,11 @@
-// The files of a batch: paid data is readable by its owner only.
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+// The files of a batch: paid data is readable by its owner only, and an output that is the input
+// (or the journal) under another spelling is refused before anything is read or bought.
+import { chmodSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openOutputTarget } from '../../src/batch/files.js';
+import { assertSeparateFiles, openOutputTarget } from '../../src/batch/files.js';
 import { openJournal } from '../../src/batch/journal.js';
 import type { IO } from '../../src/types.js';
 
@@ -12,7 +13,11 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cd-files-'));
+  writeFileSync(join(dir, 'in.csv'), 'domain\nacme-shoes.com\n');
+  symlinkSync(join(dir, 'in.csv'), join(dir, 'link.csv'));
+  linkSync(join(dir, 'in.csv'), join(dir, 'hard.csv'));
   mkdirSync(join(dir, 'sub'));
+  symlinkSync(dir, join(dir, 'dirlink'));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -47,5 +52,46 @@ describe('modes of the files that hold paid data', () => {
     target.stream.write('domain\n');
     await target.commit();
     expect(await mode(path)).toBe(0o640);
+  });
+});
+
+describe('an output that is the input or the journal', () => {
+  const input = () => join(dir, 'in.csv');
+  const refused = async (options: { input: string; output: string; journal?: string }) =>
+    assertSeparateFiles(options).then(
+      () => undefined,
+      (error: Error & { exitCode?: number }) => error,
+    );
+
+  it.each([
+    ['the same path', () => input()],
+    ['another spelling', () => join(dir, 'sub', '..', 'in.csv')],
+    ['a relative path', () => relative(process.cwd(), input())],
+    ['a symbolic link', () => join(dir, 'link.csv')],
+    ['a hard link', () => join(dir, 'hard.csv')],
+    ['a path through a linked directory', () => join(dir, 'dirlink', 'in.csv')],
+  ])('refuses the input as the output through %s (exit 2)', async (_, output) => {
+    const error = await refused({ input: input(), output: output() });
+    expect(error?.exitCode).toBe(2);
+    expect(error?.message).toContain('--input and --output are the same file');
+  });
+
+  it('refuses the journal as the output, existing or not', async () => {
+    for (const name of ['in.csv', 'not-yet.csv']) {
+      const error = await refused({
+        input: join(dir, 'other.csv'),
+        output: join(dir, name),
+        journal: join(dir, 'dirlink', name),
+      });
+      expect(error?.exitCode).toBe(2);
+      expect(error?.message).toContain('--journal and --output are the same file');
+    }
+  });
+
+  it('accepts separate files, stdin and stdout', async () => {
+    expect(await refused({ input: input(), output: join(dir, 'out.csv') })).toBeUndefined();
+    expect(await refused({ input: input(), output: join(dir, 'missing', 'out.csv') })).toBeUndefined();
+    expect(await refused({ input: '-', output: input() })).toBeUndefined();
+    expect(await refused({ input: input(), output: '-' })).toBeUndefined();
   });
 });
