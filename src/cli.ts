@@ -103,7 +103,7 @@ Examples:
   $ company-data --sandbox search "shopify shoes" --filter country=US --limit 5
 
 Exit codes: 0 ok, 1 bug, 2 usage/input, 3 key/permission, 4 credits/budget, 5 unavailable,
-6 batch finished with row errors, 130 interrupted.`,
+6 batch finished with row errors, 7 another run holds the batch's output, 130 interrupted.`,
   );
   const kit = commandKit(invocation);
   for (const command of COMMANDS) command.register(program, kit);

@@ -25,6 +25,7 @@ export type LocalCode =
   | 'budget_exhausted' // the --budget of a batch is reached
   | 'too_many_failures' // a batch stopped after a long run of consecutive failures
   | 'interrupted' // SIGINT / SIGTERM
+  | 'journal_busy' // another run holds the batch's journal (the same --output or --journal)
   | 'internal_bug'; // anything we did not foresee
 
 export interface ProblemInit {
@@ -129,6 +130,7 @@ const UNAVAILABLE_CODES = new Set([
 /** The exit code table of DESIGN.md. */
 export function exitCodeFor(p: Pick<Problem, 'code' | 'status'>): number {
   if (p.code === 'interrupted') return 130;
+  if (p.code === 'journal_busy') return 7;
   if (KEY_CODES.has(p.code)) return 3;
   if (CREDIT_CODES.has(p.code)) return 4;
   if (INPUT_CODES.has(p.code)) return 2;
@@ -167,6 +169,7 @@ const HINTS: Record<string, string> = {
   rate_limited: 'Wait for the Retry-After period, then try again (lower --concurrency for batches).',
   budget_exhausted: 'Raise --budget and re-run the same command; journalled results are reused at no cost.',
   interrupted: 'Re-run the same command to resume.',
+  journal_busy: 'Wait for the other run to finish, or give this one another --output or --journal.',
   config_error: 'Run `company-data config show` to see which settings are in effect.',
   insecure_http:
     'Use https://, or pass --allow-insecure-http if you really mean to send the key in clear text.',

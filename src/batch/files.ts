@@ -1,10 +1,10 @@
 // Where a batch reads, writes and keeps its journal, and how the output file appears only once
 // it is complete (a temporary file beside it, fsynced, renamed into place).
 import { createReadStream, createWriteStream, type ReadStream, type WriteStream } from 'node:fs';
-import { open, readdir, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { chmod, open, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { Problem } from '../problem.js';
+import { Problem, usageError } from '../problem.js';
 import type { IO } from '../types.js';
 
 export interface InputSource {
@@ -53,7 +53,8 @@ function closeStream(stream: WriteStream): Promise<void> {
   });
 }
 
-function processIsGone(pid: number): boolean {
+/** True only when no such process exists (EPERM: it exists, under another user). */
+export function processIsGone(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return false;
@@ -90,7 +91,8 @@ export async function openOutputTarget(path: string | undefined, io: IO): Promis
   }
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   await removeOrphanedTemps(path);
-  const stream = createWriteStream(temp);
+  // Paid data: readable by its owner only (an output it replaces keeps that file's mode).
+  const stream = createWriteStream(temp, { mode: 0o600 });
   await new Promise<void>((resolve, reject) => {
     stream.once('open', () => resolve());
     stream.once('error', (error) =>
@@ -115,6 +117,8 @@ export async function openOutputTarget(path: string | undefined, io: IO): Promis
       } finally {
         await handle.close();
       }
+      const replaced = await stat(path).catch(() => undefined);
+      if (replaced) await chmod(temp, replaced.mode & 0o777);
       await rename(temp, path);
     },
     async discard() {
@@ -122,6 +126,45 @@ export async function openOutputTarget(path: string | undefined, io: IO): Promis
       await rm(temp, { force: true });
     },
   };
+}
+
+/** What names a file: its device and inode when it exists, else its real directory and name. */
+async function identity(path: string): Promise<string> {
+  try {
+    const { dev, ino } = await stat(path);
+    return `${dev}:${ino}`;
+  } catch {
+    const dir = await realpath(dirname(path)).catch(() => resolve(dirname(path)));
+    return join(dir, basename(path));
+  }
+}
+
+/**
+ * The output replaces its path when complete, and a complete run removes its journal: an output
+ * that is the input, or the journal, under any name (./x.csv, a symbolic or hard link) would
+ * destroy it. Refused before anything is read or bought.
+ */
+export async function assertSeparateFiles(options: {
+  input: string;
+  output?: string;
+  journal?: string;
+}): Promise<void> {
+  const { input, output, journal } = options;
+  if (output === undefined || output === '-') return;
+  const target = await identity(output);
+  const remedy = 'Write the output to another file (for example --output enriched.csv).';
+  if (input !== '-' && (await identity(input)) === target) {
+    throw usageError(
+      `--input and --output are the same file (${output}): the finished output would replace the input`,
+      remedy,
+    );
+  }
+  if (journal !== undefined && (await identity(journal)) === target) {
+    throw usageError(
+      `--journal and --output are the same file (${output}): the output would replace the journal, and a complete run removes its journal`,
+      'Leave out --journal (it defaults to <output>.journal), or give the journal another path.',
+    );
+  }
 }
 
 /**

@@ -69,7 +69,8 @@ export async function openJournal(
   let offsets = new Map<string, number>();
   let end: number;
   try {
-    file = await open(path, options.fresh ? 'w+' : constants.O_RDWR | constants.O_CREAT);
+    // Paid data: readable by its owner only.
+    file = await open(path, options.fresh ? 'w+' : constants.O_RDWR | constants.O_CREAT, 0o600);
   } catch (error) {
     throw ioProblem(path, error);
   }

@@ -17,6 +17,7 @@ import { runDryRun } from './dry-run.js';
 import { journalPathFor, openInputSource, openOutputTarget, shellQuote } from './files.js';
 import { openInput } from './input.js';
 import { openJournal, ownCopy } from './journal.js';
+import { claimBatchFiles } from './lock.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, errorResult, Lookups } from './lookup.js';
 import type { RowResult } from './output.js';
 import { type BatchCounts, formatSummary, progressModeFor, startProgress } from './progress.js';
@@ -103,7 +104,17 @@ function asDuplicate(result: RowResult): RowResult {
   return { ...result, credits_charged: 0 };
 }
 
+/** The run, once its files are its own (an output that is the input, a busy journal: refused). */
 export async function runBatch(ctx: Context, options: BatchOptions): Promise<number> {
+  const lock = await claimBatchFiles(options);
+  try {
+    return await runLocked(ctx, options);
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
   const { io } = ctx;
   const format = options.dryRun ? ctx.config.format.value : batchFormat(ctx);
   // The public suffix list first: a call through a proxy (the catalogs' too) loads undici, which

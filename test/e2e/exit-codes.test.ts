@@ -1,7 +1,7 @@
 // The exit code table of DESIGN.md, one representative problem per row, through the real binary
 // against the sandbox. (130 is covered by the SIGINT test of enrich-crash.test.ts.)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodeFor, Problem } from '../../src/problem.js';
@@ -32,6 +32,8 @@ interface Case {
   /** The problem code written as JSON on stderr, when the run fails. */
   code?: string;
   fault?: string;
+  /** Prepares the workspace in `home` first. */
+  setup?: () => void;
 }
 
 const cases: Case[] = [
@@ -95,6 +97,19 @@ const cases: Case[] = [
     args: ['enrich', '--input', 'mixed.csv', '--output', 'mixed.out.csv'],
     exit: 6,
   },
+  {
+    row: 'busy: another run holds the output',
+    key: 'full',
+    args: ['enrich', '--input', 'mixed.csv', '--output', 'held.csv'],
+    exit: 7,
+    code: 'journal_busy',
+    // This test process stands for the run holding the lock: it is alive.
+    setup: () =>
+      writeFileSync(
+        join(home, 'held.csv.journal.lock'),
+        JSON.stringify({ pid: process.pid, host: hostname(), started: new Date().toISOString() }),
+      ),
+  },
 ];
 
 function keyOf(name: KeyName): string {
@@ -102,8 +117,9 @@ function keyOf(name: KeyName): string {
 }
 
 describe('exit codes of DESIGN.md', () => {
-  it.each(cases)('$row -> $exit', async ({ key, args, exit, code, fault }) => {
+  it.each(cases)('$row -> $exit', async ({ key, args, exit, code, fault, setup }) => {
     sandbox.faults.clear();
+    setup?.();
     if (fault) sandbox.faults.add(fault, { path: '/api/', times: 10 });
     const r = await runCli(['--base-url', sandbox.url, '--retries', '1', '-o', 'json', ...args], {
       cwd: home,

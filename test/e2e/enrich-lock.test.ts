@@ -1,0 +1,141 @@
+// One run per output, as processes: a second run on the output of a run still going is refused at
+// once (exit 7) naming the journal and the process that holds it, and buys nothing; the lock of a
+// run killed with SIGKILL does not block the re-run, which buys only what the journal lacks.
+// An output that is the input, under any name, is refused before anything is read or bought.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, linkSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
+import { sandboxAndDirForTests } from '../helpers/sandbox.js';
+
+let sandbox: SandboxHandle;
+let home: string;
+// 30 ms a lookup: 300 domains at concurrency 2 take 4.5 s, time enough for a second run.
+sandboxAndDirForTests('cd-enrich-lock-', { companies: 2000, latencyMs: 30 }, (s, d) => {
+  sandbox = s;
+  home = d;
+});
+
+const env = (key: 'full' | 'free') => ({
+  COMPANY_DATA_BASE_URL: sandbox.url,
+  COMPANY_DATA_API_KEY: sandbox.keys[key],
+  XDG_CONFIG_HOME: join(home, 'config'),
+  XDG_CACHE_HOME: join(home, 'cache'),
+});
+const lookups = (from = 0) =>
+  sandbox
+    .requests()
+    .slice(from)
+    .filter((r) => r.path.startsWith('/api/domains/'));
+const domainOf = (path: string) => decodeURIComponent(path.slice('/api/domains/'.length));
+
+function journalled(path: string): Set<string> {
+  const domains = new Set<string>();
+  for (const line of readFileSync(path, 'utf8').split('\n').slice(1)) {
+    try {
+      domains.add((JSON.parse(line) as { d: string }).d);
+    } catch {
+      // a line torn by the kill
+    }
+  }
+  return domains;
+}
+
+const until = async (check: () => boolean, what: string) => {
+  for (const started = Date.now(); !check(); ) {
+    if (Date.now() - started > 20_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+describe('one run per output', () => {
+  it('refuses a second run at once, without a request; a SIGKILLed run does not block the re-run', async () => {
+    const domains = sandbox.dataset.companies.slice(0, 300).map((c) => c.domain);
+    const input = join(home, 'in.csv');
+    const output = join(home, 'out.csv');
+    const journal = `${output}.journal`;
+    writeFileSync(input, `domain\n${domains.join('\n')}\n`);
+    const args = ['enrich', '--input', input, '--output', output, '--concurrency', '2'];
+
+    const first: ChildProcess = spawn(process.execPath, [BIN, ...args], {
+      env: cleanEnv(env('full')),
+      stdio: 'ignore',
+    });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => first.on('exit', (_, s) => resolve(s)));
+    await until(() => lookups().length >= 20, 'the first run to buy');
+
+    // The second run uses another key, so that its requests, if any, stand out in the log.
+    const started = Date.now();
+    const second = await runCli(args, { env: env('free') });
+    const elapsed = Date.now() - started;
+    expect(second.code, second.stderr).toBe(7);
+    expect(second.stderr).toContain(journal);
+    expect(second.stderr).toContain(`process ${first.pid}, started 20`);
+    expect(second.stderr).toContain(`${journal}.lock`);
+    expect(elapsed).toBeLessThan(5000);
+    expect(sandbox.requests().filter((r) => r.key_name === 'free')).toEqual([]);
+    expect(first.exitCode).toBeNull();
+
+    // A dry run sends no lookup and takes no lock.
+    const dry = await runCli([...args, '--dry-run'], { env: env('full') });
+    expect(dry.code, dry.stderr).toBe(0);
+
+    // Past a journal flush (at least one a second), the first run is killed: its lock stays.
+    const before = lookups().length;
+    await until(() => lookups().length >= before + 40, 'more purchases');
+    first.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    expect(JSON.parse(readFileSync(`${journal}.lock`, 'utf8'))).toMatchObject({ pid: first.pid });
+    const kept = journalled(journal);
+    expect(kept.size).toBeGreaterThan(0);
+
+    const from = sandbox.requests().length;
+    const rerun = await runCli(args, { env: env('full') });
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const bought = lookups(from).map((r) => domainOf(r.path));
+    expect(bought.filter((d) => kept.has(d))).toEqual([]);
+    expect(new Set(bought).size).toBe(bought.length);
+    expect(bought.length).toBe(domains.length - kept.size);
+    expect(readFileSync(output, 'utf8').trimEnd().split('\n')).toHaveLength(domains.length + 1);
+    expect(existsSync(`${journal}.lock`)).toBe(false);
+    expect(existsSync(journal)).toBe(false);
+  });
+});
+
+describe('the input as the output', () => {
+  it.each([
+    ['the same name', 'same.csv', (name: string) => name],
+    ['another spelling', 'dot.csv', (name: string) => `./${name}`],
+    [
+      'a symbolic link',
+      'target.csv',
+      (name: string) => {
+        symlinkSync(name, join(home, 'sym.csv'));
+        return 'sym.csv';
+      },
+    ],
+    [
+      'a hard link',
+      'linked.csv',
+      (name: string) => {
+        linkSync(join(home, name), join(home, 'hard.csv'));
+        return 'hard.csv';
+      },
+    ],
+  ])('is refused through %s: exit 2, input untouched, nothing bought', async (_, name, outputFor) => {
+    const text = 'domain\nacme-shoes.com\nglobex.io\n';
+    writeFileSync(join(home, name), text);
+    const from = sandbox.requests().length;
+    const r = await runCli(['enrich', '--input', name, '--output', outputFor(name)], {
+      cwd: home,
+      env: env('full'),
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('--input and --output are the same file');
+    expect(r.stderr).toMatch(/another file/);
+    expect(readFileSync(join(home, name), 'utf8')).toBe(text);
+    expect(sandbox.requests().slice(from)).toEqual([]);
+  });
+});
