@@ -2,7 +2,7 @@
 // over one undici dispatcher (src/http/transport.ts). It never formats for humans beyond one-line
 // log and problem text, and draws nothing: the spinner belongs to the command layer
 // (src/spinning-client.ts), which reads RequestOptions.spinner.
-import { setTimeout as sleep } from 'node:timers/promises';
+import { EventEmitter } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { Problem } from '../problem.js';
 import { oneLine } from '../text.js';
@@ -43,47 +43,70 @@ interface Call {
   base: URL;
   /** Path and query, the base URL's path prefix included. */
   path: string;
-  href: string;
   /** When the call's deadline passes (Date.now() time). */
   deadlineAt: number;
-  /** Set when the deadline has passed. */
-  timedOut: boolean;
   /** Aborted at the deadline or by the caller's signal: what every attempt and wait listens to. */
-  signal: AbortSignal;
+  signal: CallSignal;
   callerSignal?: AbortSignal;
-  /** Releases the deadline's timer and the listener on the caller's signal. */
-  release(): void;
 }
 
 /**
- * The signal of one call: aborted at its deadline or when the caller's signal aborts, whichever
- * comes first. Not AbortSignal.timeout plus AbortSignal.any: a timeout signal's timer cannot be
- * cleared, so every call of a batch would leave a timer pending for the whole deadline (minutes),
- * and in Node 20 a long-lived signal given to AbortSignal.any (a batch's drain signal, shared by
- * every lookup) keeps an entry for each signal made from it. Over a million-row batch both grow
- * with the rows (docs/performance.md, "Decisions"); this timer and listener go when the call ends.
+ * What every attempt and wait of one call listens to: emits 'abort' once, at the call's deadline
+ * or when the caller's signal aborts. Not AbortSignal.timeout plus AbortSignal.any: a timeout
+ * signal's timer cannot be cleared, so every call of a batch would leave a timer pending for the
+ * whole deadline (minutes), and in Node 20 a long-lived signal given to AbortSignal.any (a batch's
+ * drain signal, shared by every lookup) keeps an entry for each signal made from it. Not an
+ * AbortController either: undici takes an EventEmitter as a request's signal, and a batch makes
+ * one per call; an AbortSignal and undici's listener on it cost about a tenth of a batch row's
+ * CPU (docs/performance.md, "Decisions").
  */
-function callSignal(deadlineMs: number, caller: AbortSignal | undefined) {
-  const controller = new AbortController();
-  const state = { timedOut: false };
-  const timer = setTimeout(() => {
-    state.timedOut = true;
-    controller.abort(new DOMException('The call took longer than its deadline', 'TimeoutError'));
-  }, deadlineMs);
-  // An open socket keeps the process alive on its own; the deadline must not.
-  timer.unref();
-  const onCallerAbort = () => controller.abort(caller?.reason);
-  caller?.addEventListener('abort', onCallerAbort, { once: true });
-  return {
-    signal: controller.signal,
-    get timedOut() {
-      return state.timedOut;
-    },
-    release() {
-      clearTimeout(timer);
-      caller?.removeEventListener('abort', onCallerAbort);
-    },
-  };
+class CallSignal extends EventEmitter {
+  aborted = false;
+  timedOut = false;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onCallerAbort = () => this.abort();
+
+  constructor(
+    deadlineMs: number,
+    private readonly caller: AbortSignal | undefined,
+  ) {
+    super();
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.abort();
+    }, deadlineMs);
+    // An open socket keeps the process alive on its own; the deadline must not.
+    this.timer.unref();
+    caller?.addEventListener('abort', this.onCallerAbort, { once: true });
+  }
+
+  private abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.emit('abort');
+  }
+
+  /** Releases the deadline's timer and the listener on the caller's signal. */
+  release(): void {
+    clearTimeout(this.timer);
+    this.caller?.removeEventListener('abort', this.onCallerAbort);
+  }
+
+  /** Resolves after `ms`, or rejects as soon as the call is aborted. */
+  wait(ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(new Error('the call was aborted'));
+      };
+      const timer = setTimeout(() => {
+        this.off('abort', onAbort);
+        resolve();
+      }, ms);
+      if (this.aborted) onAbort();
+      else this.once('abort', onAbort);
+    });
+  }
 }
 
 /**
@@ -131,7 +154,7 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
 
   /** The problem that ends a call whose signal fired: its deadline, or the caller's abort. */
   const ended = (call: Call): Problem | undefined => {
-    if (call.timedOut)
+    if (call.signal.timedOut)
       return new Problem({
         code: 'timeout',
         detail: `The call to ${call.base.host} did not finish within ${Math.round(deadlineMs / 1000)}s across all attempts.`,
@@ -150,7 +173,7 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
   ): Promise<Attempt> {
     dispatcher ??= createDispatcher({ timeoutMs, env, direct: options.direct });
     const started = Date.now();
-    const where = verbose ? `${request.method} ${call.href}` : '';
+    const where = verbose ? `${request.method} ${call.base.origin}${call.path}` : '';
     const tag = verbose ? `attempt ${number}/${retries + 1}` : '';
     const progress: { status?: number; received: number } = { received: 0 };
     try {
@@ -177,7 +200,10 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
         log(`http: ${where} -> ${status} in ${Date.now() - started} ms (${tag}${charged})`);
       }
       const retryAfterMs = parseRetryAfter(responseHeaders['retry-after']);
-      const body = await decodeBody(Buffer.concat(chunks), responseHeaders['content-encoding'], status);
+      // One chunk (most small answers) is taken as it is: Buffer.concat would copy it.
+      const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      const encoding = responseHeaders['content-encoding'];
+      const body = encoding ? await decodeBody(raw, encoding, status) : raw;
       const facts = { status, headers: responseHeaders, body: body.toString('utf8'), url: '' };
       if (status >= 200 && status < 300) {
         const parsed = parseSuccess(facts, redact);
@@ -186,7 +212,7 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
           response: { status, data: parsed.data, headers: responseHeaders, credits, attempts: number },
         };
       }
-      facts.url = redact(call.href);
+      facts.url = redact(`${call.base.origin}${call.path}`);
       return { problem: problemFromResponse(facts, redact), retryAfterMs };
     } catch (error) {
       const ms = Date.now() - started;
@@ -221,23 +247,17 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
     if (request.auth) Object.assign(headers, authFor(base));
     if (request.signal?.aborted) throw abortProblem(request.signal.reason);
 
-    const deadline = callSignal(deadlineMs, request.signal);
     const call: Call = {
       base,
       path,
-      href: `${base.origin}${path}`,
       deadlineAt: Date.now() + deadlineMs,
-      get timedOut() {
-        return deadline.timedOut;
-      },
-      signal: deadline.signal,
+      signal: new CallSignal(deadlineMs, request.signal),
       callerSignal: request.signal,
-      release: deadline.release,
     };
     try {
       return await attemptUntilDone<T>(request, call, headers);
     } finally {
-      call.release();
+      call.signal.release();
     }
   }
 
@@ -263,7 +283,7 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
       if (Date.now() + delay >= call.deadlineAt) throw gaveUp(problem, number);
       log(`http: retrying in ${delay} ms after ${problem.code}`);
       await request.onRetry?.(problem, number);
-      await sleep(delay, undefined, { signal: call.signal }).catch((error) => {
+      await call.signal.wait(delay).catch((error) => {
         throw ended(call) ?? error;
       });
     }
