@@ -98,6 +98,11 @@ export function progressModeFor(io: IO, forceLines: boolean): ProgressMode {
   return io.isStderrTTY && !io.quiet ? 'spinner' : 'off';
 }
 
+/** A line for a log: off a terminal it starts with the time, so a cron log shows when it was. */
+export function logLine(io: IO, now: () => number, text: string): string {
+  return io.isStderrTTY ? text : `${new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z')} ${text}`;
+}
+
 export function startProgress(io: IO, options: ProgressOptions): ProgressReporter {
   const now = options.now ?? Date.now;
   const started = now();
@@ -105,7 +110,10 @@ export function startProgress(io: IO, options: ProgressOptions): ProgressReporte
   if (options.mode === 'off') return { stop() {} };
   if (options.mode === 'lines') {
     // Asked for explicitly, so shown even with --quiet (a log wants them).
-    const timer = setInterval(() => io.warn(`progress: ${text()}`), options.lineIntervalMs ?? 2000);
+    const timer = setInterval(
+      () => io.warn(logLine(io, now, `progress: ${text()}`)),
+      options.lineIntervalMs ?? 2000,
+    );
     timer.unref();
     return { stop: () => clearInterval(timer) };
   }

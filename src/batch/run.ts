@@ -20,7 +20,7 @@ import { openJournal, ownCopy } from './journal.js';
 import { claimBatchFiles } from './lock.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, errorResult, Lookups } from './lookup.js';
 import type { RowResult } from './output.js';
-import { type BatchCounts, formatSummary, progressModeFor, startProgress } from './progress.js';
+import { type BatchCounts, formatSummary, logLine, progressModeFor, startProgress } from './progress.js';
 import { createScheduler } from './scheduler.js';
 import { checkMaxCredits, resolveSelection } from './selection.js';
 import { watchSignals } from './signals.js';
@@ -205,10 +205,11 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     balance: lookups.balance,
     bytesRead: source.bytesRead(),
   });
-  const started = Date.now();
+  const started = ctx.now();
   const progress = startProgress(io, {
     mode: progressModeFor(io, Boolean(options.progress)),
     counts: snapshot,
+    now: ctx.now,
   });
   const signals = watchSignals(io, () => {
     lookups.stop('interrupted');
@@ -306,7 +307,7 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
   if (outcome !== 'done') {
     await target.discard();
     await journal?.close();
-    io.info(formatSummary(snapshot(), Date.now() - started));
+    io.info(logLine(io, ctx.now, formatSummary(snapshot(), ctx.now() - started)));
     if (outcome === 'aborted') throw lookups.fatal!;
     throw interruptedProblem(counts.rows, journalPath, options.argv);
   }
@@ -317,7 +318,7 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     if (complete) await journal.remove();
     else await journal.close();
   }
-  io.info(formatSummary(snapshot(), Date.now() - started));
+  io.info(logLine(io, ctx.now, formatSummary(snapshot(), ctx.now() - started)));
   return finish(lookups, budget.spent, options, counts.errors, journalPath, complete);
 }
 

@@ -56,8 +56,11 @@ it('5,000 rows under --fault-rate 0.1 and 40 requests/s: every row accounted for
     },
   );
   expect([0, 6]).toContain(r.code);
-  // --progress: plain lines for a log, never a control sequence.
-  expect(r.stderr).toMatch(/^progress: [\d,]+\/~[\d,]+ rows, [\d,]+ found, [\d,]+ errors, [\d,]+ credits/m);
+  // --progress: plain lines for a log, each starting with the time, never a control sequence.
+  expect(r.stderr).toMatch(
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ progress: [\d,]+\/~[\d,]+ rows, [\d,]+ found, [\d,]+ errors, [\d,]+ credits/m,
+  );
+  expect(r.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ Enriched: 5,000 rows/m);
   expect(r.stderr).not.toContain('\x1b');
   const output = parse(readFileSync(join(dir, 'out.csv')), { bom: true }) as string[][];
   const header = output[0];

@@ -51,13 +51,17 @@ export function parseExamples(readme: string): ReadmeExample[] {
 
 /** Ports and elapsed times change from run to run; everything else must match exactly. */
 export function normalise(text: string): string {
-  return text
-    .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT')
-    .replace(/\b\d+ ms\b/g, 'N ms')
-    .replace(/\bskew \d+ s\b/g, 'skew N s')
-    .replace(/\b\d+(\.\d+)?s$/gm, 'Ns')
-    .replace(/[ \t]+$/gm, '')
-    .replace(/\n+$/, '');
+  return (
+    text
+      .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT')
+      .replace(/\b\d+ ms\b/g, 'N ms')
+      .replace(/\bskew \d+ s\b/g, 'skew N s')
+      .replace(/\b\d+(\.\d+)?s$/gm, 'Ns')
+      // The examples run piped, where log lines start with the time; the README shows a terminal.
+      .replace(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ /gm, '')
+      .replace(/[ \t]+$/gm, '')
+      .replace(/\n+$/, '')
+  );
 }
 
 /** A scratch directory with examples/ and a `company-data` on PATH, as a user would have. */
