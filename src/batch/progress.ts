@@ -64,7 +64,11 @@ export function formatProgress(c: BatchCounts, elapsedMs: number): string {
   return parts.join(', ');
 }
 
-export function formatSummary(c: BatchCounts, elapsedMs: number): string {
+/**
+ * The last line of a run. A run that stopped before the end of its input says so first: how many
+ * rows of how many (estimated from the bytes read, for a file) were written, and why.
+ */
+export function formatSummary(c: BatchCounts, elapsedMs: number, stoppedBecause?: string): string {
   const parts = [
     `${groupDigits(c.rows)} rows`,
     `${groupDigits(c.uniqueDomains)} unique domains`,
@@ -76,7 +80,11 @@ export function formatSummary(c: BatchCounts, elapsedMs: number): string {
   if (c.reused > 0) parts.push(`${groupDigits(c.reused)} reused from the journal`);
   if (c.balance !== undefined) parts.push(`balance ${groupDigits(c.balance)}`);
   parts.push(formatDuration(elapsedMs));
-  return `Enriched: ${parts.join(', ')}`;
+  const summary = `Enriched: ${parts.join(', ')}`;
+  if (stoppedBecause === undefined) return summary;
+  const total = estimatedTotalRows(c);
+  const of = total === undefined ? '' : ` of ~${groupDigits(total)}`;
+  return `Stopped after ${groupDigits(c.rows)}${of} rows (${stoppedBecause}). ${summary}`;
 }
 
 export interface ProgressReporter {

@@ -307,7 +307,8 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
   if (outcome !== 'done') {
     await target.discard();
     await journal?.close();
-    io.info(logLine(io, ctx.now, formatSummary(snapshot(), ctx.now() - started)));
+    const why = outcome === 'aborted' ? `aborted: ${lookups.fatal?.code}` : 'interrupted';
+    io.info(logLine(io, ctx.now, formatSummary(snapshot(), ctx.now() - started, why)));
     if (outcome === 'aborted') throw lookups.fatal!;
     throw interruptedProblem(counts.rows, journalPath, options.argv);
   }
