@@ -1,7 +1,8 @@
 // The crash-safe record of what a batch already paid for, and its dedup store. An append-only
 // NDJSON file: a header line naming the run, then one line per domain. Memory holds a Map from
-// domain to the byte offset of its line plus the few results not yet on disk; a result is read
-// back from the file when needed, so a million rows do not mean a million results in memory.
+// domain to the byte offset of its line, and the bytes of the lines not yet on disk; a result is
+// read back (from those bytes or the file) when needed, so a million rows do not mean a million
+// results in memory.
 //
 // Durability: appends are buffered and written + fsynced at least every second, when enough
 // piles up, and on flush()/close(). A kill -9 loses at most the last second, and a line torn by
@@ -27,6 +28,12 @@ export interface Journal {
   /** Domains with a stored result. */
   readonly size: number;
   has(domain: string): boolean;
+  /**
+   * The first time this run meets a domain: the copy of it the journal keeps (ownCopy), to be
+   * used from then on; undefined every later time (a duplicate row). Kept in the journal's Map
+   * rather than a Set of its own, so a million rows hold each domain and its entry once.
+   */
+  firstSeen(domain: string): string | undefined;
   get(domain: string): Promise<RowResult | undefined>;
   /** Buffers the result; a promise only when much is waiting for the disk (backpressure). */
   append(domain: string, result: RowResult): Promise<void> | undefined;
@@ -47,6 +54,19 @@ export function ownCopy(domain: string): string {
   return Buffer.from(domain, 'latin1').toString('latin1');
 }
 
+/** firstSeen() for a run without a journal (stdin to stdout): a Set of the domains met. */
+export function seenDomains(): Pick<Journal, 'firstSeen'> {
+  const seen = new Set<string>();
+  return {
+    firstSeen(domain) {
+      if (seen.has(domain)) return undefined;
+      const own = ownCopy(domain);
+      seen.add(own);
+      return own;
+    },
+  };
+}
+
 export interface JournalOptions {
   /** Start a new journal even if one exists (its results are discarded). */
   fresh?: boolean;
@@ -58,6 +78,7 @@ const FLUSH_INTERVAL_MS = 1000;
 // Past this many buffered bytes, append() waits for a flush: memory stays bounded even when a
 // caller appends in a tight loop.
 const MAX_PENDING_BYTES = 4 << 20;
+const INITIAL_PENDING_BYTES = 64 << 10;
 const READ_GUESS = 4096;
 
 export async function openJournal(
@@ -108,11 +129,30 @@ export async function openJournal(
   return new FileJournal(path, file, offsets, end, options.flushIntervalMs ?? FLUSH_INTERVAL_MS);
 }
 
+/**
+ * A domain's value in the journal's Map: where its latest line starts, and whether this run has met
+ * it (firstSeen). n >= 0: a line at n, not met yet; SEEN: met, no line; n <= -2: a line at -2 - n,
+ * met. Small integers, as the offsets alone were: no object per domain.
+ */
+const SEEN = -1;
+const seenAt = (offset: number): number => -2 - offset;
+const offsetOf = (value: number): number => (value >= 0 ? value : -2 - value);
+
 class FileJournal implements Journal {
-  private pending = new Map<string, { result: RowResult; line: string }>();
+  /**
+   * Lines appended and not yet handed to the disk, as bytes outside V8's heap (not a result object
+   * and a line string per domain). Each line's file offset is in `offsets` from its append, so
+   * the Map alone answers has(), size and firstSeen(); a result is read back from these bytes
+   * until they are written.
+   */
+  private pending = Buffer.allocUnsafe(INITIAL_PENDING_BYTES);
   private pendingBytes = 0;
-  /** The batch being written: still answered from memory until its offsets are known. */
-  private writing = new Map<string, { result: RowResult; line: string }>();
+  /** Where `pending` will start in the file: its end once every write so far has landed. */
+  private pendingStart: number;
+  /** The bytes being written, and where they go: still read from here until they are written. */
+  private writing: { bytes: Buffer; start: number } | undefined;
+  /** Domains met by this run that have no line (yet): in `offsets` as SEEN. */
+  private seenOnly = 0;
   private flushing: Promise<void> = Promise.resolve();
   private failure: unknown;
   private closed = false;
@@ -122,33 +162,46 @@ class FileJournal implements Journal {
     readonly path: string,
     private readonly file: FileHandle,
     private readonly offsets: Map<string, number>,
-    private end: number,
+    end: number,
     intervalMs: number,
   ) {
+    this.pendingStart = end;
     this.timer = setInterval(() => {
-      if (this.pending.size > 0) this.flush().catch(() => {});
+      if (this.pendingBytes > 0) this.flush().catch(() => {});
     }, intervalMs);
     // A pending flush must not keep a finished process alive; close() flushes the rest.
     this.timer.unref();
   }
 
   get size(): number {
-    let size = this.offsets.size;
-    for (const domain of this.pending.keys())
-      if (!this.offsets.has(domain) && !this.writing.has(domain)) size++;
-    for (const domain of this.writing.keys()) if (!this.offsets.has(domain)) size++;
-    return size;
+    return this.offsets.size - this.seenOnly;
   }
 
   has(domain: string): boolean {
-    return this.pending.has(domain) || this.writing.has(domain) || this.offsets.has(domain);
+    const value = this.offsets.get(domain);
+    return value !== undefined && value !== SEEN;
+  }
+
+  firstSeen(domain: string): string | undefined {
+    const value = this.offsets.get(domain);
+    if (value !== undefined && value < 0) return undefined;
+    const own = ownCopy(domain);
+    if (value === undefined) {
+      this.offsets.set(own, SEEN);
+      this.seenOnly++;
+    } else this.offsets.set(own, seenAt(value));
+    return own;
   }
 
   async get(domain: string): Promise<RowResult | undefined> {
-    const buffered = this.pending.get(domain) ?? this.writing.get(domain);
-    if (buffered) return buffered.result;
-    const offset = this.offsets.get(domain);
-    if (offset === undefined) return undefined;
+    const value = this.offsets.get(domain);
+    if (value === undefined || value === SEEN) return undefined;
+    const offset = offsetOf(value);
+    if (offset >= this.pendingStart)
+      return entryIn(this.pending, offset - this.pendingStart, this.path, offset).r;
+    const writing = this.writing;
+    if (writing && offset >= writing.start)
+      return entryIn(writing.bytes, offset - writing.start, this.path, offset).r;
     return (await this.readEntry(offset)).r;
   }
 
@@ -159,10 +212,19 @@ class FileJournal implements Journal {
       return Promise.reject(error);
     }
     const line = `${JSON.stringify({ d: domain, r: result })}\n`;
-    const previous = this.pending.get(domain);
-    if (previous) this.pendingBytes -= previous.line.length;
-    this.pending.set(domain, { result, line });
-    this.pendingBytes += line.length;
+    const length = Buffer.byteLength(line);
+    if (this.pendingBytes + length > this.pending.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.pending.length * 2, this.pendingBytes + length));
+      this.pending.copy(grown, 0, 0, this.pendingBytes);
+      this.pending = grown;
+    }
+    this.pending.write(line, this.pendingBytes);
+    // A domain appended again: its latest line is the one read back (and the one a scan keeps).
+    const offset = this.pendingStart + this.pendingBytes;
+    const previous = this.offsets.get(domain);
+    if (previous === SEEN) this.seenOnly--;
+    this.offsets.set(domain, previous !== undefined && previous < 0 ? seenAt(offset) : offset);
+    this.pendingBytes += length;
     // No promise per result: a batch appends hundreds of thousands.
     return this.pendingBytes >= MAX_PENDING_BYTES ? this.flush() : undefined;
   }
@@ -202,19 +264,13 @@ class FileJournal implements Journal {
 
   private async writePending(): Promise<void> {
     this.assertUsable();
-    if (this.pending.size === 0) return;
-    this.writing = this.pending;
-    this.pending = new Map();
+    if (this.pendingBytes === 0) return;
+    const bytes = this.pending.subarray(0, this.pendingBytes);
+    const start = this.pendingStart;
+    this.writing = { bytes, start };
+    this.pendingStart = start + bytes.length;
+    this.pending = Buffer.allocUnsafe(Math.min(this.pending.length, MAX_PENDING_BYTES));
     this.pendingBytes = 0;
-    const lines: string[] = [];
-    const starts = new Map<string, number>();
-    let position = this.end;
-    for (const [domain, { line }] of this.writing) {
-      starts.set(domain, position);
-      lines.push(line);
-      position += Buffer.byteLength(line);
-    }
-    const bytes = Buffer.from(lines.join(''));
     try {
       let written = 0;
       while (written < bytes.length) {
@@ -222,18 +278,17 @@ class FileJournal implements Journal {
           bytes,
           written,
           bytes.length - written,
-          this.end + written,
+          start + written,
         );
         written += bytesWritten;
       }
       await this.file.datasync();
     } catch (error) {
+      // `writing` stays: its results are still read back from memory while the run aborts.
       this.failure = error;
       throw ioProblem(this.path, error);
     }
-    this.end = position;
-    for (const [domain, start] of starts) this.offsets.set(domain, start);
-    this.writing = new Map();
+    this.writing = undefined;
   }
 
   private async readEntry(offset: number): Promise<Entry> {
@@ -241,18 +296,17 @@ class FileJournal implements Journal {
     for (;;) {
       const buffer = Buffer.allocUnsafe(length);
       const { bytesRead } = await this.file.read(buffer, 0, length, offset);
-      const newline = buffer.subarray(0, bytesRead).indexOf(NEWLINE);
-      if (newline !== -1) {
-        const value = parseLine(buffer.toString('utf8', 0, newline));
-        if (isEntry(value)) return value;
-        break;
-      }
-      if (bytesRead < length) break;
+      const bytes = buffer.subarray(0, bytesRead);
+      if (bytesRead < length || bytes.includes(NEWLINE)) return entryIn(bytes, 0, this.path, offset);
       length *= 4;
     }
-    throw new Problem({
-      code: 'internal_bug',
-      detail: `the journal ${this.path} has no entry at byte ${offset}`,
-    });
   }
+}
+
+/** The entry on the line that starts at `at` in `bytes` (at `offset` in the file). */
+function entryIn(bytes: Buffer, at: number, path: string, offset: number): Entry {
+  const newline = bytes.indexOf(NEWLINE, at);
+  const value = newline === -1 ? undefined : parseLine(bytes.toString('utf8', at, newline));
+  if (isEntry(value)) return value;
+  throw new Problem({ code: 'internal_bug', detail: `the journal ${path} has no entry at byte ${offset}` });
 }

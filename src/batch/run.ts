@@ -16,7 +16,7 @@ import { doubtfulTitle } from './domain-columns.js';
 import { runDryRun } from './dry-run.js';
 import { journalPathFor, openInputSource, openOutputTarget, shellQuote } from './files.js';
 import { openInput } from './input.js';
-import { openJournal, ownCopy } from './journal.js';
+import { openJournal, seenDomains } from './journal.js';
 import { claimBatchFiles } from './lock.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, errorResult, Lookups } from './lookup.js';
 import type { RowResult } from './output.js';
@@ -216,8 +216,8 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     setTimeout(() => drain.abort(), DRAIN_LIMIT_MS).unref();
   });
 
-  // Domains seen in this run (the journal holds the same strings, so each is stored once).
-  const seen = new Set<string>();
+  // Domains met in this run: the journal's Map notes them beside the offsets (each domain held once).
+  const seen = journal ?? seenDomains();
   let complete = true;
   const entryFor = (row: {
     cells: string[];
@@ -228,14 +228,13 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     const normalised = normaliseDomain(row.domainRaw);
     if (!normalised.ok)
       return { cells: row.cells, result: errorResult('invalid_domain', `domain ${normalised.reason}`) };
-    if (seen.has(normalised.domain)) {
+    const domain = seen.firstSeen(normalised.domain);
+    if (domain === undefined) {
       // A duplicate shares the first row's result but costs nothing itself, so the column sums to
       // what the file cost, and a resumed output equals an uninterrupted one.
       const shared = lookups.resultFor(normalised.domain);
       return entryOf(row.cells, shared instanceof Promise ? shared.then(asDuplicate) : asDuplicate(shared));
     }
-    const domain = ownCopy(normalised.domain);
-    seen.add(domain);
     counts.uniqueDomains++;
     if (journal?.has(domain)) counts.reused++;
     return entryOf(row.cells, lookups.resultFor(domain));

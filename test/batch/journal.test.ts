@@ -58,6 +58,36 @@ describe('journal: store and reopen', () => {
     await reopened.close();
   });
 
+  it('tells the first sighting of a domain in this run from a duplicate, apart from what it stores', async () => {
+    const file = freshPath();
+    const journal = await openJournal(file, 'fp-seen');
+    await journal.append('earlier.com', NOT_FOUND);
+    await journal.close();
+
+    const reopened = await openJournal(file, 'fp-seen');
+    // Journalled by an earlier run, not yet met by this one.
+    expect(reopened.firstSeen('earlier.com')).toBe('earlier.com');
+    expect(reopened.firstSeen('earlier.com')).toBeUndefined();
+    expect(await reopened.get('earlier.com')).toEqual(NOT_FOUND);
+    // Met, with no result yet: not stored.
+    expect(reopened.firstSeen('new.com')).toBe('new.com');
+    expect([reopened.has('new.com'), reopened.size]).toEqual([false, 1]);
+    expect(await reopened.get('new.com')).toBeUndefined();
+    await reopened.append('new.com', found(3));
+    expect([reopened.has('new.com'), reopened.size]).toEqual([true, 2]);
+    expect(await reopened.get('new.com')).toEqual(found(3));
+    expect(reopened.firstSeen('new.com')).toBeUndefined();
+    // Appended without being met (another caller): still a first sighting afterwards.
+    await reopened.append('other.com', NOT_FOUND);
+    expect(reopened.firstSeen('other.com')).toBe('other.com');
+    await reopened.flush();
+    expect(await reopened.get('new.com')).toEqual(found(3));
+    await reopened.close();
+    const third = await openJournal(file, 'fp-seen');
+    expect(third.size).toBe(3);
+    await third.close();
+  });
+
   it('writes the documented format: a header line, then one {"d","r"} line per result', async () => {
     const file = freshPath();
     const journal = await openJournal(file, 'fp-format');
