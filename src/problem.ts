@@ -24,6 +24,8 @@ export type LocalCode =
   | 'budget_exhausted' // the --budget of a batch is reached
   | 'too_many_failures' // a batch stopped after a long run of consecutive failures
   | 'interrupted' // SIGINT / SIGTERM
+  | 'output_closed' // the reader of stdout went away (`| head`) before a batch was written
+  | 'write_failed' // stdout, an output file or the journal refused a write (full disk, I/O error)
   | 'internal_bug'; // anything we did not foresee
 
 export interface ProblemInit {
@@ -124,9 +126,13 @@ const UNAVAILABLE_CODES = new Set([
   'too_many_failures',
 ]);
 
+/** What a run wrote could not be written: its own exit code, so a script can tell it apart. */
+const OUTPUT_CODES = new Set(['output_closed', 'write_failed']);
+
 /** The exit code table of DESIGN.md. */
 export function exitCodeFor(p: Pick<Problem, 'code' | 'status'>): number {
   if (p.code === 'interrupted') return 130;
+  if (OUTPUT_CODES.has(p.code)) return 8;
   if (KEY_CODES.has(p.code)) return 3;
   if (CREDIT_CODES.has(p.code)) return 4;
   if (INPUT_CODES.has(p.code)) return 2;
@@ -165,6 +171,10 @@ const HINTS: Record<string, string> = {
   rate_limited: 'Wait for the Retry-After period, then try again (lower --concurrency for batches).',
   budget_exhausted: 'Raise --budget and re-run the same command; journalled results are reused at no cost.',
   interrupted: 'Re-run the same command to resume.',
+  output_closed:
+    'Write the rows to a file with --output (or let the reader take them all); a batch resumes when re-run.',
+  write_failed:
+    'Free some space (or fix the cause named above) and run the command again; a batch resumes where it stopped.',
   config_error: 'Run `company-data config show` to see which settings are in effect.',
   insecure_http:
     'Use https://, or pass --allow-insecure-http if you really mean to send the key in clear text.',

@@ -93,7 +93,9 @@ Examples:
   $ company-data enrich --input big.csv --output out.csv --budget 5000 --concurrency 16 --progress
 
 Exit codes: 0 ok (also found: false), 2 bad input, 3 key, 4 credits or --budget reached,
-5 service unavailable, 6 batch finished with row errors, 130 interrupted (prints how to resume).`,
+5 service unavailable, 6 batch finished with row errors, 8 output, stdout or journal could not
+be written (a closed pipe, a full disk; prints how to resume), 130 interrupted (prints how to
+resume).`,
     )
     .action(kit.withContext(runEnrich));
 }
