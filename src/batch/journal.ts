@@ -52,6 +52,11 @@ export interface JournalOptions {
   fresh?: boolean;
   /** How often buffered appends reach the disk. Default 1000 ms. */
   flushIntervalMs?: number;
+  /**
+   * Called with each failed write (a full disk, say). Nothing appended is dropped: the next flush
+   * writes it again at the same place, so a run can stop buying and keep what it bought.
+   */
+  onWriteFailure?: (error: unknown) => void;
 }
 
 const FLUSH_INTERVAL_MS = 1000;
@@ -104,7 +109,7 @@ export async function openJournal(
     await file.close();
     throw error instanceof Problem ? error : ioProblem(path, error);
   }
-  return new FileJournal(path, file, offsets, end, options.flushIntervalMs ?? FLUSH_INTERVAL_MS);
+  return new FileJournal(path, file, offsets, end, options.flushIntervalMs ?? FLUSH_INTERVAL_MS, options);
 }
 
 class FileJournal implements Journal {
@@ -113,7 +118,6 @@ class FileJournal implements Journal {
   /** The batch being written: still answered from memory until its offsets are known. */
   private writing = new Map<string, { result: RowResult; line: string }>();
   private flushing: Promise<void> = Promise.resolve();
-  private failure: unknown;
   private closed = false;
   private readonly timer: NodeJS.Timeout;
 
@@ -123,6 +127,7 @@ class FileJournal implements Journal {
     private readonly offsets: Map<string, number>,
     private end: number,
     intervalMs: number,
+    private readonly options: Pick<JournalOptions, 'onWriteFailure'> = {},
   ) {
     this.timer = setInterval(() => {
       if (this.pending.size > 0) this.flush().catch(() => {});
@@ -194,7 +199,6 @@ class FileJournal implements Journal {
   }
 
   private assertUsable(): void {
-    if (this.failure) throw ioProblem(this.path, this.failure);
     if (this.closed)
       throw new Problem({ code: 'internal_bug', detail: `the journal ${this.path} is closed` });
   }
@@ -227,7 +231,12 @@ class FileJournal implements Journal {
       }
       await this.file.datasync();
     } catch (error) {
-      this.failure = error;
+      // Back to pending, first: the next flush writes it all from `end` again, over any torn part.
+      this.pending = new Map([...this.writing, ...this.pending]);
+      this.pendingBytes = 0;
+      for (const { line } of this.pending.values()) this.pendingBytes += line.length;
+      this.writing = new Map();
+      this.options.onWriteFailure?.(error);
       throw ioProblem(this.path, error);
     }
     this.end = position;

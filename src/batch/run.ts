@@ -22,6 +22,7 @@ import { type BatchCounts, formatSummary, progressModeFor, startProgress } from 
 import { createScheduler } from './scheduler.js';
 import { checkMaxCredits, resolveSelection } from './selection.js';
 import { watchSignals } from './signals.js';
+import { WriteFailures } from './unwritable.js';
 
 export interface BatchOptions {
   input: string;
@@ -140,10 +141,17 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   if (!journalPath) {
     io.warn('warning: reading stdin and writing stdout: no journal is kept, so this run cannot be resumed');
   }
+  // A failed write to the output or the journal stops the run (stopSending below).
+  const failures = new WriteFailures();
   const journal = journalPath
-    ? await openJournal(journalPath, fingerprint, { fresh: options.fresh })
+    ? await openJournal(journalPath, fingerprint, {
+        fresh: options.fresh,
+        onWriteFailure: (error) => failures.fail(error, journalPath),
+      })
     : undefined;
   const target = await openOutputTarget(options.output, io);
+  const outputName = target.path ?? 'stdout';
+  failures.watch(target.stream, outputName);
   const writer = createBatchWriter({
     out: target.stream,
     format: format as Exclude<Format, 'table'>,
@@ -199,10 +207,13 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     mode: progressModeFor(io, Boolean(options.progress)),
     counts: snapshot,
   });
-  const signals = watchSignals(io, () => {
+  // No new requests; those in flight finish (and are journalled) or are cancelled after a while.
+  const stopSending = () => {
     lookups.stop('interrupted');
     setTimeout(() => drain.abort(), DRAIN_LIMIT_MS).unref();
-  });
+  };
+  const signals = watchSignals(io, stopSending);
+  failures.whenFailed(stopSending);
 
   // Domains seen in this run (the journal holds the same strings, so each is stored once).
   const seen = new Set<string>();
@@ -241,7 +252,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     if (result.found === null && !FINAL_ERRORS.has(result.error_code ?? '')) complete = false;
     return writing;
   };
-  const stopping = () => signals.interrupted || lookups.fatal !== undefined;
+  const stopping = () => signals.interrupted || lookups.fatal !== undefined || failures.problem !== undefined;
   /** Writes the ready head rows, and waits for the head when the window is full (or `all`). */
   const writeReady = async (all: boolean): Promise<void> => {
     while (window.length > 0 && !stopping()) {
@@ -265,7 +276,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     }
   };
 
-  let outcome: 'done' | 'interrupted' | 'aborted' = 'done';
+  let outcome: 'done' | 'interrupted' | 'aborted' | 'unwritable' = 'done';
   try {
     for await (const row of reader.rows) {
       if (stopping()) break;
@@ -275,13 +286,16 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     }
     await writeReady(true);
   } catch (error) {
-    progress.stop();
-    signals.dispose();
-    drain.abort();
-    await scheduler.idle();
-    await target.discard();
-    await journal?.close().catch(() => {});
-    throw error;
+    // The output refused a write: the rows in flight still reach the journal (below).
+    if (!failures.explains(target.stream, outputName)) {
+      progress.stop();
+      signals.dispose();
+      drain.abort();
+      await scheduler.idle();
+      await target.discard();
+      await journal?.close().catch(() => {});
+      throw error;
+    }
   }
   progress.stop();
   // Every request still in flight ends here: an abort has cancelled them at once (`onAbort`
@@ -289,19 +303,40 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   // (the timer armed by the signal).
   await scheduler.idle();
   signals.dispose();
-  if (lookups.fatal) outcome = 'aborted';
+  if (failures.problem) outcome = 'unwritable';
+  else if (lookups.fatal) outcome = 'aborted';
   else if (signals.interrupted) outcome = 'interrupted';
+  else {
+    try {
+      await writer.end();
+      await target.commit();
+    } catch (error) {
+      // Ending, syncing or renaming the output: an error of the system is a failed write.
+      const errno = typeof (error as NodeJS.ErrnoException).code === 'string';
+      if (!failures.explains(target.stream, outputName) && !errno) throw error;
+      failures.fail(error, outputName);
+      outcome = 'unwritable';
+    }
+  }
 
   if (outcome !== 'done') {
+    // The temporary output goes first: on a full disk, its space lets the journal's last lines in.
     await target.discard();
-    await journal?.close();
+    let allJournalled = true;
+    try {
+      await journal?.close();
+    } catch (error) {
+      if (outcome !== 'unwritable') throw error;
+      // Still no room for its last lines: those answers are lost, as after a kill -9.
+      allJournalled = false;
+    }
     io.info(formatSummary(snapshot(), Date.now() - started));
+    if (outcome === 'unwritable')
+      throw stoppedProblem(failures.problem!, journalPath, options.argv, allJournalled);
     if (outcome === 'aborted') throw lookups.fatal!;
     throw interruptedProblem(counts.rows, journalPath, options.argv);
   }
 
-  await writer.end();
-  await target.commit();
   if (journal) {
     if (complete) await journal.remove();
     else await journal.close();
@@ -354,6 +389,26 @@ function interruptedProblem(rows: number, journalPath: string | undefined, argv:
     detail: `stopped after writing ${rows} rows; ${where}`,
     source: 'client',
     hint: journalPath ? `Resume with: ${resumeCommand(argv)}` : 'Without a journal the run starts over.',
+  });
+}
+
+/** A failed write, with what the run kept and how to resume it. */
+function stoppedProblem(
+  problem: Problem,
+  journalPath: string | undefined,
+  argv: readonly string[],
+  allJournalled: boolean,
+): Problem {
+  let kept = journalPath ? `every result bought is kept in ${journalPath}` : 'no journal was kept';
+  if (!allJournalled)
+    kept = `the results bought are kept in ${journalPath} except the last ones, which did not fit (they will be bought again)`;
+  return new Problem({
+    code: problem.code,
+    title: problem.title,
+    detail: `${problem.detail}; the run stopped sending lookups, and ${kept}`,
+    source: 'client',
+    hint: journalPath ? `Resume with: ${resumeCommand(argv)}` : 'Without a journal the run starts over.',
+    cause: problem.cause,
   });
 }
 
