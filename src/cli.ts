@@ -103,7 +103,8 @@ Examples:
   $ company-data --sandbox search "shopify shoes" --filter country=US --limit 5
 
 Exit codes: 0 ok, 1 bug, 2 usage/input, 3 key/permission, 4 credits/budget, 5 unavailable,
-6 batch finished with row errors, 7 another run holds the batch's output, 130 interrupted.`,
+6 batch finished with row errors, 7 another run holds the batch's output, 8 output could not be
+written, 130 interrupted.`,
   );
   const kit = commandKit(invocation);
   for (const command of COMMANDS) command.register(program, kit);
@@ -140,19 +141,20 @@ function addHelpCommand(program: Command): void {
 export async function main(argv: string[], surroundings: Surroundings = {}): Promise<number> {
   const invocation = newInvocation(argv, surroundings);
   const program = buildProgram(invocation);
-  watchClosedReaders(invocation);
+  const stdout = watchStreams(invocation);
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return invocation.exitCode;
+    return await unlessStdoutFailed(invocation.exitCode, stdout, program, invocation);
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are "errors" only to exitOverride; Commander already printed them.
-      if (error.exitCode === 0) return 0;
+      if (error.exitCode === 0) return await unlessStdoutFailed(0, stdout, program, invocation);
       await reportUsageError(invocation.usageError ?? `${error.message}\n`, program, invocation);
       return 2;
     }
     return await reportFailure(error, program.opts() as GlobalFlags, invocation);
   } finally {
+    stdout.dispose();
     for (const cleanup of invocation.cleanups.reverse()) {
       try {
         await cleanup();
@@ -163,23 +165,54 @@ export async function main(argv: string[], surroundings: Surroundings = {}): Pro
   }
 }
 
-/**
- * A reader that goes away (`company-data ... | head`) is not worth a stack trace: what is still
- * written to that stream is dropped, and the command's own outcome decides the exit code.
- */
-function watchClosedReaders(invocation: Invocation): void {
-  // The listener stays after main() returns: a write still queued may fail after that.
-  for (const stream of [
-    invocation.streams.stdout ?? process.stdout,
-    invocation.streams.stderr ?? process.stderr,
-  ]) {
-    if (stream.listeners('error').includes(ignoreClosedReader)) continue;
-    stream.on('error', ignoreClosedReader);
-  }
+interface StdoutWatch {
+  /** The first error of stdout during this invocation. */
+  readonly failure: NodeJS.ErrnoException | undefined;
+  dispose(): void;
 }
 
-function ignoreClosedReader(error: NodeJS.ErrnoException): void {
-  if (error.code !== 'EPIPE') throw error;
+/**
+ * An error on stdout or stderr never becomes a stack trace. A reader that goes away
+ * (`company-data ... | head`) is no failure of a one-request command: what is still written is
+ * dropped and the command's own outcome decides the exit code (a batch, which would go on buying
+ * rows nobody reads, stops itself: src/batch/run.ts). A stdout that refuses data (a full disk,
+ * `> /dev/full`) is: exit 8 (unlessStdoutFailed). Nothing is said about stderr: there is nowhere
+ * left to say it.
+ */
+function watchStreams(invocation: Invocation): StdoutWatch {
+  const stdout = invocation.streams.stdout ?? process.stdout;
+  // This listener stays after main() returns: a write still queued may fail after that.
+  for (const stream of [stdout, invocation.streams.stderr ?? process.stderr]) {
+    if (stream.listeners('error').includes(ignoreStreamError)) continue;
+    stream.on('error', ignoreStreamError);
+  }
+  let failure: NodeJS.ErrnoException | undefined;
+  const record = (error: NodeJS.ErrnoException) => {
+    failure ??= error;
+  };
+  stdout.on('error', record);
+  return {
+    get failure() {
+      // A write refused synchronously is reported on the next tick; the stream knows at once.
+      return failure ?? (stdout.errored as NodeJS.ErrnoException | null) ?? undefined;
+    },
+    dispose: () => stdout.off('error', record),
+  };
+}
+
+function ignoreStreamError(): void {}
+
+/** `code`, unless stdout refused what the command wrote (not a closed reader): then exit 8. */
+async function unlessStdoutFailed(
+  code: number,
+  stdout: StdoutWatch,
+  program: Command,
+  invocation: Invocation,
+): Promise<number> {
+  const failure = stdout.failure;
+  if (!failure || failure.code === 'EPIPE') return code;
+  const { writeProblem } = await import('./write-failures.js');
+  return reportFailure(writeProblem(failure, 'stdout'), program.opts() as GlobalFlags, invocation);
 }
 
 /**

@@ -26,6 +26,8 @@ export type LocalCode =
   | 'too_many_failures' // a batch stopped after a long run of consecutive failures
   | 'interrupted' // SIGINT / SIGTERM
   | 'journal_busy' // another run holds the batch's journal (the same --output or --journal)
+  | 'output_closed' // the reader of stdout went away (`| head`) before a batch was written
+  | 'write_failed' // stdout, an output file or the journal refused a write (full disk, I/O error)
   | 'internal_bug'; // anything we did not foresee
 
 export interface ProblemInit {
@@ -127,10 +129,14 @@ const UNAVAILABLE_CODES = new Set([
   'too_many_failures',
 ]);
 
+/** What a run wrote could not be written: its own exit code, so a script can tell it apart. */
+const OUTPUT_CODES = new Set(['output_closed', 'write_failed']);
+
 /** The exit code table of DESIGN.md. */
 export function exitCodeFor(p: Pick<Problem, 'code' | 'status'>): number {
   if (p.code === 'interrupted') return 130;
   if (p.code === 'journal_busy') return 7;
+  if (OUTPUT_CODES.has(p.code)) return 8;
   if (KEY_CODES.has(p.code)) return 3;
   if (CREDIT_CODES.has(p.code)) return 4;
   if (INPUT_CODES.has(p.code)) return 2;
@@ -170,6 +176,10 @@ const HINTS: Record<string, string> = {
   budget_exhausted: 'Raise --budget and re-run the same command; journalled results are reused at no cost.',
   interrupted: 'Re-run the same command to resume.',
   journal_busy: 'Wait for the other run to finish, or give this one another --output or --journal.',
+  output_closed:
+    'Write the rows to a file with --output (or let the reader take them all); a batch resumes when re-run.',
+  write_failed:
+    'Free some space (or fix the cause named above) and run the command again; a batch resumes where it stopped.',
   config_error: 'Run `company-data config show` to see which settings are in effect.',
   insecure_http:
     'Use https://, or pass --allow-insecure-http if you really mean to send the key in clear text.',

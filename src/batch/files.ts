@@ -6,6 +6,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { Problem, usageError } from '../problem.js';
 import type { IO } from '../types.js';
+import { isWriteFailure, writeProblem } from '../write-failures.js';
 
 export interface InputSource {
   stream: Readable;
@@ -44,11 +45,13 @@ export interface OutputTarget {
   discard(): Promise<void>;
 }
 
+/** Rejects when a write failed, even one whose 'error' went out before: never commit a short file. */
 function closeStream(stream: WriteStream): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (stream.closed) return resolve();
+    const settle = () => (stream.errored ? reject(stream.errored) : resolve());
+    if (stream.closed) return settle();
     stream.once('error', reject);
-    stream.once('close', () => resolve());
+    stream.once('close', settle);
     if (!stream.writableEnded) stream.end();
   });
 }
@@ -97,12 +100,14 @@ export async function openOutputTarget(path: string | undefined, io: IO): Promis
     stream.once('open', () => resolve());
     stream.once('error', (error) =>
       reject(
-        new Problem({
-          code: 'invalid_input',
-          title: 'Cannot write the output',
-          detail: `${path}: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
-          source: 'client',
-        }),
+        isWriteFailure(error)
+          ? writeProblem(error, path)
+          : new Problem({
+              code: 'invalid_input',
+              title: 'Cannot write the output',
+              detail: `${path}: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
+              source: 'client',
+            }),
       ),
     );
   });

@@ -4,6 +4,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Problem, usageError } from '../problem.js';
+import { isWriteFailure, writeProblem } from '../write-failures.js';
 import type { RowResult } from './output.js';
 
 const VERSION = 1;
@@ -34,6 +35,8 @@ export function isEntry(value: unknown): value is Entry {
 }
 
 export function ioProblem(path: string, error: unknown): Problem {
+  // A full disk, a quota, an I/O error: exit 8 with the cause (a wrong path stays an input error).
+  if (isWriteFailure(error)) return writeProblem(error, path);
   const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
   return new Problem({
     code: 'invalid_input',

@@ -72,6 +72,11 @@ export interface JournalOptions {
   fresh?: boolean;
   /** How often buffered appends reach the disk. Default 1000 ms. */
   flushIntervalMs?: number;
+  /**
+   * Called with each failed write (a full disk, say). Nothing appended is dropped: the next flush
+   * writes it again at the same place, so a run can stop buying and keep what it bought.
+   */
+  onWriteFailure?: (error: unknown) => void;
 }
 
 const FLUSH_INTERVAL_MS = 1000;
@@ -126,7 +131,7 @@ export async function openJournal(
     await file.close();
     throw error instanceof Problem ? error : ioProblem(path, error);
   }
-  return new FileJournal(path, file, offsets, end, options.flushIntervalMs ?? FLUSH_INTERVAL_MS);
+  return new FileJournal(path, file, offsets, end, options.flushIntervalMs ?? FLUSH_INTERVAL_MS, options);
 }
 
 /**
@@ -154,7 +159,6 @@ class FileJournal implements Journal {
   /** Domains met by this run that have no line (yet): in `offsets` as SEEN. */
   private seenOnly = 0;
   private flushing: Promise<void> = Promise.resolve();
-  private failure: unknown;
   private closed = false;
   private readonly timer: NodeJS.Timeout;
 
@@ -164,6 +168,7 @@ class FileJournal implements Journal {
     private readonly offsets: Map<string, number>,
     end: number,
     intervalMs: number,
+    private readonly options: Pick<JournalOptions, 'onWriteFailure'> = {},
   ) {
     this.pendingStart = end;
     this.timer = setInterval(() => {
@@ -257,7 +262,6 @@ class FileJournal implements Journal {
   }
 
   private assertUsable(): void {
-    if (this.failure) throw ioProblem(this.path, this.failure);
     if (this.closed)
       throw new Problem({ code: 'internal_bug', detail: `the journal ${this.path} is closed` });
   }
@@ -284,8 +288,17 @@ class FileJournal implements Journal {
       }
       await this.file.datasync();
     } catch (error) {
-      // `writing` stays: its results are still read back from memory while the run aborts.
-      this.failure = error;
+      // Back in front of what was appended since: the next flush writes it all from `start`
+      // again, over any torn part, and every offset handed out stays true.
+      const since = this.pending.subarray(0, this.pendingBytes);
+      const merged = Buffer.allocUnsafe(Math.max(bytes.length + since.length, this.pending.length));
+      bytes.copy(merged, 0);
+      since.copy(merged, bytes.length);
+      this.pending = merged;
+      this.pendingBytes = bytes.length + since.length;
+      this.pendingStart = start;
+      this.writing = undefined;
+      this.options.onWriteFailure?.(error);
       throw ioProblem(this.path, error);
     }
     this.writing = undefined;

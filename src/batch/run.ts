@@ -24,6 +24,7 @@ import { type BatchCounts, formatSummary, logLine, progressModeFor, startProgres
 import { createScheduler } from './scheduler.js';
 import { checkMaxCredits, resolveSelection } from './selection.js';
 import { watchSignals } from './signals.js';
+import { WriteFailures } from './unwritable.js';
 
 export interface BatchOptions {
   input: string;
@@ -152,10 +153,17 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
   if (!journalPath) {
     io.warn('warning: reading stdin and writing stdout: no journal is kept, so this run cannot be resumed');
   }
+  // A failed write to the output or the journal stops the run (stopSending below).
+  const failures = new WriteFailures();
   const journal = journalPath
-    ? await openJournal(journalPath, fingerprint, { fresh: options.fresh })
+    ? await openJournal(journalPath, fingerprint, {
+        fresh: options.fresh,
+        onWriteFailure: (error) => failures.fail(error, journalPath),
+      })
     : undefined;
   const target = await openOutputTarget(options.output, io);
+  const outputName = target.path ?? 'stdout';
+  failures.watch(target.stream, outputName);
   const writer = writerFor(selection, {
     out: target.stream,
     format: format as Exclude<Format, 'table'>,
@@ -211,10 +219,13 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     counts: snapshot,
     now: ctx.now,
   });
-  const signals = watchSignals(io, () => {
+  // No new requests; those in flight finish (and are journalled) or are cancelled after a while.
+  const stopSending = () => {
     lookups.stop('interrupted');
     setTimeout(() => drain.abort(), DRAIN_LIMIT_MS).unref();
-  });
+  };
+  const signals = watchSignals(io, stopSending);
+  failures.whenFailed(stopSending);
 
   // Domains met in this run: the journal's Map notes them beside the offsets (each domain held once).
   const seen = journal ?? seenDomains();
@@ -252,7 +263,7 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     if (result.found === null && !FINAL_ERRORS.has(result.error_code ?? '')) complete = false;
     return writing;
   };
-  const stopping = () => signals.interrupted || lookups.fatal !== undefined;
+  const stopping = () => signals.interrupted || lookups.fatal !== undefined || failures.problem !== undefined;
   /** Writes the ready head rows, and waits for the head when the window is full (or `all`). */
   const writeReady = async (all: boolean): Promise<void> => {
     while (window.length > 0 && !stopping()) {
@@ -276,7 +287,7 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     }
   };
 
-  let outcome: 'done' | 'interrupted' | 'aborted' = 'done';
+  let outcome: 'done' | 'interrupted' | 'aborted' | 'unwritable' = 'done';
   try {
     for await (const row of reader.rows) {
       if (stopping()) break;
@@ -286,13 +297,16 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     }
     await writeReady(true);
   } catch (error) {
-    progress.stop();
-    signals.dispose();
-    drain.abort();
-    await scheduler.idle();
-    await target.discard();
-    await journal?.close().catch(() => {});
-    throw error;
+    // The output refused a write: the rows in flight still reach the journal (below).
+    if (!failures.explains(target.stream, outputName)) {
+      progress.stop();
+      signals.dispose();
+      drain.abort();
+      await scheduler.idle();
+      await target.discard();
+      await journal?.close().catch(() => {});
+      throw error;
+    }
   }
   progress.stop();
   // Every request still in flight ends here: an abort has cancelled them at once (`onAbort`
@@ -300,20 +314,46 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
   // (the timer armed by the signal).
   await scheduler.idle();
   signals.dispose();
-  if (lookups.fatal) outcome = 'aborted';
+  if (failures.problem) outcome = 'unwritable';
+  else if (lookups.fatal) outcome = 'aborted';
   else if (signals.interrupted) outcome = 'interrupted';
+  else {
+    try {
+      await writer.end();
+      await target.commit();
+    } catch (error) {
+      // Ending, syncing or renaming the output: an error of the system is a failed write.
+      const errno = typeof (error as NodeJS.ErrnoException).code === 'string';
+      if (!failures.explains(target.stream, outputName) && !errno) throw error;
+      failures.fail(error, outputName);
+      outcome = 'unwritable';
+    }
+  }
 
   if (outcome !== 'done') {
+    // The temporary output goes first: on a full disk, its space lets the journal's last lines in.
     await target.discard();
-    await journal?.close();
-    const why = outcome === 'aborted' ? `aborted: ${lookups.fatal?.code}` : 'interrupted';
+    let allJournalled = true;
+    try {
+      await journal?.close();
+    } catch (error) {
+      if (outcome !== 'unwritable') throw error;
+      // Still no room for its last lines: those answers are lost, as after a kill -9.
+      allJournalled = false;
+    }
+    const why =
+      outcome === 'aborted'
+        ? `aborted: ${lookups.fatal?.code}`
+        : outcome === 'unwritable'
+          ? `the output could not be written: ${failures.problem?.code}`
+          : 'interrupted';
     io.info(logLine(io, ctx.now, formatSummary(snapshot(), ctx.now() - started, why)));
+    if (outcome === 'unwritable')
+      throw stoppedProblem(failures.problem!, journalPath, options.argv, allJournalled);
     if (outcome === 'aborted') throw lookups.fatal!;
     throw interruptedProblem(counts.rows, journalPath, options.argv);
   }
 
-  await writer.end();
-  await target.commit();
   if (journal) {
     if (complete) await journal.remove();
     else await journal.close();
@@ -366,6 +406,26 @@ function interruptedProblem(rows: number, journalPath: string | undefined, argv:
     detail: `stopped after writing ${rows} rows; ${where}`,
     source: 'client',
     hint: journalPath ? `Resume with: ${resumeCommand(argv)}` : 'Without a journal the run starts over.',
+  });
+}
+
+/** A failed write, with what the run kept and how to resume it. */
+function stoppedProblem(
+  problem: Problem,
+  journalPath: string | undefined,
+  argv: readonly string[],
+  allJournalled: boolean,
+): Problem {
+  let kept = journalPath ? `every result bought is kept in ${journalPath}` : 'no journal was kept';
+  if (!allJournalled)
+    kept = `the results bought are kept in ${journalPath} except the last ones, which did not fit (they will be bought again)`;
+  return new Problem({
+    code: problem.code,
+    title: problem.title,
+    detail: `${problem.detail}; the run stopped sending lookups, and ${kept}`,
+    source: 'client',
+    hint: journalPath ? `Resume with: ${resumeCommand(argv)}` : 'Without a journal the run starts over.',
+    cause: problem.cause,
   });
 }
 

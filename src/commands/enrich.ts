@@ -94,7 +94,8 @@ Examples:
 
 Exit codes: 0 ok (also found: false), 2 bad input, 3 key, 4 credits or --budget reached,
 5 service unavailable, 6 batch finished with row errors, 7 another run holds this output
-(its journal), 130 interrupted (prints how to resume).`,
+(its journal), 8 output, stdout or journal could not be written (a closed pipe, a full disk;
+prints how to resume), 130 interrupted (prints how to resume).`,
     )
     .action(kit.withContext(runEnrich));
 }

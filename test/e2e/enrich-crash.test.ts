@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { BIN, cleanEnv, type RunResult, runCli } from '../helpers/cli.js';
+import { journalled } from '../helpers/journal.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
@@ -56,21 +57,6 @@ const requestedSince = (from: number) =>
   domainRequests()
     .slice(from)
     .map((r) => decodeURIComponent(r.path.slice('/api/domains/'.length)));
-
-/** Domains in a journal file (a torn last line is ignored, as the journal itself does). */
-function journalled(path: string): Set<string> {
-  if (!existsSync(path)) return new Set();
-  const domains = new Set<string>();
-  for (const line of readFileSync(path, 'utf8').split('\n').slice(1)) {
-    try {
-      const entry = JSON.parse(line) as { d?: string };
-      if (entry.d) domains.add(entry.d);
-    } catch {
-      // torn line
-    }
-  }
-  return domains;
-}
 
 /** Starts the binary; `signalAfter` sends a signal once the run has made that many lookups. */
 function runUntil(

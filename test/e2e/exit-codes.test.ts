@@ -158,5 +158,8 @@ describe('exit codes of DESIGN.md', () => {
     // Set-up mistakes (test/commands/setup-mistakes.test.ts): fix, then re-run.
     for (const code of ['untrusted_certificate', 'proxy_auth_required', 'proxy_unreachable', 'http1_refused'])
       expect(exitCodeFor(new Problem({ code })), code).toBe(2);
+    // An output that cannot be written (test/e2e/enrich-unwritable.test.ts): its own code.
+    for (const code of ['write_failed', 'output_closed'])
+      expect(exitCodeFor(new Problem({ code })), code).toBe(8);
   });
 });

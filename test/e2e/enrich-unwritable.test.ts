@@ -1,0 +1,324 @@
+// A run whose output cannot be written: a reader that went away (`| head -n 2`), a full stdout
+// (/dev/full), a full filesystem under the output and the journal (a small tmpfs). A batch then
+// stops sending lookups, keeps every answer it bought in the journal, says so in one problem and
+// exits 8; the same command resumes and pays only for the rest. One-request commands stay quiet
+// when their reader goes away, and exit 8 with one problem when stdout is full.
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { BIN, cleanEnv, type RunResult, runCli } from '../helpers/cli.js';
+import { journalled } from '../helpers/journal.js';
+
+const ROWS = 1200;
+/** A device that refuses every write with ENOSPC (Linux, the BSDs). */
+const hasDevFull = existsSync('/dev/full');
+
+let sandbox: SandboxHandle;
+let dir: string;
+let reference: Buffer;
+let referenceCharge: number;
+
+/** Writes the test input (found domains, one a row) under `name` in the scratch directory. */
+function writeInput(name: string): string {
+  const domains = sandbox.dataset.companies.slice(20, 20 + ROWS).map((c) => c.domain);
+  const path = join(dir, name);
+  writeFileSync(path, `name,domain\n${domains.map((d, i) => `row ${i},${d}`).join('\n')}\n`);
+  return path;
+}
+
+beforeAll(async () => {
+  // A little latency: answers arrive over a second or two, so a run that did not stop at the
+  // failure would buy many more of them.
+  sandbox = await startSandbox({ port: 0, companies: 2000, latencyMs: 10 });
+  dir = mkdtempSync(join(tmpdir(), 'cd-enrich-unwritable-'));
+  const before = sandbox.balances().full;
+  const r = await runCli(enrichArgs(writeInput('reference.csv'), join(dir, 'reference.out.csv')), {
+    env: env(),
+  });
+  expect(r.code, r.stderr).toBe(0);
+  reference = readFileSync(join(dir, 'reference.out.csv'));
+  referenceCharge = before - sandbox.balances().full;
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const env = () => ({
+  COMPANY_DATA_API_KEY: sandbox.keys.full,
+  XDG_CONFIG_HOME: join(dir, 'config'),
+  XDG_CACHE_HOME: join(dir, 'cache'),
+});
+
+function enrichArgs(input: string, output?: string): string[] {
+  return ['--base-url', sandbox.url, 'enrich', '--input', input, ...(output ? ['--output', output] : [])];
+}
+
+const domainRequests = () => sandbox.requests().filter((r) => r.path.startsWith('/api/domains/'));
+/** Domains the sandbox answered (and charged) since the log held `from` lookups. */
+const answeredSince = (from: number) =>
+  domainRequests()
+    .slice(from)
+    .filter((r) => r.status === 200)
+    .map((r) => decodeURIComponent(r.path.slice('/api/domains/'.length)));
+
+/** The one problem on stderr (JSON, as stdout is no terminal), after checking there is no stack. */
+function problemOf(stderr: string): Record<string, string> {
+  expect(stderr).not.toMatch(/^\s+at /m);
+  expect(stderr).not.toContain('internal_bug');
+  const lines = stderr.trim().split('\n');
+  const problems = lines.filter((line) => line.startsWith('{'));
+  expect(problems, stderr).toHaveLength(1);
+  return JSON.parse(problems[0]);
+}
+
+/** Runs the binary with its stdout on an open file descriptor (a device, say). */
+function runWithStdout(args: string[], fd: number): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: cleanEnv(env()),
+      stdio: ['ignore', fd, 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (d) => {
+      stderr += d;
+    });
+    const guard = setTimeout(() => child.kill('SIGKILL'), 40_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(guard);
+      resolve({ code, signal, stdout: '', stderr });
+    });
+  });
+}
+
+/** Runs a bash script; what it writes to descriptor 3 is its `status`. */
+function runShell(script: string): Promise<{ stdout: string; stderr: string; status: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', script], {
+      env: cleanEnv(env()),
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
+    const text = { stdout: '', stderr: '', status: '' };
+    child.stdout?.setEncoding('utf8').on('data', (d) => {
+      text.stdout += d;
+    });
+    child.stderr?.setEncoding('utf8').on('data', (d) => {
+      text.stderr += d;
+    });
+    (child.stdio[3] as NodeJS.ReadableStream).setEncoding('utf8').on('data', (d) => {
+      text.status += d;
+    });
+    const guard = setTimeout(() => child.kill('SIGKILL'), 40_000);
+    child.on('error', reject);
+    child.on('close', () => {
+      clearTimeout(guard);
+      resolve({ ...text, status: text.status.trim() });
+    });
+  });
+}
+
+/**
+ * After a failed first run: what it bought is in the journal (all of it unless `lost` may be
+ * more than 0), and the same command buys only the rest and writes what an uninterrupted run
+ * writes (to stdout unless `output`). Returns the answers bought twice.
+ */
+async function expectResumeWithoutPayingTwice(
+  args: string[],
+  journal: string,
+  firstFrom: number,
+  options: { output?: string; mayLose?: boolean } = {},
+): Promise<number> {
+  const bought = answeredSince(firstFrom);
+  const kept = journalled(journal);
+  const lost = bought.filter((domain) => !kept.has(domain));
+  if (!options.mayLose) expect(lost).toEqual([]);
+  const from = domainRequests().length;
+  const r = await runCli(args, { env: env() });
+  expect(r.code, r.stderr).toBe(0);
+  for (const domain of answeredSince(from)) expect(kept.has(domain), domain).toBe(false);
+  const written = options.output ? readFileSync(options.output) : Buffer.from(r.stdout);
+  expect(written.equals(reference)).toBe(true);
+  // Each domain bought once, but for those the journal could not hold: bought once more.
+  expect(answeredSince(firstFrom)).toHaveLength(ROWS + lost.length);
+  expect(existsSync(journal)).toBe(false);
+  return lost.length;
+}
+
+describe('a batch whose stdout cannot be written', () => {
+  it('| head -n 2: stops buying, keeps every answer, exits 8 with one problem; a re-run pays for the rest', async () => {
+    const input = writeInput('piped.csv');
+    const before = sandbox.balances().full;
+    const from = domainRequests().length;
+    // The sandbox answers from this process: the shell must not block it (no spawnSync).
+    const script = `"${process.execPath}" "${BIN}" ${enrichArgs(input).join(' ')} | head -n 2; echo "\${PIPESTATUS[0]}" >&3`;
+    const r = await runShell(script);
+    expect(r.stdout.split('\n')[0]).toMatch(/^name,domain,found,/);
+    expect(r.status, r.stderr).toBe('8');
+    const problem = problemOf(r.stderr);
+    expect(problem.code).toBe('output_closed');
+    expect(problem.detail).toContain('stdout');
+    expect(problem.hint).toContain(`Resume with: company-data ${enrichArgs(input).join(' ')}`);
+    // The reader was gone after a few rows: the run stopped sending long before the end.
+    expect(answeredSince(from).length).toBeLessThan(ROWS / 3);
+    await expectResumeWithoutPayingTwice(enrichArgs(input), `${input}.journal`, from);
+    expect(before - sandbox.balances().full).toBe(referenceCharge);
+  });
+
+  it.skipIf(!hasDevFull)(
+    '> /dev/full: stops buying, keeps every answer, exits 8 naming the cause; a re-run pays for the rest',
+    async () => {
+      const input = writeInput('full.csv');
+      const from = domainRequests().length;
+      const full = openSync('/dev/full', 'w');
+      let r: RunResult;
+      try {
+        r = await runWithStdout(enrichArgs(input), full);
+      } finally {
+        closeSync(full);
+      }
+      expect(r.code, r.stderr).toBe(8);
+      const problem = problemOf(r.stderr);
+      expect(problem.code).toBe('write_failed');
+      expect(problem.detail).toContain('no space left on device: stdout');
+      expect(problem.hint).toContain('Resume with: company-data');
+      expect(answeredSince(from).length).toBeLessThan(ROWS / 3);
+      await expectResumeWithoutPayingTwice(enrichArgs(input), `${input}.journal`, from);
+    },
+  );
+});
+
+describe('a one-request command whose stdout cannot be written', () => {
+  it('stays quiet when its reader went away, with the exit code of the command', async () => {
+    const child = spawn(process.execPath, [BIN, '--base-url', sandbox.url, 'enrich', 'acme-shoes.com'], {
+      env: cleanEnv(env()),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.destroy(); // the reader is gone before the command writes a byte
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      stderr += d;
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+
+  it.skipIf(!hasDevFull)('exits 8 with one problem when stdout is full', async () => {
+    const full = openSync('/dev/full', 'w');
+    let r: RunResult;
+    try {
+      r = await runWithStdout(['--base-url', sandbox.url, 'enrich', 'acme-shoes.com'], full);
+    } finally {
+      closeSync(full);
+    }
+    expect(r.code, r.stderr).toBe(8);
+    const problem = problemOf(r.stderr);
+    expect(problem).toMatchObject({ code: 'write_failed', detail: 'no space left on device: stdout' });
+  });
+});
+
+/** Whether this machine lets us mount a tmpfs (root on Linux, outside most containers' limits). */
+function probeTmpfs(): string | undefined {
+  if (process.platform !== 'linux') return 'not Linux';
+  const probe = mkdtempSync(join(tmpdir(), 'cd-tmpfs-probe-'));
+  try {
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], {
+      encoding: 'utf8',
+    });
+    if (mounted.status !== 0)
+      return `mount -t tmpfs failed: ${(mounted.stderr || mounted.error?.message) ?? ''}`;
+    spawnSync('umount', [probe]);
+    return undefined;
+  } catch (error) {
+    return String(error);
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+}
+
+const noTmpfs = probeTmpfs();
+
+/** Every complete line of a journal is JSON (its header or an entry); only the last may be torn. */
+function expectConsistent(journal: string): void {
+  const lines = readFileSync(journal, 'utf8').split('\n').slice(0, -1);
+  expect(lines.length).toBeGreaterThan(0);
+  for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+}
+
+const KIB = 1024;
+// The output (1,200 rows) takes about 90 KiB, its journal about 300 KiB: each layout leaves
+// room for a part of what lands on the small filesystem.
+const layouts = [
+  { name: 'the output', output: true, journal: false, room: 32 * KIB },
+  { name: 'the journal', output: false, journal: true, room: 100 * KIB },
+  { name: 'the output and the journal', output: true, journal: true, room: 200 * KIB },
+];
+
+// The full disk is a real one: a tmpfs of 1 MiB, most of it taken by a filler file, under the
+// output or the journal or both. CI without the right to mount skips this (the reason is printed).
+describe.skipIf(noTmpfs !== undefined)('a batch on a full filesystem', () => {
+  let mount: string;
+  beforeAll(() => {
+    mount = join(dir, 'small');
+    mkdirSync(mount);
+    const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mount], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+  });
+  afterAll(() => {
+    if (mount) spawnSync('umount', [mount]);
+  });
+
+  it.each(layouts)(
+    '$name: names the path and the cause, exits 8, keeps the journal consistent, resumes once space is freed',
+    async (layout) => {
+      const name = `disk-${layout.output ? 'o' : ''}${layout.journal ? 'j' : ''}`;
+      const input = writeInput(`${name}.csv`);
+      const output = join(layout.output ? mount : dir, `${name}.out.csv`);
+      const journal = join(layout.journal ? mount : dir, `${name}.journal`);
+      const args = [...enrichArgs(input, output), '--journal', journal];
+      for (const file of readdirSync(mount)) rmSync(join(mount, file));
+      const filler = join(mount, 'filler');
+      writeFileSync(filler, Buffer.alloc(1024 * KIB - layout.room));
+      const from = domainRequests().length;
+      const r = await runCli(args, { env: env() });
+      expect(r.code, r.stderr).toBe(8);
+      const problem = problemOf(r.stderr);
+      expect(problem.code).toBe('write_failed');
+      expect(problem.detail, r.stderr).toContain('; the run stopped sending lookups, and ');
+      const onMount = [layout.output && output, layout.journal && journal].filter(Boolean);
+      expect(onMount.map((path) => `no space left on device: ${path};`)).toContain(
+        problem.detail.slice(0, problem.detail.indexOf(';') + 1),
+      );
+      expect(problem.hint).toContain(`Resume with: company-data ${args.join(' ')}`);
+      expect(existsSync(output)).toBe(false);
+      expect(readdirSync(mount).filter((file) => file.endsWith('.tmp'))).toEqual([]);
+      expect(answeredSince(from).length).toBeLessThan(ROWS);
+      expectConsistent(journal);
+
+      rmSync(filler);
+      // A journal that fills up loses the answers not yet written, at most a second's worth: the
+      // problem says so, and they are bought again. Answers the journal holds never are.
+      const lost = await expectResumeWithoutPayingTwice(args, journal, from, {
+        output,
+        mayLose: layout.journal,
+      });
+      if (lost > 0) expect(problem.detail).toContain('except the last ones, which did not fit');
+      else expect(problem.detail).toContain(`every result bought is kept in ${journal}`);
+    },
+  );
+});
