@@ -110,14 +110,6 @@ export function asciiHost(host: string): string {
 const TLDTS_OPTIONS = { allowPrivateDomains: false, extractHostname: false } as const;
 
 /**
- * Runs the public suffix list once. A batch calls it while it waits for the catalogs, so that
- * the first row does not pay for tldts' first call between two lookups.
- */
-export function loadSuffixList(): void {
-  parse('example.co.uk', TLDTS_OPTIONS);
-}
-
-/**
  * A host that passes every check of hostProblem, as one pattern: at most 253 characters, two
  * labels or more of letters, digits and inner hyphens, 63 at most each, the last a TLD.
  */

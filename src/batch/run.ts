@@ -6,7 +6,7 @@
 // offsets; never the results of the whole file.
 import { setMaxListeners } from 'node:events';
 import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
-import { loadSuffixList, normaliseDomain } from '../domain.js';
+import { normaliseDomain } from '../domain.js';
 import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
 import type { Context, Format } from '../types.js';
@@ -118,9 +118,6 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
 async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
   const { io } = ctx;
   const format = options.dryRun ? ctx.config.format.value : batchFormat(ctx);
-  // The public suffix list first: a call through a proxy (the catalogs' too) loads undici, which
-  // sets a V8 flag under which the list's code cache would be refused (src/cli-loader.ts).
-  if (!options.dryRun) loadSuffixList();
   const catalogs = Promise.all([loadProducts(ctx), loadFields(ctx)]);
   const [products, fields] = await catalogs;
   const selection = resolveSelection({ products, fields }, options);
