@@ -94,7 +94,7 @@ const WHOLE_FILE_LIMIT = 32 * 1024 * 1024;
  * read only when asked for: touching it builds a stream (~2 ms). A file of ordinary size is
  * opened, checked and read with synchronous calls, like the catalog cache: nothing else waits on
  * them at this point of a search, and each asynchronous call would cost a round trip through
- * libuv's thread pool (docs/performance.md, "Eleventh pass").
+ * libuv's thread pool.
  */
 function openSource(file: string, io: Pick<IO, 'stdin'>): Readable | Buffer {
   if (file === '-') return io.stdin;

@@ -163,7 +163,7 @@ function cacheDirOf(ctx: Context): string | undefined {
 
 // The cache is read and written with synchronous calls: a few KB on a local disk take
 // microseconds, where each asynchronous call costs a round trip through libuv's thread pool and
-// an event-loop turn, on the start-up path of every catalog command (figure 1b).
+// an event-loop turn, on the start-up path of every catalog command.
 function readCache(dir: string, name: CatalogName, now: number): unknown {
   try {
     const entry: unknown = JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8'));
