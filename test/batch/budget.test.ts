@@ -25,6 +25,28 @@ describe('createBudget', () => {
     expect(budget.tryReserve(2)).not.toBeNull();
   });
 
+  it('keeps the reservation of an attempt without an answer: a retry must reserve again', () => {
+    const budget = createBudget(5);
+    const a = budget.tryReserve(2)!;
+    budget.settleUnknown(a);
+    expect(budget.reserved).toBe(0);
+    expect(budget.possiblyCharged).toBe(2);
+    expect(budget.spent).toBe(0);
+    const retry = budget.tryReserve(2)!;
+    budget.settleUnknown(retry);
+    // 4 possibly charged: one more request of 2 would pass the cap, and nothing in flight can free it.
+    expect(budget.tryReserve(2)).toBeNull();
+    expect(budget.isExhaustedFor(2)).toBe(true);
+    const b = budget.tryReserve(1)!;
+    budget.settle(b, 1);
+    expect(budget.spent + budget.possiblyCharged).toBe(5);
+    // Settled once only, whichever way.
+    budget.settleUnknown(b);
+    budget.settle(a, 0);
+    expect(budget.spent).toBe(1);
+    expect(budget.possiblyCharged).toBe(4);
+  });
+
   it('settles a reservation once only', () => {
     const budget = createBudget(10);
     const a = budget.tryReserve(4)!;
@@ -62,6 +84,8 @@ describe('createBudget', () => {
         kind: fc.constant('settle' as const),
         pick: fc.nat(),
         fraction: fc.double({ min: 0, max: 1, noNaN: true }),
+        // No answer: the whole reservation stays as possibly charged.
+        unknown: fc.boolean(),
       }),
     );
     fc.assert(
@@ -74,12 +98,13 @@ describe('createBudget', () => {
             if (r) open.push(r);
           } else if (open.length > 0) {
             const [r] = open.splice(s.pick % open.length, 1);
-            budget.settle(r, Math.floor(r.amount * s.fraction));
+            if (s.unknown) budget.settleUnknown(r);
+            else budget.settle(r, Math.floor(r.amount * s.fraction));
           }
-          expect(budget.spent + budget.reserved).toBeLessThanOrEqual(limit);
+          expect(budget.spent + budget.possiblyCharged + budget.reserved).toBeLessThanOrEqual(limit);
         }
         for (const r of open) budget.settle(r, r.amount);
-        expect(budget.spent).toBeLessThanOrEqual(limit);
+        expect(budget.spent + budget.possiblyCharged).toBeLessThanOrEqual(limit);
         expect(budget.reserved).toBe(0);
       }),
       { numRuns: 300 },
