@@ -356,6 +356,8 @@ function copyProblem(problem: Problem, changes: { detail?: string; code?: string
     source: problem.source,
     retryAfterSeconds: problem.retryAfterSeconds,
     hint: problem.extraHint,
+    // The transport's code: whether the request was sent reads it (src/http/outcome.ts).
+    cause: problem.cause,
   });
 }
 
