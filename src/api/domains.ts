@@ -59,19 +59,20 @@ export function domainLookup(
   ctx: { client: Client },
   query: EnrichQuery = {},
   options: DomainLookupOptions = {},
-): (domain: string) => Promise<EnrichResponse> {
+): (domain: string, onRetry?: RequestOptions['onRetry']) => Promise<EnrichResponse> {
   const search: RequestOptions['query'] = {};
   if (query.products?.length) search.products = query.products.join(',');
   if (query.include?.length) search.include = query.include.join(',');
   if (query.maxCredits !== undefined) search.max_credits = query.maxCredits;
   const { fields } = options;
-  return async (domain) => {
+  // A batch passes its own onRetry per domain: each call's budget reservation is its own.
+  return async (domain, onRetry = options.onRetry) => {
     const request: RequestOptions = {
       method: 'GET',
       path: `/api/domains/${encodeURIComponent(domain)}`,
       query: search,
       auth: true,
-      onRetry: options.onRetry,
+      onRetry,
       signal: options.signal,
     };
     if (options.spinner === false) request.spinner = false;

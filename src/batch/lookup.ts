@@ -4,13 +4,15 @@
 // Reuse, in order: a lookup of this run still in flight (its promise), the journal (this run's or
 // an earlier run's results, read back from disk), a failure of this run (a small map). Only then a
 // request: a scheduler slot, a budget reservation taken synchronously right before sending, the
-// call, and the reservation settled with the actual charge.
+// call, and the reservation settled with the actual charge. An attempt that may have been charged
+// without an answer (src/http/outcome.ts) keeps its reservation, and its retry reserves again.
 import {
   type DomainLookupOptions,
   domainLookup,
   type EnrichQuery,
   type EnrichResponse,
 } from '../api/domains.js';
+import { mayHaveBeenCharged } from '../http/outcome.js';
 import { isProblem, Problem, SETUP_CODES } from '../problem.js';
 import type { Client } from '../types.js';
 import type { Budget, Reservation } from './budget.js';
@@ -112,7 +114,8 @@ export class Lookups {
   private readonly recentKeys: string[] = [];
   private recentNext = 0;
   private settleWaiters: Array<() => void> = [];
-  private readonly lookup: (domain: string) => Promise<EnrichResponse>;
+  private readonly lookup: ReturnType<typeof domainLookup>;
+  private readonly retryHook: NonNullable<DomainLookupOptions['onRetry']>;
   stopReason: StopReason | undefined;
   /** Set when the run must abort (exit 2 or 3): the problem to report. */
   fatal: Problem | undefined;
@@ -121,17 +124,18 @@ export class Lookups {
 
   constructor(private readonly options: LookupOptions) {
     const { scheduler } = options;
+    this.retryHook = (problem, attempt) => {
+      if (problem.code === 'rate_limited' || problem.status === 429) {
+        scheduler.rateLimited(problem.retryAfterSeconds);
+      }
+      return options.onRetry?.(problem, attempt);
+    };
     const callOptions: DomainLookupOptions = {
       spinner: false,
       signal: options.signal,
       // The record is narrowed as it is read, so the journal stores what the output shows.
       fields: options.resultFields,
-      onRetry: (problem, attempt) => {
-        if (problem.code === 'rate_limited' || problem.status === 429) {
-          scheduler.rateLimited(problem.retryAfterSeconds);
-        }
-        return options.onRetry?.(problem, attempt);
-      },
+      onRetry: this.retryHook,
     };
     this.lookup = domainLookup({ client: options.client }, options.query, callOptions);
   }
@@ -242,11 +246,14 @@ export class Lookups {
         return this.stoppedResult();
       }
       this.requests++;
+      const held = { reservation: reserved };
       let response: EnrichResponse;
       try {
-        response = await this.lookup(domain);
+        response = await this.lookup(domain, (problem, attempt) => this.beforeRetry(held, problem, attempt));
       } catch (error) {
-        budget.settle(reserved, 0); // errors are never charged (spec, charging rule 4)
+        // Errors answered are never charged (spec, charging rule 4); an answer that never came may be.
+        if (mayHaveBeenCharged(asProblem(error))) budget.settleUnknown(held.reservation);
+        else budget.settle(held.reservation, 0);
         this.wakeSettleWaiters();
         const balance = this.options.client.lastCredits?.remaining;
         if (typeof balance === 'number') this.balance = balance;
@@ -255,7 +262,7 @@ export class Lookups {
       const { result, credits } = response;
       // A response without a charge is assumed to have cost the worst case: the budget must hold.
       const charged = result.charged ?? credits.charged ?? worstCase;
-      budget.settle(reserved, charged);
+      budget.settle(held.reservation, charged);
       if (this.settleWaiters.length > 0) this.wakeSettleWaiters();
       if (typeof credits.remaining === 'number') this.balance = credits.remaining;
       const row: RowResult = {
@@ -282,6 +289,29 @@ export class Lookups {
     } finally {
       this.inFlight.delete(domain);
     }
+  }
+
+  /**
+   * Before a retry: an attempt that may have been charged keeps its reservation, and the retry
+   * needs one of its own. Without room the retry is not sent and the row gets the stop reason.
+   */
+  private async beforeRetry(held: { reservation: Reservation }, problem: Problem, attempt: number) {
+    await this.retryHook(problem, attempt);
+    if (!mayHaveBeenCharged(problem)) return;
+    this.options.budget.settleUnknown(held.reservation);
+    this.wakeSettleWaiters();
+    const next = this.reserve();
+    const reservation = next instanceof Promise ? await next : next;
+    if (reservation) {
+      held.reservation = reservation;
+      return;
+    }
+    const stopped = this.stoppedResult();
+    const detail =
+      stopped.error_code === 'budget_exhausted'
+        ? 'not retried: the --budget of this run has no room left for another attempt (the last one may have been charged)'
+        : stopped.error_detail!;
+    throw new Problem({ code: stopped.error_code!, detail, source: 'client' });
   }
 
   /** Narrowed as it was read; else the whole record, with the requested domain as a narrowed one has it. */

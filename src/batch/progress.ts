@@ -13,6 +13,11 @@ export interface BatchCounts {
   errors: number;
   /** Credits charged by this run (journalled results reused from an earlier run cost nothing). */
   charged: number;
+  /**
+   * Credits of attempts whose answer never arrived (a timeout, a connection closed after sending,
+   * a gateway's 502 or 504): the service may have charged them (docs/batch.md, "Credits").
+   */
+  possiblyCharged?: number;
   /** Balance after the latest response, when the server said. */
   balance?: number;
   /** Results reused from the journal of an earlier run. */
@@ -77,6 +82,7 @@ export function formatSummary(c: BatchCounts, elapsedMs: number, stoppedBecause?
     `${groupDigits(c.errors)} errors`,
     `${groupDigits(c.charged)} credits charged`,
   ];
+  if (c.possiblyCharged) parts.push(`up to ${groupDigits(c.possiblyCharged)} more possibly charged`);
   if (c.reused > 0) parts.push(`${groupDigits(c.reused)} reused from the journal`);
   if (c.balance !== undefined) parts.push(`balance ${groupDigits(c.balance)}`);
   parts.push(formatDuration(elapsedMs));

@@ -207,6 +207,7 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
   const snapshot = (): BatchCounts => ({
     ...counts,
     charged: budget.spent,
+    possiblyCharged: budget.possiblyCharged,
     balance: lookups.balance,
     bytesRead: source.bytesRead(),
   });
@@ -356,12 +357,15 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     else await journal.close();
   }
   io.info(logLine(io, ctx.now, formatSummary(snapshot(), ctx.now() - started)));
-  return finish(lookups, budget.spent, options, counts.errors, journalPath, complete);
+  const spent = budget.possiblyCharged
+    ? `${budget.spent} credits charged and up to ${budget.possiblyCharged} more possibly charged`
+    : `${budget.spent} credits`;
+  return finish(lookups, spent, options, counts.errors, journalPath, complete);
 }
 
 function finish(
   lookups: Lookups,
-  spent: number,
+  spent: string,
   options: BatchOptions,
   rowErrors: number,
   journalPath: string | undefined,
