@@ -4,10 +4,11 @@
 // read back (from those bytes or the file) when needed, so a million rows do not mean a million
 // results in memory.
 //
-// Durability: appends are buffered and written + fsynced at least every second, when enough
-// piles up, and on flush()/close(). A kill -9 loses at most the last second, and a line torn by
-// it is cut off on the next open, so a re-run pays again only for that second.
-import { constants } from 'node:fs';
+// Durability: each answer is written to the file as it is appended (one write(2)), so a kill -9
+// loses at most the answers of the requests still in flight; the file is fsynced at least every
+// second and on flush()/close(), for a crash of the machine. A line torn by a kill is cut off on
+// the next open.
+import { constants, writeSync } from 'node:fs';
 import { type FileHandle, open, rm } from 'node:fs/promises';
 import { Problem, usageError } from '../problem.js';
 import {
@@ -159,6 +160,10 @@ class FileJournal implements Journal {
   /** Domains met by this run that have no line (yet): in `offsets` as SEEN. */
   private seenOnly = 0;
   private flushing: Promise<void> = Promise.resolve();
+  /** Written through since the last fsync. */
+  private unsynced = false;
+  /** A write-through failed: lines wait for flush(), which reports the failure. */
+  private writeFailed = false;
   private closed = false;
   private readonly timer: NodeJS.Timeout;
 
@@ -172,7 +177,7 @@ class FileJournal implements Journal {
   ) {
     this.pendingStart = end;
     this.timer = setInterval(() => {
-      if (this.pendingBytes > 0) this.flush().catch(() => {});
+      if (this.pendingBytes > 0 || this.unsynced) this.flush().catch(() => {});
     }, intervalMs);
     // A pending flush must not keep a finished process alive; close() flushes the rest.
     this.timer.unref();
@@ -230,8 +235,40 @@ class FileJournal implements Journal {
     if (previous === SEEN) this.seenOnly--;
     this.offsets.set(domain, previous !== undefined && previous < 0 ? seenAt(offset) : offset);
     this.pendingBytes += length;
+    this.writeThrough();
     // No promise per result: a batch appends hundreds of thousands.
     return this.pendingBytes >= MAX_PENDING_BYTES ? this.flush() : undefined;
+  }
+
+  /**
+   * Hands what is pending to the file at once, with one write(2): an answer is then on the
+   * file before its row counts as done, and a kill -9 loses at most the answers still in
+   * flight; the timer fsyncs at least every second, for a crash of the machine. While an
+   * asynchronous flush is under way, or after a write failed, lines wait for the next flush,
+   * which writes them in order from where the file ends.
+   */
+  private writeThrough(): void {
+    if (this.writing || this.writeFailed) return;
+    const bytes = this.pending.subarray(0, this.pendingBytes);
+    try {
+      let written = 0;
+      while (written < bytes.length)
+        written += writeSync(
+          this.file.fd,
+          bytes,
+          written,
+          bytes.length - written,
+          this.pendingStart + written,
+        );
+    } catch (error) {
+      // A torn part is written over by the next flush, from pendingStart.
+      this.writeFailed = true;
+      this.options.onWriteFailure?.(error);
+      return;
+    }
+    this.pendingStart += bytes.length;
+    this.pendingBytes = 0;
+    this.unsynced = true;
   }
 
   flush(): Promise<void> {
@@ -268,7 +305,16 @@ class FileJournal implements Journal {
 
   private async writePending(): Promise<void> {
     this.assertUsable();
-    if (this.pendingBytes === 0) return;
+    if (this.pendingBytes === 0) {
+      if (this.unsynced) {
+        this.unsynced = false;
+        await this.file.datasync().catch((error) => {
+          this.options.onWriteFailure?.(error);
+          throw ioProblem(this.path, error);
+        });
+      }
+      return;
+    }
     const bytes = this.pending.subarray(0, this.pendingBytes);
     const start = this.pendingStart;
     this.writing = { bytes, start };
@@ -287,6 +333,7 @@ class FileJournal implements Journal {
         written += bytesWritten;
       }
       await this.file.datasync();
+      this.unsynced = false;
     } catch (error) {
       // Back in front of what was appended since: the next flush writes it all from `start`
       // again, over any torn part, and every offset handed out stays true.
@@ -302,6 +349,7 @@ class FileJournal implements Journal {
       throw ioProblem(this.path, error);
     }
     this.writing = undefined;
+    this.writeFailed = false;
   }
 
   private async readEntry(offset: number): Promise<Entry> {
