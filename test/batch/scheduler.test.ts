@@ -171,7 +171,7 @@ describe('Lookups', () => {
           for (let i = Math.floor(Math.random() * 4); i >= 0; i--) await flush();
           const outcome = answer(domain, calls.length);
           if ('problem' in outcome) {
-            if (outcome.problem.status === 429) await options.onRetry?.(outcome.problem, 1);
+            if (outcome.problem.status === 429) await options.onRetry?.(outcome.problem, 1, 0);
             throw outcome.problem;
           }
           charged += outcome.charged;
