@@ -23,6 +23,7 @@ export type StopReason =
   | 'insufficient_credits'
   | 'max_credits_exceeded'
   | 'too_many_failures'
+  | 'retry_after_too_long'
   | 'interrupted';
 
 /** The part of the journal a lookup needs (src/batch/journal.ts). */
@@ -80,13 +81,22 @@ const ABORT_CODES = new Set([
   // HTTP/1.1: the same for every row.
   ...SETUP_CODES,
 ]);
-const STOP_CODES = new Set<StopReason>(['insufficient_credits', 'max_credits_exceeded']);
+// A Retry-After longer than the client sleeps holds for every row: the rest of the batch would only
+// run into the same limit (the run says when to come back).
+const STOP_CODES = new Set<StopReason>([
+  'insufficient_credits',
+  'max_credits_exceeded',
+  'retry_after_too_long',
+]);
+/** Gateway answers that slow the whole batch as a 429 does. */
+const OVERLOADED = new Set([502, 503, 504]);
 
 const STOP_DETAIL: Record<StopReason, string> = {
   budget_exhausted: 'not requested: the --budget of this run was reached',
   insufficient_credits: 'not requested: the balance ran out during this run',
   max_credits_exceeded: 'not requested: the service refused the --max-credits of this run',
   too_many_failures: 'not requested: the run stopped after too many consecutive failures',
+  retry_after_too_long: 'not requested: the service asked to wait longer than company-data waits',
   interrupted: 'not requested: the run was interrupted',
 };
 
@@ -118,6 +128,8 @@ export class Lookups {
   fatal: Problem | undefined;
   requests = 0;
   balance: number | undefined;
+  /** When the service said to come back (epoch ms), for a stop on `retry_after_too_long`. */
+  retryAt: number | undefined;
 
   constructor(private readonly options: LookupOptions) {
     const { scheduler } = options;
@@ -126,11 +138,17 @@ export class Lookups {
       signal: options.signal,
       // The record is narrowed as it is read, so the journal stores what the output shows.
       fields: options.resultFields,
-      onRetry: (problem, attempt) => {
+      onRetry: async (problem, attempt, delayMs) => {
         if (problem.code === 'rate_limited' || problem.status === 429) {
           scheduler.rateLimited(problem.retryAfterSeconds);
+        } else if (problem.status !== undefined && OVERLOADED.has(problem.status)) {
+          // Every worker pauses for this retry's backoff, and the retry waits for the pause (which
+          // other 503s may have made longer), then for its own backoff: retries do not come back
+          // together, and not request by request.
+          scheduler.overloaded(delayMs);
+          await scheduler.resumed();
         }
-        return options.onRetry?.(problem, attempt);
+        return options.onRetry?.(problem, attempt, delayMs);
       },
     };
     this.lookup = domainLookup({ client: options.client }, options.query, callOptions);
@@ -300,6 +318,8 @@ export class Lookups {
     }
     if (STOP_CODES.has(problem.code as StopReason)) {
       scheduler.release(slot, 'failure');
+      if (problem.retryAfterSeconds !== undefined)
+        this.retryAt = Math.max(this.retryAt ?? 0, Date.now() + problem.retryAfterSeconds * 1000);
       this.stop(problem.code as StopReason);
       return row;
     }
