@@ -27,10 +27,10 @@ export function spinningClient(
       const timer = setTimeout(() => {
         spinner = io.spinner(text);
       }, delayMs);
-      const onRetry: RequestOptions['onRetry'] = (problem, attempt) => {
+      const onRetry: RequestOptions['onRetry'] = (problem, attempt, delay) => {
         text = `Retrying ${where} (attempt ${attempt + 1} of ${attempts})…`;
         spinner?.update(text);
-        return options.onRetry?.(problem, attempt);
+        return options.onRetry?.(problem, attempt, delay);
       };
       try {
         return await client.request<T>({ ...options, onRetry });

@@ -91,7 +91,12 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   signal?: AbortSignal;
   /** Called before a retry of this problem (catalog_refresh_in_progress refreshes caches). */
-  onRetry?: (problem: import('./problem.js').Problem, attempt: number) => void | Promise<void>;
+  onRetry?: (
+    problem: import('./problem.js').Problem,
+    attempt: number,
+    /** How long the client will wait before the next attempt. */
+    delayMs: number,
+  ) => void | Promise<void>;
   /**
    * false: no spinner for this call (a batch draws its own progress). A hint for the command
    * layer's spinner (src/spinning-client.ts); the HTTP client itself never draws anything.

@@ -34,7 +34,7 @@ function slowClient(ms: number, retries = 0): Client {
     async request<T>(options: RequestOptions) {
       for (let attempt = 1; attempt <= retries; attempt++) {
         await new Promise((r) => setTimeout(r, ms));
-        await options.onRetry?.(new Problem({ code: 'search_unavailable' }), attempt);
+        await options.onRetry?.(new Problem({ code: 'search_unavailable' }), attempt, 0);
       }
       await new Promise((r) => setTimeout(r, ms));
       return answer as ApiResponse<T>;

@@ -25,6 +25,7 @@ export type StopReason =
   | 'insufficient_credits'
   | 'max_credits_exceeded'
   | 'too_many_failures'
+  | 'retry_after_too_long'
   | 'interrupted';
 
 /** The part of the journal a lookup needs (src/batch/journal.ts). */
@@ -82,13 +83,22 @@ const ABORT_CODES = new Set([
   // HTTP/1.1: the same for every row.
   ...SETUP_CODES,
 ]);
-const STOP_CODES = new Set<StopReason>(['insufficient_credits', 'max_credits_exceeded']);
+// A Retry-After longer than the client sleeps holds for every row: the rest of the batch would only
+// run into the same limit (the run says when to come back).
+const STOP_CODES = new Set<StopReason>([
+  'insufficient_credits',
+  'max_credits_exceeded',
+  'retry_after_too_long',
+]);
+/** Gateway answers that slow the whole batch as a 429 does. */
+const OVERLOADED = new Set([502, 503, 504]);
 
 const STOP_DETAIL: Record<StopReason, string> = {
   budget_exhausted: 'not requested: the --budget of this run was reached',
   insufficient_credits: 'not requested: the balance ran out during this run',
   max_credits_exceeded: 'not requested: the service refused the --max-credits of this run',
   too_many_failures: 'not requested: the run stopped after too many consecutive failures',
+  retry_after_too_long: 'not requested: the service asked to wait longer than company-data waits',
   interrupted: 'not requested: the run was interrupted',
 };
 
@@ -121,14 +131,22 @@ export class Lookups {
   fatal: Problem | undefined;
   requests = 0;
   balance: number | undefined;
+  /** When the service said to come back (epoch ms), for a stop on `retry_after_too_long`. */
+  retryAt: number | undefined;
 
   constructor(private readonly options: LookupOptions) {
     const { scheduler } = options;
-    this.retryHook = (problem, attempt) => {
+    this.retryHook = async (problem, attempt, delayMs) => {
       if (problem.code === 'rate_limited' || problem.status === 429) {
         scheduler.rateLimited(problem.retryAfterSeconds);
+      } else if (problem.status !== undefined && OVERLOADED.has(problem.status)) {
+        // Every worker pauses for this retry's backoff, and the retry waits for the pause (which
+        // other 503s may have made longer), then for its own backoff: retries do not come back
+        // together, and not request by request.
+        scheduler.overloaded(delayMs);
+        await scheduler.resumed();
       }
-      return options.onRetry?.(problem, attempt);
+      return options.onRetry?.(problem, attempt, delayMs);
     };
     const callOptions: DomainLookupOptions = {
       spinner: false,
@@ -249,7 +267,9 @@ export class Lookups {
       const held = { reservation: reserved };
       let response: EnrichResponse;
       try {
-        response = await this.lookup(domain, (problem, attempt) => this.beforeRetry(held, problem, attempt));
+        response = await this.lookup(domain, (problem, attempt, delayMs) =>
+          this.beforeRetry(held, problem, attempt, delayMs),
+        );
       } catch (error) {
         // Errors answered are never charged (spec, charging rule 4); an answer that never came may be.
         if (mayHaveBeenCharged(asProblem(error))) budget.settleUnknown(held.reservation);
@@ -295,8 +315,13 @@ export class Lookups {
    * Before a retry: an attempt that may have been charged keeps its reservation, and the retry
    * needs one of its own. Without room the retry is not sent and the row gets the stop reason.
    */
-  private async beforeRetry(held: { reservation: Reservation }, problem: Problem, attempt: number) {
-    await this.retryHook(problem, attempt);
+  private async beforeRetry(
+    held: { reservation: Reservation },
+    problem: Problem,
+    attempt: number,
+    delayMs: number,
+  ) {
+    await this.retryHook(problem, attempt, delayMs);
     if (!mayHaveBeenCharged(problem)) return;
     this.options.budget.settleUnknown(held.reservation);
     this.wakeSettleWaiters();
@@ -330,6 +355,8 @@ export class Lookups {
     }
     if (STOP_CODES.has(problem.code as StopReason)) {
       scheduler.release(slot, 'failure');
+      if (problem.retryAfterSeconds !== undefined)
+        this.retryAt = Math.max(this.retryAt ?? 0, Date.now() + problem.retryAfterSeconds * 1000);
       this.stop(problem.code as StopReason);
       return row;
     }

@@ -387,6 +387,18 @@ function finish(
         source: 'server',
         hint: 'Re-run the same command afterwards: journalled results are reused at no cost.',
       });
+    case 'retry_after_too_long': {
+      const at = new Date(lookups.retryAt ?? Date.now()).toISOString().replace(/\.\d+Z$/, 'Z');
+      throw new Problem({
+        code: 'retry_after_too_long',
+        title: 'Service asked to wait too long',
+        detail: `the service asked to wait until ${at}, longer than company-data waits on its own; the run stopped sending lookups, and the rows not requested carry error_code retry_after_too_long.${resume}`,
+        source: 'server',
+        hint: journalPath
+          ? `retry after ${at}: ${resumeCommand(options.argv)}`
+          : `retry after ${at} (without a journal the run starts over).`,
+      });
+    }
     case 'too_many_failures':
       throw new Problem({
         code: 'too_many_failures',

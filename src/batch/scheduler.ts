@@ -3,7 +3,9 @@
 // A FIFO gate with a limit that adapts to the service: a 429 halves the limit (never below 1) and
 // pauses every worker for the Retry-After period, so a rate-limited key settles into the rate it is
 // allowed instead of producing a storm of 429s; after `growAfter` consecutive successes the limit
-// grows back by one, up to the configured concurrency. It also counts consecutive failures, which
+// grows back by one, up to the configured concurrency. A gateway's 502, 503 or 504 (an overloaded
+// service, or a rate limiter such as nginx's limit_req) does the same with the backoff of the
+// request that saw it, and the retries of such answers wait for the pause too. It also counts consecutive failures, which
 // the run uses to stop burning through a file while the service is down.
 
 export type Outcome = 'success' | 'failure';
@@ -29,7 +31,7 @@ export interface Scheduler {
   /** Epoch ms until which no request may start (0 when not paused). */
   readonly pausedUntil: number;
   readonly consecutiveFailures: number;
-  /** Times the limit was cut because of a 429. */
+  /** Times the limit was cut because of a 429, 502, 503 or 504. */
   readonly rateLimitCuts: number;
   /** A slot once one is free and no pause is on; null once the scheduler is stopped. */
   acquire(): Promise<Slot | null>;
@@ -38,6 +40,13 @@ export interface Scheduler {
   release(slot: Slot, outcome: Outcome): void;
   /** A 429 was seen: cut the limit (once per pause) and pause every worker. */
   rateLimited(retryAfterSeconds: number | undefined): void;
+  /**
+   * A 502, 503 or 504 was seen: cut the limit (once per pause) and pause every worker for `pauseMs`
+   * (the jittered backoff of the request that saw it).
+   */
+  overloaded(pauseMs: number): void;
+  /** Resolves once no pause is on (at once when none is, or the scheduler is stopped). */
+  resumed(): Promise<void>;
   /** No new slots: every waiter gets null now, later acquirers too. In-flight work finishes. */
   stop(): void;
   readonly stopped: boolean;
@@ -110,6 +119,19 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
   };
 
+  const slowDown = (pauseMs: number) => {
+    const at = now();
+    successes = 0;
+    // Several workers see the same refusal window at once; one cut per pause is the signal, the
+    // rest are echoes of it.
+    if (at >= pausedUntil) {
+      limit = Math.max(1, Math.floor(limit / 2));
+      cuts++;
+    }
+    pausedUntil = Math.max(pausedUntil, at + pauseMs);
+    if (waiting() > 0) armTimer();
+  };
+
   const notifyIdle = () => {
     if (inFlight !== 0) return;
     const waiters = idleWaiters;
@@ -170,17 +192,17 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       notifyIdle();
     },
     rateLimited(retryAfterSeconds) {
-      const at = now();
-      successes = 0;
-      // Several workers see the same 429 window at once; one cut per pause is the signal, the
-      // rest are echoes of it.
-      if (at >= pausedUntil) {
-        limit = Math.max(1, Math.floor(limit / 2));
-        cuts++;
-      }
       const seconds = retryAfterSeconds !== undefined && retryAfterSeconds > 0 ? retryAfterSeconds : 1;
-      pausedUntil = Math.max(pausedUntil, at + seconds * 1000);
-      if (waiting() > 0) armTimer();
+      slowDown(seconds * 1000);
+    },
+    overloaded(pauseMs) {
+      slowDown(Math.max(0, pauseMs));
+    },
+    async resumed() {
+      // A timer that keeps the process alive: a retry waiting here may be all the run has left.
+      // Later pauses may extend the wait, hence the loop.
+      while (!stopped && now() < pausedUntil)
+        await new Promise<void>((resolve) => setTimer(resolve, pausedUntil - now()));
     },
     stop() {
       stopped = true;

@@ -114,6 +114,12 @@ class CallSignal extends EventEmitter {
  * plus an idle timeout, and each wait up to the backoff cap; a Retry-After that does not fit in
  * what is left ends the call instead of overrunning it.
  */
+/**
+ * Answers that say "too fast" or "overloaded": a 429, and a gateway's 502, 503 or 504 (nginx's
+ * limit_req answers 503). A retry after one of them never comes back at once (the throttling floor).
+ */
+export const THROTTLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
 export function callDeadlineMs(timeoutMs: number, retries: number, policy: RetryPolicy): number {
   return (retries + 1) * (timeoutMs + CONNECT_TIMEOUT_MS) + retries * policy.capMs;
 }
@@ -276,13 +282,13 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
       if (number > retries) throw gaveUp(problem, number);
       const delay = retryDelayMs(number - 1, {
         retryAfterMs: outcome.retryAfterMs,
-        throttled: problem.status === 429,
+        throttled: problem.status !== undefined && THROTTLE_STATUSES.has(problem.status),
         random: options.random,
         policy,
       });
       if (Date.now() + delay >= call.deadlineAt) throw gaveUp(problem, number);
       log(`http: retrying in ${delay} ms after ${problem.code}`);
-      await request.onRetry?.(problem, number);
+      await request.onRetry?.(problem, number, delay);
       await call.signal.wait(delay).catch((error) => {
         throw ended(call) ?? error;
       });

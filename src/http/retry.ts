@@ -6,7 +6,7 @@ export interface RetryPolicy {
   baseMs: number;
   /** Largest backoff window (Retry-After may still ask for more, up to maxRetryAfterMs). */
   capMs: number;
-  /** A throttled (429) retry never waits less than this, even when the jitter draws 0. */
+  /** A throttled (429, 502, 503, 504) retry never waits less than this, even when the jitter draws 0. */
   throttleFloorMs: number;
   /** A Retry-After longer than this is not slept: the call fails with retry_after_too_long. */
   maxRetryAfterMs: number;
@@ -44,7 +44,7 @@ export function retryPolicyFrom(env: NodeJS.ProcessEnv, override?: Partial<Retry
 export interface DelayInput {
   /** What the server asked for with Retry-After, in ms. */
   retryAfterMs?: number;
-  /** true for a 429: the service told us we are too fast, so never come back at once. */
+  /** true for a 429 or a gateway's 502/503/504: too fast or overloaded, so never come back at once. */
   throttled?: boolean;
   /** A number in [0, 1); Math.random by default. Injected by tests. */
   random?: () => number;

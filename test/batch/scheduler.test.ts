@@ -99,6 +99,28 @@ describe('createScheduler', () => {
     expect(s.limit).toBe(1);
   });
 
+  it("halves the limit on a gateway's 503 and holds retries and new work until the pause ends", async () => {
+    const clock = manualClock();
+    const s = createScheduler({ concurrency: 8, now: clock.now, setTimer: clock.setTimer });
+    s.overloaded(300);
+    s.overloaded(500); // an echo in the same pause: no second cut, a longer pause
+    expect(s.limit).toBe(4);
+    expect(s.tryAcquire()).toBeUndefined();
+    let resumed = false;
+    s.resumed().then(() => {
+      resumed = true;
+    });
+    clock.advance(300);
+    await flush();
+    expect(resumed).toBe(false);
+    clock.advance(200);
+    await flush();
+    expect(resumed).toBe(true);
+    expect(s.tryAcquire()).toBeDefined();
+    s.overloaded(100); // after the pause: a new signal, a new cut
+    expect(s.limit).toBe(2);
+  });
+
   it('grows back by one after every run of consecutive successes, up to the configured concurrency', async () => {
     const clock = manualClock();
     const s = createScheduler({ concurrency: 4, growAfter: 3, now: clock.now, setTimer: clock.setTimer });
@@ -171,7 +193,7 @@ describe('Lookups', () => {
           for (let i = Math.floor(Math.random() * 4); i >= 0; i--) await flush();
           const outcome = answer(domain, calls.length);
           if ('problem' in outcome) {
-            if (outcome.problem.status === 429) await options.onRetry?.(outcome.problem, 1);
+            if (outcome.problem.status === 429) await options.onRetry?.(outcome.problem, 1, 0);
             throw outcome.problem;
           }
           charged += outcome.charged;
