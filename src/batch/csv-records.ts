@@ -147,14 +147,23 @@ class BomDecoder {
  * csv-parse turns each piece into UTF-8 on its own, and UTF-16 decoding can stop there. Strings
  * given by the source are read as their UTF-8 bytes.
  */
-async function* decodedText(source: Readable, encoding: BufferEncoding): AsyncGenerator<string> {
+async function* decodedText(
+  source: Readable,
+  encoding: BufferEncoding,
+  progress: ReadProgress | undefined,
+): AsyncGenerator<string> {
   const decoder = new BomDecoder(encoding);
   let held = '';
   for await (const chunk of source as AsyncIterable<Buffer | string>) {
-    const piece = held + decoder.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const piece = held + decoder.write(bytes);
     const high = piece.length > 0 && (piece.charCodeAt(piece.length - 1) & 0xfc00) === 0xd800;
     held = high ? piece.slice(-1) : '';
     const whole = high ? piece.slice(0, -1) : piece;
+    if (progress) {
+      progress.bytes += bytes.length;
+      progress.chars += whole.length;
+    }
     if (whole !== '') yield whole;
   }
   const last = held + decoder.end();
@@ -167,8 +176,35 @@ async function* decodedText(source: Readable, encoding: BufferEncoding): AsyncGe
  * Throws only when the source itself fails (unreadable file). The source gives bytes (or text,
  * read as UTF-8).
  */
-export function readCsvRecords(source: Readable, options: CsvReadOptions): AsyncGenerator<CsvRecord> {
-  return streamText(Readable.from(decodedText(source, options.encoding)), options.delimiter, 1);
+export function readCsvRecords(
+  source: Readable,
+  options: CsvReadOptions,
+  progress?: ReadProgress,
+): AsyncGenerator<CsvRecord> {
+  return streamText(
+    Readable.from(decodedText(source, options.encoding, progress)),
+    options.delimiter,
+    1,
+    progress,
+  );
+}
+
+/**
+ * How far a streamed reading has got: the bytes decoded and the characters they gave, and the
+ * characters of the records handed out so far. The parser reads ahead of the records taken (a
+ * small file is read whole at once), so the bytes read say nothing of the rows done; the
+ * records' own text does (`positionOf`).
+ */
+export interface ReadProgress {
+  bytes: number;
+  chars: number;
+  consumed: number;
+}
+
+/** The bytes of the file behind the records handed out so far (an estimate, for progress). */
+export function positionOf(progress: ReadProgress): number | undefined {
+  if (progress.chars === 0) return undefined;
+  return Math.round(progress.consumed * (progress.bytes / progress.chars));
 }
 
 /**
@@ -278,7 +314,12 @@ class RecordLines {
 }
 
 /** The records of decoded text whose first line is `firstLine` of the file, as it streams in. */
-async function* streamText(text: Readable, delimiter: string, firstLine: number): AsyncGenerator<CsvRecord> {
+async function* streamText(
+  text: Readable,
+  delimiter: string,
+  firstLine: number,
+  progress?: ReadProgress,
+): AsyncGenerator<CsvRecord> {
   const lines = new RecordLines(delimiter, firstLine);
   const parser = parse(lines.options);
   // pipeline destroys both streams on failure or early exit; the error reaches the loop below.
@@ -291,6 +332,8 @@ async function* streamText(text: Readable, delimiter: string, firstLine: number)
   };
   for await (const chunk of parser as AsyncIterable<ParsedChunk>) {
     if (lines.skipsWaiting) yield* skipped(false);
+    // csv-parse's raw text keeps only the \r of a \r\n that ends a record: close enough here.
+    if (progress) progress.consumed += chunk.raw.length;
     const record = lines.take(chunk);
     if (record) yield record;
   }

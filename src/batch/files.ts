@@ -10,9 +10,8 @@ import { isWriteFailure, writeProblem } from '../write-failures.js';
 
 export interface InputSource {
   stream: Readable;
-  /** Bytes of a file input, for a percentage; unknown for stdin. */
+  /** Bytes of a file input, for a progress total; unknown for stdin. */
   size?: number;
-  bytesRead(): number | undefined;
 }
 
 function inputProblem(detail: string): Problem {
@@ -20,7 +19,7 @@ function inputProblem(detail: string): Problem {
 }
 
 export async function openInputSource(path: string, io: IO): Promise<InputSource> {
-  if (path === '-') return { stream: io.stdin, bytesRead: () => undefined };
+  if (path === '-') return { stream: io.stdin };
   let size: number;
   try {
     const info = await stat(path);
@@ -32,7 +31,7 @@ export async function openInputSource(path: string, io: IO): Promise<InputSource
     throw inputProblem(code === 'ENOENT' ? `no such file: ${path}` : `${path}: ${code ?? String(error)}`);
   }
   const stream: ReadStream = createReadStream(path);
-  return { stream, size, bytesRead: () => stream.bytesRead };
+  return { stream, size };
 }
 
 export interface OutputTarget {

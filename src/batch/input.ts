@@ -3,7 +3,13 @@
 // error instead of stopping the run, so the output keeps one line per input row.
 import type { Readable } from 'node:stream';
 import { Problem, usageError } from '../problem.js';
-import { type CsvRecord, csvRecordsOf, readCsvRecords } from './csv-records.js';
+import {
+  type CsvRecord,
+  csvRecordsOf,
+  positionOf,
+  type ReadProgress,
+  readCsvRecords,
+} from './csv-records.js';
 import { DOMAIN_COLUMN_NAMES, domainColumnOf, readsAsListEntry } from './domain-columns.js';
 
 export { DOMAIN_COLUMN_NAMES };
@@ -26,6 +32,11 @@ export interface InputReader {
   domainColumn: number;
   /** Read with `for await` or forEachRow; a source given as bytes gives them without waiting. */
   rows: AsyncIterable<InputRow> | Iterable<InputRow>;
+  /**
+   * For a streamed source: the bytes of the file behind the rows taken so far (an estimate), for
+   * a progress total and an ETA against the file's size.
+   */
+  position(): number | undefined;
 }
 
 export interface InputOptions {
@@ -109,7 +120,9 @@ export async function openInput(
 ): Promise<InputReader> {
   const delimiter = normaliseDelimiter(options.delimiter);
   const csv = { delimiter, encoding: options.encoding ?? 'utf8' } as const;
-  const records = source instanceof Uint8Array ? csvRecordsOf(source, csv) : readCsvRecords(source, csv);
+  const progress: ReadProgress = { bytes: 0, chars: 0, consumed: 0 };
+  const records =
+    source instanceof Uint8Array ? csvRecordsOf(source, csv) : readCsvRecords(source, csv, progress);
 
   let first: CsvRecord | undefined;
   try {
@@ -127,7 +140,7 @@ export async function openInput(
   }
 
   if (first === undefined) {
-    return { header: null, domainColumn: 0, rows: (async function* () {})() };
+    return { header: null, domainColumn: 0, rows: (async function* () {})(), position: () => undefined };
   }
   const plainList = options.column === undefined && startsPlainList(first);
   if (!plainList && first.malformed) {
@@ -194,7 +207,8 @@ export async function openInput(
   }
 
   const rows = Symbol.asyncIterator in records ? streamedRows(records) : rowsOf(records);
-  return { header, domainColumn, rows };
+  const position = () => (source instanceof Uint8Array ? undefined : positionOf(progress));
+  return { header, domainColumn, rows, position };
 }
 
 /** Calls `each` on every row in order; rows already at hand cost no promise each. */

@@ -209,7 +209,7 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     charged: budget.spent,
     possiblyCharged: budget.possiblyCharged,
     balance: lookups.balance,
-    bytesRead: source.bytesRead(),
+    bytesRead: reader.position(),
   });
   const started = ctx.now();
   const progress = startProgress(io, {

@@ -68,6 +68,8 @@ describe('Ctrl-C on a terminal while the spinner shows', () => {
     expect(r.endedAt - (r.interruptedAt ?? 0)).toBeLessThan(5);
     expect(lookups.length).toBeLessThan(200);
     expect(r.output).toContain('SIGINT: no new requests');
+    // The summary says first that the run is partial, how far it got and why.
+    expect(r.output).toMatch(/Stopped after [\d,]+ of ~[\d,]+ rows \(interrupted\)\. Enriched: /);
     expect(r.output).toContain('Resume with:');
   });
 });
