@@ -58,6 +58,7 @@ describe('SIGKILL in the first seconds of a batch', () => {
       String(CONCURRENCY),
     ];
     const start = sandbox.requests().length;
+    const balanceBefore = sandbox.balances().full;
     for (const ms of KILL_AT_MS) {
       const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
       await new Promise((resolve) => setTimeout(resolve, ms));
@@ -84,5 +85,9 @@ describe('SIGKILL in the first seconds of a batch', () => {
     // The kills landed while lookups were under way.
     expect(all.length).toBeGreaterThan(domains.length / 10);
     expect(bought).toBeLessThanOrEqual(CONCURRENCY * KILL_AT_MS.length);
+    // Counted through the balance too: every domain is found and costs one credit, so what the
+    // balance lost beyond one credit a domain is what was bought again.
+    const paidAgain = balanceBefore - sandbox.balances().full - unique.size;
+    expect(paidAgain).toBeLessThanOrEqual(CONCURRENCY * KILL_AT_MS.length);
   }, 180_000);
 });
