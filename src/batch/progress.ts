@@ -80,7 +80,7 @@ export function formatSummary(c: BatchCounts, elapsedMs: number, stoppedBecause?
     `${groupDigits(c.found)} found`,
     `${groupDigits(c.notFound)} not found`,
     `${groupDigits(c.errors)} errors`,
-    `${groupDigits(c.charged)} credits charged`,
+    `${groupDigits(c.charged)} credit${c.charged === 1 ? '' : 's'} charged`,
   ];
   if (c.possiblyCharged) parts.push(`up to ${groupDigits(c.possiblyCharged)} more possibly charged`);
   if (c.reused > 0) parts.push(`${groupDigits(c.reused)} reused from the journal`);

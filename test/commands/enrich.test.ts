@@ -229,7 +229,7 @@ const cases: CommandCase[] = [
     // From stdin to stdout there is no file to name a journal after: said before the summary.
     wantStderr: lines(
       'warning: reading stdin and writing stdout: no journal is kept, so this run cannot be resumed',
-      '2026-11-24T12:00:00Z Enriched: 2 rows, 2 unique domains, 1 found, 1 not found, 0 errors, 1 credits charged, balance 999,999, 0.0s',
+      '2026-11-24T12:00:00Z Enriched: 2 rows, 2 unique domains, 1 found, 1 not found, 0 errors, 1 credit charged, balance 999,999, 0.0s',
     ),
   },
   {
