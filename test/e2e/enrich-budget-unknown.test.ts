@@ -71,7 +71,7 @@ describe('--budget with answers slower than --timeout', () => {
       expect(r.code, r.stderr).toBe(4);
       expect(fell).toBeGreaterThan(0);
       expect(fell).toBeLessThanOrEqual(5);
-      const summary = /([\d,]+) credits charged, up to ([\d,]+) more possibly charged/.exec(r.stderr);
+      const summary = /([\d,]+) credits? charged, up to ([\d,]+) more possibly charged/.exec(r.stderr);
       expect(summary, r.stderr).not.toBeNull();
       const charged = Number(summary![1]);
       const possibly = Number(summary![2]);
