@@ -3,17 +3,10 @@
 // arrived after it was sent has an unknown outcome. Only what proves otherwise counts as "not
 // charged": an answer saying the request was refused, or an error from before it was sent.
 import { type Problem, SETUP_CODES } from '../problem.js';
+import { CONNECTION_NOT_MADE } from './setup-problems.js';
 
 /** Transport errors from before the request left: the connection was never made. */
-const NOT_SENT = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'ENETDOWN',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+const NOT_SENT = new Set([...CONNECTION_NOT_MADE, 'ENETDOWN', 'UND_ERR_CONNECT_TIMEOUT']);
 /** Problems the client raises before sending anything (a base URL or a key it refuses). */
 const BEFORE_SENDING = new Set(['config_error', 'insecure_http', 'usage_error']);
 

@@ -22,8 +22,17 @@ const CERT_HOST = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH'])
 const isCertificateCode = (code: string) =>
   !code.startsWith('ERR_SSL_') && (CERT_HOST.has(code) || /CERT|^UNABLE_TO_|^INVALID_CA$/.test(code));
 
-/** The proxy errors that mean no connection to it could be made (it is the only one we open). */
-const PROXY_CONNECT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+/**
+ * The errors that mean no connection could be made: nothing was sent. Through a proxy, the proxy
+ * is the only host the client connects to, so these name it (proxy_unreachable).
+ */
+export const CONNECTION_NOT_MADE: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 /** An HTTP/2 frame header of a SETTINGS frame on stream 0: how an h2c server opens a connection. */
 function isHttp2Settings(data: string | undefined): boolean {
@@ -100,7 +109,7 @@ export function setupProblem(
 
   // Through a proxy, the only connection this client opens is to the proxy: a failure to open
   // one is the proxy's, whatever the service is doing.
-  if (proxy && code && PROXY_CONNECT.has(code)) {
+  if (proxy && code && CONNECTION_NOT_MADE.has(code)) {
     const from = `The proxy ${proxy.host} (from ${proxy.variable})`;
     const detail =
       code === 'ECONNREFUSED'
