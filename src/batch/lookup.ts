@@ -13,6 +13,7 @@ import {
   type EnrichResponse,
 } from '../api/domains.js';
 import { mayHaveBeenCharged } from '../http/outcome.js';
+import { THROTTLE_STATUSES } from '../http/retry.js';
 import { isProblem, Problem, SETUP_CODES } from '../problem.js';
 import type { Client } from '../types.js';
 import type { Budget, Reservation } from './budget.js';
@@ -90,8 +91,6 @@ const STOP_CODES = new Set<StopReason>([
   'max_credits_exceeded',
   'retry_after_too_long',
 ]);
-/** Gateway answers that slow the whole batch as a 429 does. */
-const OVERLOADED = new Set([502, 503, 504]);
 
 const STOP_DETAIL: Record<StopReason, string> = {
   budget_exhausted: 'not requested: the --budget of this run was reached',
@@ -139,7 +138,7 @@ export class Lookups {
     this.retryHook = async (problem, attempt, delayMs) => {
       if (problem.code === 'rate_limited' || problem.status === 429) {
         scheduler.rateLimited(problem.retryAfterSeconds);
-      } else if (problem.status !== undefined && OVERLOADED.has(problem.status)) {
+      } else if (problem.status !== undefined && THROTTLE_STATUSES.has(problem.status)) {
         // Every worker pauses for this retry's backoff, and the retry waits for the pause (which
         // other 503s may have made longer), then for its own backoff: retries do not come back
         // together, and not request by request.

@@ -11,7 +11,13 @@ import { readCredits } from './credits.js';
 import { decodeBody } from './decode.js';
 import { makeRedactor, parseSuccess, problemFromError, problemFromResponse } from './problems.js';
 import { proxyFor, proxyRoute, proxySettings } from './proxy-env.js';
-import { parseRetryAfter, type RetryPolicy, retryDelayMs, retryPolicyFrom } from './retry.js';
+import {
+  parseRetryAfter,
+  type RetryPolicy,
+  retryDelayMs,
+  retryPolicyFrom,
+  THROTTLE_STATUSES,
+} from './retry.js';
 import { authHeaders, keyFor, pathAndQuery, resolveBaseUrl } from './target.js';
 import { CONNECT_TIMEOUT_MS, createDispatcher } from './transport.js';
 
@@ -114,12 +120,6 @@ class CallSignal extends EventEmitter {
  * plus an idle timeout, and each wait up to the backoff cap; a Retry-After that does not fit in
  * what is left ends the call instead of overrunning it.
  */
-/**
- * Answers that say "too fast" or "overloaded": a 429, and a gateway's 502, 503 or 504 (nginx's
- * limit_req answers 503). A retry after one of them never comes back at once (the throttling floor).
- */
-export const THROTTLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
-
 export function callDeadlineMs(timeoutMs: number, retries: number, policy: RetryPolicy): number {
   return (retries + 1) * (timeoutMs + CONNECT_TIMEOUT_MS) + retries * policy.capMs;
 }

@@ -85,3 +85,10 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - now);
 }
+
+/**
+ * Answers that say "too fast" or "overloaded": a 429, and a gateway's 502, 503 or 504 (nginx's
+ * limit_req answers 503). A retry after one of them never comes back at once (the throttling
+ * floor), and a batch slows down for all of its requests (src/batch/lookup.ts).
+ */
+export const THROTTLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
