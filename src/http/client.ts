@@ -177,7 +177,7 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
     headers: Record<string, string>,
     number: number,
   ): Promise<Attempt> {
-    dispatcher ??= createDispatcher({ timeoutMs, env, direct: options.direct });
+    dispatcher ??= createDispatcher({ timeoutMs, proxies });
     const started = Date.now();
     const where = verbose ? `${request.method} ${call.base.origin}${call.path}` : '';
     const tag = verbose ? `attempt ${number}/${retries + 1}` : '';

@@ -1,26 +1,24 @@
 // The connections: one undici dispatcher per client. An Agent when calls go direct; undici's
 // EnvHttpProxyAgent when the environment names a proxy (it then applies NO_PROXY per call).
 import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
-import { proxySettings } from './proxy-env.js';
+import type { ProxySettings } from './proxy-env.js';
 
 export const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface TransportOptions {
   /** Idle timeout of one attempt, for the headers and then between chunks of the body. */
   timeoutMs: number;
-  env: NodeJS.ProcessEnv;
-  /** Ignore proxy variables (the in-process sandbox). */
-  direct?: boolean;
+  /** The proxies the environment names (none for the in-process sandbox), read once by the client. */
+  proxies: ProxySettings;
 }
 
-export function createDispatcher({ timeoutMs, env, direct }: TransportOptions): Dispatcher {
+export function createDispatcher({ timeoutMs, proxies }: TransportOptions): Dispatcher {
   const common = {
     connect: { timeout: CONNECT_TIMEOUT_MS },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
   };
-  const proxies = proxySettings(env);
-  if (direct || (!proxies.httpProxy && !proxies.httpsProxy)) return new Agent(common);
+  if (!proxies.httpProxy && !proxies.httpsProxy) return new Agent(common);
   // The values are passed even when unset (as ""), so that undici never reads process.env
   // behind an `env` given to the client.
   return new EnvHttpProxyAgent({
