@@ -1,6 +1,6 @@
 // Bundles the CLI into one CommonJS file, dist/cli.cjs, with a source map beside it. Every
-// dependency is in the bundle, so an installed package needs nothing from node_modules at run
-// time. The build goes to a fresh sibling directory that is swapped in at the end, so a program
+// dependency is in the bundle except the package's runtime dependencies (better-sqlite3, a native
+// module: its compiled addon cannot be bundled), which an install puts in node_modules. The build goes to a fresh sibling directory that is swapped in at the end, so a program
 // started during a rebuild (a test, a cron job) never sees a half-written dist/.
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,7 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
   define: { __VERSION__: JSON.stringify(pkg.version) },
+  external: Object.keys(pkg.dependencies ?? {}),
 });
 
 try {
