@@ -85,6 +85,11 @@ export function buildProgram(invocation: Invocation = newInvocation([])): Comman
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--allow-insecure-http', 'allow sending the key over plain http to a non-loopback host')
     .option('--csv-raw', 'do not neutralise spreadsheet formulas in CSV output')
+    .option(
+      '--store <path>',
+      'result store and spend ledger (default: $XDG_STATE_HOME/company-data/store.db; env: COMPANY_DATA_STORE)',
+    )
+    .option('--no-store', 'keep nothing: answers are neither reused nor stored, and charges not recorded')
     .configureOutput({
       writeOut: (text) => stdout().write(text),
       writeErr: (text) => stderr().write(text),

@@ -91,7 +91,12 @@ export function commandKit(invocation: Invocation): CommandKit {
         const { command, positionals } = split(args);
         const flags = command.optsWithGlobals() as GlobalFlags;
         const { createContext } = await import('./context.js');
-        const ctx = await createContext(flags, invocation, await ioOf(invocation, flags));
+        const ctx = await createContext(
+          flags,
+          invocation,
+          await ioOf(invocation, flags),
+          commandPath(command),
+        );
         invocation.context = ctx;
         record(await (run as Loose)(ctx, ...positionals));
       };
@@ -106,6 +111,13 @@ export function commandKit(invocation: Invocation): CommandKit {
       };
     },
   };
+}
+
+/** 'enrich', 'store info': the command's names below the program. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 /** Parses a non-negative integer option, with a usage error naming the option. */

@@ -21,6 +21,8 @@ export interface GlobalFlags {
   color?: boolean;
   allowInsecureHttp?: boolean;
   csvRaw?: boolean;
+  /** --store <path> (a string), --no-store (false). */
+  store?: string | boolean;
 }
 
 /** The config file's members (snake_case, as written by `config set-key` / `config set`). */

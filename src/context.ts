@@ -3,12 +3,20 @@
 // first request only.
 import type { Invocation } from './command-kit.js';
 import { type GlobalFlags, resolveConfig } from './config.js';
+import { ledgerClient, storeHandle } from './store/handle.js';
+import { storePathOf } from './store/location.js';
 import type { ApiResponse, Client, Context, Credits, IO, RequestOptions } from './types.js';
 
 export type RunState = Pick<Invocation, 'argv' | 'env' | 'now' | 'cleanups'>;
 
-export async function createContext(flags: GlobalFlags, state: RunState, io: IO): Promise<Context> {
+export async function createContext(
+  flags: GlobalFlags,
+  state: RunState,
+  io: IO,
+  command = '',
+): Promise<Context> {
   const config = await resolveConfig(flags, state.env, io.isStdoutTTY);
+  const store = storeHandle(storePathOf(flags.store, state.env), state.cleanups);
   if (flags.sandbox) {
     const { startSandbox } = await import('./sandbox/index.js');
     const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
@@ -31,7 +39,12 @@ export async function createContext(flags: GlobalFlags, state: RunState, io: IO)
           // The in-process sandbox is this machine's own: never through a proxy.
           direct: config.baseUrl?.source === 'sandbox',
         });
-        const created = spinningClient(http, io, config);
+        const created = ledgerClient(spinningClient(http, io, config), store, {
+          config,
+          command,
+          io,
+          now: state.now,
+        });
         state.cleanups.push(() => created.close());
         real = created;
         return created;
@@ -56,6 +69,8 @@ export async function createContext(flags: GlobalFlags, state: RunState, io: IO)
     argv: state.argv,
     env: state.env,
     now: state.now,
+    command,
+    store,
     get client(): Client {
       return real ?? lazy;
     },

@@ -25,9 +25,11 @@ export type LocalCode =
   | 'budget_exhausted' // the --budget of a batch is reached
   | 'too_many_failures' // a batch stopped after a long run of consecutive failures
   | 'interrupted' // SIGINT / SIGTERM
-  | 'journal_busy' // another run holds the batch's journal (the same --output or --journal)
+  | 'run_busy' // another process is running the same batch (the same input, output and options)
+  | 'store_unavailable' // the result store cannot be opened or read (not a store, damaged, no access)
+  | 'store_too_new' // the result store was written by a newer release (a higher schema version)
   | 'output_closed' // the reader of stdout went away (`| head`) before a batch was written
-  | 'write_failed' // stdout, an output file or the journal refused a write (full disk, I/O error)
+  | 'write_failed' // stdout, an output file or the result store refused a write (full disk, I/O error)
   | 'internal_bug'; // anything we did not foresee
 
 export interface ProblemInit {
@@ -119,6 +121,8 @@ const INPUT_CODES = new Set([
   'insecure_http',
   'redirect_refused',
   'unexpected_fields',
+  'store_unavailable',
+  'store_too_new',
   ...SETUP_CODES,
 ]);
 const UNAVAILABLE_CODES = new Set([
@@ -135,7 +139,7 @@ const OUTPUT_CODES = new Set(['output_closed', 'write_failed']);
 /** The exit code table of DESIGN.md. */
 export function exitCodeFor(p: Pick<Problem, 'code' | 'status'>): number {
   if (p.code === 'interrupted') return 130;
-  if (p.code === 'journal_busy') return 7;
+  if (p.code === 'run_busy') return 7;
   if (OUTPUT_CODES.has(p.code)) return 8;
   if (KEY_CODES.has(p.code)) return 3;
   if (CREDIT_CODES.has(p.code)) return 4;
@@ -173,9 +177,10 @@ const HINTS: Record<string, string> = {
     'Narrow the search: use fewer query terms, fewer filter values, or a smaller --limit, then try again.',
   search_contract_error: 'Do not retry unchanged; simplify the query or filters and try again.',
   rate_limited: 'Wait for the Retry-After period, then try again (lower --concurrency for batches).',
-  budget_exhausted: 'Raise --budget and re-run the same command; journalled results are reused at no cost.',
+  budget_exhausted:
+    'Raise --budget (or --budget-month) and re-run the same command; answers already bought are reused from the store at no cost.',
   interrupted: 'Re-run the same command to resume.',
-  journal_busy: 'Wait for the other run to finish, or give this one another --output or --journal.',
+  run_busy: 'Wait for the other run to finish, or give this one another --output.',
   output_closed:
     'Write the rows to a file with --output (or let the reader take them all); a batch resumes when re-run.',
   write_failed:
@@ -184,8 +189,7 @@ const HINTS: Record<string, string> = {
   insecure_http:
     'Use https://, or pass --allow-insecure-http if you really mean to send the key in clear text.',
   redirect_refused: 'Point --base-url at the final address of the service.',
-  unexpected_fields:
-    'Name the products to write with --products (or the fields with --include) and re-run with --fresh.',
+  unexpected_fields: 'Name the products to write with --products (or the fields with --include) and re-run.',
   untrusted_certificate:
     'If the service, or a proxy that inspects TLS, uses a private certificate authority, trust it with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (an expired certificate, or one for another host, must be fixed on the server); --allow-insecure-http is not the fix, and certificate checks always stay on.',
   proxy_auth_required:

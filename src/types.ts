@@ -1,6 +1,7 @@
 // Shared interfaces between the layers (DESIGN.md: command -> api -> http -> api adapter -> output).
 // Implementations: src/io.ts (IO), src/config.ts (Config), src/http/client.ts (Client).
 import type { Readable, Writable } from 'node:stream';
+import type { StoreHandle } from './store/handle.js';
 
 export type Format = 'table' | 'json' | 'ndjson' | 'csv';
 export type AuthHeader = 'bearer' | 'x-api-key';
@@ -132,4 +133,8 @@ export interface Context {
   readonly env: NodeJS.ProcessEnv;
   /** The clock, in epoch milliseconds (a test may give its own). */
   readonly now: () => number;
+  /** The command being run, as the spend ledger names it ('enrich', 'search', 'api' ...). */
+  readonly command: string;
+  /** The result store and spend ledger of this invocation (src/store/handle.ts). */
+  readonly store: StoreHandle;
 }

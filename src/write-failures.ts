@@ -12,6 +12,10 @@ const CAUSES: Readonly<Record<string, string>> = {
   EROFS: 'read-only file system',
   EACCES: 'permission denied',
   EPERM: 'operation not permitted',
+  // SQLite's names for the same, from the result store (better-sqlite3).
+  SQLITE_FULL: 'no space left on device',
+  SQLITE_IOERR: 'input/output error',
+  SQLITE_READONLY: 'read-only file system',
 };
 
 function errnoOf(error: unknown): string | undefined {
@@ -22,7 +26,7 @@ function errnoOf(error: unknown): string | undefined {
 /** Whether `error` is a refused write named in CAUSES (not a wrong path, which is a usage mistake). */
 export function isWriteFailure(error: unknown): boolean {
   const code = errnoOf(error);
-  return code !== undefined && code in CAUSES;
+  return code !== undefined && (code in CAUSES || code.startsWith('SQLITE_IOERR'));
 }
 
 /**
@@ -41,7 +45,8 @@ export function writeProblem(error: unknown, where: string): Problem {
       cause: error,
     });
   }
-  const cause = (code && CAUSES[code]) ?? code ?? (error instanceof Error ? error.message : String(error));
+  const known = code?.startsWith('SQLITE_IOERR') ? 'SQLITE_IOERR' : code;
+  const cause = (known && CAUSES[known]) ?? code ?? (error instanceof Error ? error.message : String(error));
   return new Problem({
     code: 'write_failed',
     title: 'Cannot write',

@@ -23,6 +23,7 @@ import { createClient } from '../../src/http/client.js';
 import { resetContractWarning } from '../../src/http/contract.js';
 import { createIO } from '../../src/io.js';
 import { Problem } from '../../src/problem.js';
+import { storeHandle } from '../../src/store/handle.js';
 import type { Client, Context } from '../../src/types.js';
 
 const PRODUCTS = {
@@ -155,7 +156,16 @@ describe('loading through the cache', () => {
     });
     const client = createClient(config, { retryPolicy: { baseMs: 1, capMs: 2 }, env: {} });
     clients.push(client);
-    return { io, config, client, argv: [], env: {}, now: Date.now };
+    return {
+      io,
+      config,
+      client,
+      argv: [],
+      env: {},
+      now: Date.now,
+      command: 'test',
+      store: storeHandle(false, []),
+    };
   }
 
   beforeEach(() => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config.js';
 import { createIO } from '../../src/io.js';
 import { cellText, printCredits, printJson, printList, printRecord } from '../../src/output/format.js';
+import { storeHandle } from '../../src/store/handle.js';
 import type { Client, Context, Format } from '../../src/types.js';
 
 interface Fake {
@@ -42,6 +43,8 @@ async function fakeContext(
     argv: [],
     env,
     now: Date.now,
+    command: 'test',
+    store: storeHandle(false, []),
     get client(): Client {
       throw new Error('output tests make no requests');
     },

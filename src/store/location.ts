@@ -1,0 +1,102 @@
+// Where the result store lives, what an answer is keyed by, and how long answers stay fresh.
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { InvalidArgumentError } from 'commander';
+import type { Config } from '../types.js';
+import type { Freshness, Scope } from './types.js';
+
+/** `$XDG_STATE_HOME/company-data/store.db` ($XDG_STATE_HOME defaults to ~/.local/state). */
+export function defaultStorePath(env: NodeJS.ProcessEnv): string {
+  const state = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
+  return join(state, 'company-data', 'store.db');
+}
+
+/**
+ * The store of this invocation: `--store <path>`, else COMPANY_DATA_STORE, else the default;
+ * false with `--no-store` (Commander gives `store: false`).
+ */
+export function storePathOf(flag: string | boolean | undefined, env: NodeJS.ProcessEnv): string | false {
+  if (flag === false) return false;
+  if (typeof flag === 'string' && flag !== '') return flag;
+  return env.COMPANY_DATA_STORE || defaultStorePath(env);
+}
+
+/** A key's identity in the store and the ledger: a hash, never the key itself. */
+export function keyIdOf(key: string | undefined): string {
+  if (!key) return 'none';
+  return createHash('sha256').update(`company-data key\0${key}`).digest('hex').slice(0, 16);
+}
+
+/** The base URL answers are kept under: the in-process sandbox listens on a new port each time. */
+export function baseOf(config: Config): string {
+  return config.baseUrl?.source === 'sandbox' ? 'sandbox' : (config.baseUrl?.value ?? '');
+}
+
+export function scopeOf(
+  config: Config,
+  query: { products?: readonly string[]; include?: readonly string[]; maxCredits?: number },
+): Scope {
+  return {
+    baseUrl: baseOf(config),
+    keyId: keyIdOf(config.apiKey?.value),
+    products: query.products,
+    include: query.include,
+    maxCredits: query.maxCredits,
+  };
+}
+
+const DAY_MS = 86_400_000;
+export const DEFAULT_MAX_AGE_MS = 30 * DAY_MS;
+export const DEFAULT_NOT_FOUND_MAX_AGE_MS = 7 * DAY_MS;
+const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS };
+
+/** Parses an age such as 30d, 12h, 90m, 2w or 0 (never reuse), for --max-age and its kin. */
+export function parseAge(name: string) {
+  return (raw: string): number => {
+    const match = /^(\d+(?:\.\d+)?)([smhdw]?)$/.exec(raw.trim());
+    if (!match || (match[2] === '' && match[1] !== '0')) {
+      throw new InvalidArgumentError(
+        `${name} takes an age such as 30d, 12h, 90m or 2w (0: never reuse), got "${raw}"`,
+      );
+    }
+    return Number(match[1]) * (UNITS[match[2]] ?? 0);
+  };
+}
+
+/** The answers worth reusing now: younger than their age limit, or bought by this run. */
+export function freshnessAt(
+  now: number,
+  ages: { maxAgeMs?: number; notFoundMaxAgeMs?: number; refreshSince?: number },
+  run?: number,
+): Freshness {
+  // --refresh: only what was bought since this run began (by it, or by a run beside it).
+  const floor = ages.refreshSince ?? Number.NEGATIVE_INFINITY;
+  return {
+    foundSince: Math.max(floor, now - (ages.maxAgeMs ?? DEFAULT_MAX_AGE_MS)),
+    notFoundSince: Math.max(floor, now - (ages.notFoundMaxAgeMs ?? DEFAULT_NOT_FOUND_MAX_AGE_MS)),
+    run,
+  };
+}
+
+/** "3 days ago", "5 hours ago", "just now": how old a stored answer is, for a person. */
+export function ageText(ms: number): string {
+  const units: Array<[number, string]> = [
+    [DAY_MS, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+  ];
+  for (const [size, name] of units) {
+    const n = Math.floor(ms / size);
+    if (n >= 1) return `${n} ${name}${n === 1 ? '' : 's'} ago`;
+  }
+  return 'just now';
+}
+
+/** The calendar month (UTC) holding `now`, as [from, to) in epoch ms. */
+export function monthOf(now: number): { from: number; to: number; label: string } {
+  const date = new Date(now);
+  const from = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  const to = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  return { from, to, label: new Date(from).toISOString().slice(0, 7) };
+}

@@ -1,0 +1,450 @@
+// The result store on one SQLite file (better-sqlite3, WAL): stored answers, claims on domains in
+// flight, batch runs, and the spend ledger with month reservations. Every write is its own short
+// transaction, committed before the caller goes on: a kill -9 loses only what was in flight.
+// Several processes share the file; SQLite's write lock orders them, and the busy timeout makes a
+// writer wait for another's transaction instead of failing.
+//
+// Claims, runs and month reservations carry an owner (host, pid, a random token) and a lease the
+// owner renews while it lives. Another process takes them over when the lease ran out, or at once
+// when the owner is a process of this host that no longer exists (a run killed with SIGKILL).
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import type Database from 'better-sqlite3';
+import { processIsGone } from '../batch/files.js';
+import { Problem } from '../problem.js';
+import { isWriteFailure, writeProblem } from '../write-failures.js';
+import type {
+  AnswerStore,
+  Claim,
+  Freshness,
+  LedgerEntry,
+  MonthReservation,
+  RunHandle,
+  Scope,
+  StoredAnswer,
+} from './types.js';
+
+/** The schema this release reads and writes (PRAGMA user_version). */
+export const SCHEMA_VERSION = 1;
+/** How long a claim, run or reservation outlives its last renewal. */
+export const LEASE_MS = 20_000;
+const RENEW_MS = 5_000;
+const BUSY_TIMEOUT_MS = 10_000;
+
+const SCHEMA = `
+CREATE TABLE scopes (
+  id INTEGER PRIMARY KEY,
+  base_url TEXT NOT NULL,
+  key_id TEXT NOT NULL,
+  selection TEXT NOT NULL,
+  UNIQUE (base_url, key_id, selection)
+);
+CREATE TABLE answers (
+  scope INTEGER NOT NULL,
+  domain TEXT NOT NULL,
+  found INTEGER NOT NULL,
+  record TEXT,
+  credits INTEGER NOT NULL,
+  bought_at INTEGER NOT NULL,
+  run INTEGER,
+  PRIMARY KEY (scope, domain)
+) WITHOUT ROWID;
+CREATE TABLE claims (
+  scope INTEGER NOT NULL,
+  domain TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (scope, domain)
+) WITHOUT ROWID;
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  fingerprint TEXT NOT NULL,
+  state TEXT NOT NULL,
+  owner TEXT,
+  expires_at INTEGER,
+  started_at INTEGER NOT NULL
+);
+CREATE INDEX runs_open ON runs (fingerprint) WHERE state = 'open';
+CREATE TABLE ledger (
+  id INTEGER PRIMARY KEY,
+  at INTEGER NOT NULL,
+  base_url TEXT NOT NULL,
+  key_id TEXT NOT NULL,
+  command TEXT NOT NULL,
+  credits INTEGER NOT NULL,
+  outcome TEXT NOT NULL
+);
+CREATE INDEX ledger_key_at ON ledger (key_id, at);
+CREATE TABLE reservations (
+  id INTEGER PRIMARY KEY,
+  base_url TEXT NOT NULL,
+  key_id TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  amount INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+`;
+
+interface AnswerRow {
+  found: number;
+  record: string | null;
+  credits: number;
+  bought_at: number;
+  run: number | null;
+}
+
+interface Owned {
+  owner: string;
+  expires_at: number;
+}
+
+function storeProblem(path: string, error: unknown): Problem {
+  if (error instanceof Problem) return error;
+  if (isWriteFailure(error)) return writeProblem(error, path);
+  const code = (error as { code?: string }).code;
+  const notAStore = code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
+  return new Problem({
+    code: 'store_unavailable',
+    title: 'Cannot use the result store',
+    detail: notAStore
+      ? `${path} is not a company-data store (or is damaged)`
+      : `${path}: ${(error as Error).message ?? String(error)}`,
+    source: 'client',
+    hint: 'Give another file with --store <path> (or COMPANY_DATA_STORE), or run with --no-store.',
+    cause: error,
+  });
+}
+
+/** The owner text of this process: host, pid and a token (a reused pid is another owner). */
+function ownerOf(): string {
+  return `${hostname()}\t${process.pid}\t${randomBytes(6).toString('hex')}`;
+}
+
+/** Whether the owner still holds what it owns: its lease runs, and its process exists. */
+function alive(owned: Owned | undefined, me: string, now: number): boolean {
+  if (!owned || owned.owner === me) return false;
+  if (owned.expires_at <= now) return false;
+  const [host, pid] = owned.owner.split('\t');
+  return !(host === hostname() && processIsGone(Number(pid)));
+}
+
+/** Who holds a run, for the message of a second run on the same output. */
+export function describeOwner(owner: string): string {
+  const [host, pid] = owner.split('\t');
+  return host === hostname() ? `process ${pid}` : `process ${pid} on ${host}`;
+}
+
+function answerOf(row: AnswerRow): StoredAnswer {
+  return {
+    found: row.found === 1,
+    record: row.record === null ? null : (JSON.parse(row.record) as Record<string, unknown>),
+    credits: row.credits,
+    boughtAt: row.bought_at,
+    run: row.run,
+  };
+}
+
+function isFresh(row: AnswerRow, fresh: Freshness): boolean {
+  if (fresh.run !== undefined && row.run === fresh.run) return true;
+  return row.bought_at >= (row.found === 1 ? fresh.foundSince : fresh.notFoundSince);
+}
+
+/** Opens (creating it, 0600, in a 0700 directory) the store at `path`. */
+export async function openSqliteStore(path: string): Promise<SqliteStore> {
+  const { default: Sqlite } = await import('better-sqlite3');
+  let db: Database.Database;
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    // Paid data: the file exists with its owner's permissions before SQLite opens it (SQLite
+    // gives its -wal and -shm files the permissions of the database).
+    closeSync(openSync(path, 'a', 0o600));
+    db = new Sqlite(path, { timeout: BUSY_TIMEOUT_MS });
+  } catch (error) {
+    throw storeProblem(path, error);
+  }
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new Problem({
+        code: 'store_too_new',
+        title: 'The result store is newer than this company-data',
+        detail: `${path} has schema version ${version}; this release understands version ${SCHEMA_VERSION} at most`,
+        source: 'client',
+        hint: 'Upgrade company-data, or give another file with --store <path> (or run with --no-store).',
+      });
+    }
+    if (version < SCHEMA_VERSION) {
+      db.transaction(() => {
+        // A second process may have created it between the check and the lock.
+        if ((db.pragma('user_version', { simple: true }) as number) === 0) {
+          db.exec(SCHEMA);
+          db.pragma(`user_version = ${SCHEMA_VERSION}`);
+        }
+      }).immediate();
+    }
+    chmodSync(path, 0o600);
+  } catch (error) {
+    db.close();
+    throw storeProblem(path, error);
+  }
+  return new SqliteStore(path, db);
+}
+
+export class SqliteStore implements AnswerStore {
+  private readonly me = ownerOf();
+  private readonly statements;
+  private readonly claimTx;
+  private readonly saveTx;
+  private readonly beginRunTx;
+  private readonly reserveTx;
+  private readonly settleTx;
+  private readonly scopes = new Map<string, number>();
+  private readonly timer: NodeJS.Timeout;
+  /** Things this process owns and renews: claims, open runs, reservations. */
+  private owned = 0;
+  private closed = false;
+
+  constructor(
+    readonly path: string,
+    /** For `store info|prune|clear|export` (src/store/admin.ts). */
+    readonly db: Database.Database,
+  ) {
+    const s = {
+      scopeGet: db.prepare<[string, string, string], { id: number }>(
+        'SELECT id FROM scopes WHERE base_url = ? AND key_id = ? AND selection = ?',
+      ),
+      scopePut: db.prepare('INSERT OR IGNORE INTO scopes (base_url, key_id, selection) VALUES (?, ?, ?)'),
+      answerGet: db.prepare<[number, string], AnswerRow>(
+        'SELECT found, record, credits, bought_at, run FROM answers WHERE scope = ? AND domain = ?',
+      ),
+      answerPut: db.prepare(
+        'INSERT OR REPLACE INTO answers (scope, domain, found, record, credits, bought_at, run) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      claimGet: db.prepare<[number, string], Owned>(
+        'SELECT owner, expires_at FROM claims WHERE scope = ? AND domain = ?',
+      ),
+      claimPut: db.prepare(
+        'INSERT OR REPLACE INTO claims (scope, domain, owner, expires_at) VALUES (?, ?, ?, ?)',
+      ),
+      claimDrop: db.prepare('DELETE FROM claims WHERE scope = ? AND domain = ? AND owner = ?'),
+      runGet: db.prepare<[string], Owned & { id: number; started_at: number }>(
+        "SELECT id, owner, expires_at, started_at FROM runs WHERE fingerprint = ? AND state = 'open' ORDER BY id DESC LIMIT 1",
+      ),
+      runTake: db.prepare('UPDATE runs SET owner = ?, expires_at = ? WHERE id = ?'),
+      runPut: db.prepare(
+        "INSERT INTO runs (fingerprint, state, owner, expires_at, started_at) VALUES (?, 'open', ?, ?, ?)",
+      ),
+      runEnd: db.prepare(
+        'UPDATE runs SET state = ?, owner = NULL, expires_at = NULL WHERE id = ? AND owner = ?',
+      ),
+      ledgerPut: db.prepare(
+        'INSERT INTO ledger (at, base_url, key_id, command, credits, outcome) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      ledgerSum: db.prepare<[string, string, number, number], { total: number | null }>(
+        'SELECT SUM(credits) AS total FROM ledger WHERE key_id = ? AND base_url = ? AND at >= ? AND at < ?',
+      ),
+      reservations: db.prepare<[string, string], Owned & { id: number; amount: number }>(
+        'SELECT id, owner, expires_at, amount FROM reservations WHERE key_id = ? AND base_url = ?',
+      ),
+      reservationPut: db.prepare(
+        'INSERT INTO reservations (base_url, key_id, owner, amount, expires_at) VALUES (?, ?, ?, ?, ?)',
+      ),
+      reservationDrop: db.prepare('DELETE FROM reservations WHERE id = ?'),
+      renewClaims: db.prepare('UPDATE claims SET expires_at = ? WHERE owner = ?'),
+      renewRuns: db.prepare('UPDATE runs SET expires_at = ? WHERE owner = ?'),
+      renewReservations: db.prepare('UPDATE reservations SET expires_at = ? WHERE owner = ?'),
+      dropClaims: db.prepare('DELETE FROM claims WHERE owner = ?'),
+      dropReservations: db.prepare('DELETE FROM reservations WHERE owner = ?'),
+      releaseRuns: db.prepare('UPDATE runs SET owner = NULL, expires_at = NULL WHERE owner = ?'),
+    };
+    this.statements = s;
+    this.claimTx = db.transaction((scope: number, domain: string, fresh: Freshness): Claim => {
+      const row = s.answerGet.get(scope, domain);
+      if (row && isFresh(row, fresh)) return { kind: 'answered', answer: answerOf(row) };
+      const now = Date.now();
+      if (alive(s.claimGet.get(scope, domain), this.me, now)) return { kind: 'busy' };
+      s.claimPut.run(scope, domain, this.me, now + LEASE_MS);
+      return { kind: 'claimed' };
+    });
+    this.saveTx = db.transaction((scope: number, domain: string, a: StoredAnswer) => {
+      s.answerPut.run(
+        scope,
+        domain,
+        a.found ? 1 : 0,
+        a.record === null ? null : JSON.stringify(a.record),
+        a.credits,
+        a.boughtAt,
+        a.run,
+      );
+      s.claimDrop.run(scope, domain, this.me);
+    });
+    this.beginRunTx = db.transaction((fingerprint: string, now: number): RunHandle | { busy: string } => {
+      const open = s.runGet.get(fingerprint);
+      const expires = Date.now() + LEASE_MS;
+      if (open) {
+        if (alive(open, this.me, Date.now())) return { busy: describeOwner(open.owner) };
+        s.runTake.run(this.me, expires, open.id);
+        return { id: open.id, startedAt: open.started_at, resumed: true };
+      }
+      const id = Number(s.runPut.run(fingerprint, this.me, expires, now).lastInsertRowid);
+      return { id, startedAt: now, resumed: false };
+    });
+    this.reserveTx = db.transaction(
+      (baseUrl: string, keyId: string, amount: number, cap: number, from: number, to: number) => {
+        if (this.usage(baseUrl, keyId, from, to) + amount > cap) return null;
+        const id = Number(
+          s.reservationPut.run(baseUrl, keyId, this.me, amount, Date.now() + LEASE_MS).lastInsertRowid,
+        );
+        return { id, amount };
+      },
+    );
+    this.settleTx = db.transaction((reservation: MonthReservation, unknown?: LedgerEntry) => {
+      s.reservationDrop.run(reservation.id);
+      if (unknown) this.putLedger(unknown);
+    });
+    this.timer = setInterval(() => this.renew(), RENEW_MS);
+    this.timer.unref();
+  }
+
+  scopeId(scope: Scope): number {
+    const selection = JSON.stringify({
+      products: scope.products ? [...scope.products].sort() : null,
+      include: scope.include ? [...scope.include].sort() : null,
+      max_credits: scope.maxCredits ?? null,
+    });
+    const key = `${scope.baseUrl}\n${scope.keyId}\n${selection}`;
+    const known = this.scopes.get(key);
+    if (known !== undefined) return known;
+    const s = this.statements;
+    let row = s.scopeGet.get(scope.baseUrl, scope.keyId, selection);
+    if (!row) {
+      this.guard(() => s.scopePut.run(scope.baseUrl, scope.keyId, selection));
+      row = s.scopeGet.get(scope.baseUrl, scope.keyId, selection)!;
+    }
+    this.scopes.set(key, row.id);
+    return row.id;
+  }
+
+  find(scope: number, domain: string, fresh: Freshness): StoredAnswer | undefined {
+    const row = this.guard(() => this.statements.answerGet.get(scope, domain));
+    return row && isFresh(row, fresh) ? answerOf(row) : undefined;
+  }
+
+  claim(scope: number, domain: string, fresh: Freshness): Claim {
+    const claim = this.guard(() => this.claimTx.immediate(scope, domain, fresh));
+    if (claim.kind === 'claimed') this.owned++;
+    return claim;
+  }
+
+  save(scope: number, domain: string, answer: StoredAnswer): void {
+    this.guard(() => this.saveTx.immediate(scope, domain, answer));
+  }
+
+  release(scope: number, domain: string): void {
+    this.guard(() => this.statements.claimDrop.run(scope, domain, this.me));
+  }
+
+  beginRun(fingerprint: string, now: number): RunHandle | { busy: string } {
+    const run = this.guard(() => this.beginRunTx.immediate(fingerprint, now));
+    if (!('busy' in run)) this.owned++;
+    return run;
+  }
+
+  endRun(run: RunHandle, complete: boolean): void {
+    this.guard(() => this.statements.runEnd.run(complete ? 'done' : 'open', run.id, this.me));
+  }
+
+  record(entry: LedgerEntry): void {
+    this.guard(() => this.putLedger(entry));
+  }
+
+  monthUsage(baseUrl: string, keyId: string, from: number, to: number): number {
+    return this.guard(() => this.usage(baseUrl, keyId, from, to));
+  }
+
+  reserveMonth(
+    baseUrl: string,
+    keyId: string,
+    amount: number,
+    cap: number,
+    window: { from: number; to: number },
+  ): MonthReservation | null {
+    const reservation = this.guard(() =>
+      this.reserveTx.immediate(baseUrl, keyId, amount, cap, window.from, window.to),
+    );
+    if (reservation) this.owned++;
+    return reservation;
+  }
+
+  settleMonth(reservation: MonthReservation, unknown?: LedgerEntry): void {
+    this.guard(() => this.settleTx.immediate(reservation, unknown));
+  }
+
+  /** Gives up everything this process owns (claims, reservations, runs), and closes the file. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    const s = this.statements;
+    try {
+      if (this.owned > 0) {
+        this.db
+          .transaction(() => {
+            s.dropClaims.run(this.me);
+            s.dropReservations.run(this.me);
+            s.releaseRuns.run(this.me);
+          })
+          .immediate();
+      }
+    } catch {
+      // A full disk, say: the leases run out on their own.
+    }
+    this.db.close();
+  }
+
+  private usage(baseUrl: string, keyId: string, from: number, to: number): number {
+    const s = this.statements;
+    const spent = s.ledgerSum.get(keyId, baseUrl, from, to)?.total ?? 0;
+    const now = Date.now();
+    let held = 0;
+    for (const r of s.reservations.all(keyId, baseUrl)) {
+      if (r.owner === this.me || alive(r, this.me, now)) held += r.amount;
+      else s.reservationDrop.run(r.id);
+    }
+    return spent + held;
+  }
+
+  private putLedger(e: LedgerEntry): void {
+    this.statements.ledgerPut.run(e.at, e.baseUrl, e.keyId, e.command, e.credits, e.outcome);
+  }
+
+  private renew(): void {
+    if (this.owned === 0 || this.closed) return;
+    const s = this.statements;
+    const expires = Date.now() + LEASE_MS;
+    try {
+      this.db
+        .transaction(() => {
+          s.renewClaims.run(expires, this.me);
+          s.renewRuns.run(expires, this.me);
+          s.renewReservations.run(expires, this.me);
+        })
+        .immediate();
+    } catch {
+      // Busy for longer than the timeout, or a full disk: the next renewal tries again.
+    }
+  }
+
+  /** Runs a statement; a failure of SQLite becomes a problem naming the store. */
+  private guard<T>(run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      throw storeProblem(this.path, error);
+    }
+  }
+}
