@@ -1,4 +1,4 @@
-// An output that cannot be written (stdout, a batch's output file, its journal) is a problem of its
+// An output that cannot be written (stdout, a batch's output file, the result store) is a problem of its
 // own, named with where and why, and exits 8 (DESIGN.md: "an output that cannot be written"): a
 // full disk is the user's to fix, not a bug of company-data.
 import { Problem } from './problem.js';
@@ -32,7 +32,7 @@ export function isWriteFailure(error: unknown): boolean {
 /**
  * The problem for a write to `where` (a path, or `stdout`) that failed with `error`: the reader of
  * stdout gone (`output_closed`), or the cause and the place (`write_failed`), as in
- * "no space left on device: /mnt/small/out.csv.journal".
+ * "no space left on device: /mnt/small/out.csv".
  */
 export function writeProblem(error: unknown, where: string): Problem {
   const code = errnoOf(error);

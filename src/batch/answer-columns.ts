@@ -6,7 +6,7 @@
 // The columns are then every field of the products that answer's fields belong to, in catalog
 // order (what a catalog marking those products as default gives), then any field the catalog
 // does not list, in the service's order. The rows before it are held (they are in input order, so
-// a resumed run, reading the same answers from the journal, decides the same columns). A later
+// a resumed run, reading the same answers from the store, decides the same columns). A later
 // answer with a value outside the columns stops the run rather than drop what was bought.
 import { Problem } from '../problem.js';
 import { type BatchWriter, type BatchWriterOptions, createBatchWriter, type RowResult } from './output.js';

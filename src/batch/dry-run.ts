@@ -1,73 +1,50 @@
 // --dry-run: what a batch would do and cost, without a single enrichment request.
-import { access } from 'node:fs/promises';
 import { getAccount } from '../api/account.js';
 import { normaliseDomain } from '../domain.js';
 import { printRecord } from '../output/format.js';
 import { isProblem } from '../problem.js';
 import type { Context } from '../types.js';
 import type { InputReader } from './input.js';
-import { openJournal, ownCopy } from './journal.js';
+import { ownCopy } from './own-copy.js';
 import type { Selection } from './selection.js';
 
 export interface DryRunOptions {
   reader: InputReader;
   selection: Selection;
-  journalPath?: string;
-  fingerprint: string;
-  fresh: boolean;
+  /** Whether the store holds a fresh answer (undefined: no store to read). */
+  isStored?: (domain: string) => boolean;
+  /** The store as the summary names it. */
+  storeNote: string;
   budget?: number;
 }
 
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
-}
-
 export async function runDryRun(ctx: Context, options: DryRunOptions): Promise<number> {
-  const { reader, selection } = options;
-  let journalNote = 'none';
-  let journal: Awaited<ReturnType<typeof openJournal>> | undefined;
-  if (options.journalPath && !options.fresh && (await exists(options.journalPath))) {
-    try {
-      journal = await openJournal(options.journalPath, options.fingerprint);
-      journalNote = options.journalPath;
-    } catch (error) {
-      if (!isProblem(error)) throw error;
-      journalNote = `${options.journalPath} (from other options: a run needs --fresh)`;
-    }
-  }
-
+  const { reader, selection, isStored } = options;
   const unique = new Set<string>();
   let rows = 0;
   let invalid = 0;
-  let journalled = 0;
-  try {
-    for await (const row of reader.rows) {
-      rows++;
-      if (row.error) {
-        invalid++;
-        continue;
-      }
-      const normalised = normaliseDomain(row.domainRaw);
-      if (!normalised.ok) {
-        invalid++;
-        continue;
-      }
-      if (unique.has(normalised.domain)) continue;
-      unique.add(ownCopy(normalised.domain));
-      if (journal?.has(normalised.domain)) journalled++;
+  let stored = 0;
+  for await (const row of reader.rows) {
+    rows++;
+    if (row.error) {
+      invalid++;
+      continue;
     }
-  } finally {
-    await journal?.close();
+    const normalised = normaliseDomain(row.domainRaw);
+    if (!normalised.ok) {
+      invalid++;
+      continue;
+    }
+    if (unique.has(normalised.domain)) continue;
+    unique.add(ownCopy(normalised.domain));
+    if (isStored?.(normalised.domain)) stored++;
   }
 
-  const toRequest = unique.size - journalled;
+  const toRequest = unique.size - stored;
   const summary: Record<string, unknown> = {
     rows,
     unique_domains: unique.size,
-    already_journalled: journalled,
+    already_stored: stored,
     invalid_rows: invalid,
     to_request: toRequest,
     products: selection.defaultUnknown
@@ -75,7 +52,7 @@ export async function runDryRun(ctx: Context, options: DryRunOptions): Promise<n
       : selection.products.map((p) => p.id).join(','),
     worst_case_per_lookup: selection.worstCase,
     worst_case_credits: toRequest * selection.worstCase,
-    journal: journalNote,
+    store: options.storeNote,
   };
   if (options.budget !== undefined) summary.budget = options.budget;
   if (ctx.config.apiKey) {

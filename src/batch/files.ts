@@ -1,4 +1,4 @@
-// Where a batch reads, writes and keeps its journal, and how the output file appears only once
+// Where a batch reads and writes, and how the output file appears only once
 // it is complete (a temporary file beside it, fsynced, renamed into place).
 import { createReadStream, createWriteStream, type ReadStream, type WriteStream } from 'node:fs';
 import { chmod, open, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
@@ -133,7 +133,7 @@ export async function openOutputTarget(path: string | undefined, io: IO): Promis
 }
 
 /** What names a file: its device and inode when it exists, else its real directory and name. */
-async function identity(path: string): Promise<string> {
+export async function identity(path: string): Promise<string> {
   try {
     const { dev, ino } = await stat(path);
     return `${dev}:${ino}`;
@@ -144,16 +144,16 @@ async function identity(path: string): Promise<string> {
 }
 
 /**
- * The output replaces its path when complete, and a complete run removes its journal: an output
- * that is the input, or the journal, under any name (./x.csv, a symbolic or hard link) would
- * destroy it. Refused before anything is read or bought.
+ * The output replaces its path when complete: an output that is the input, or the result store,
+ * under any name (./x.csv, a symbolic or hard link) would destroy it. Refused before anything is
+ * read or bought.
  */
 export async function assertSeparateFiles(options: {
   input: string;
   output?: string;
-  journal?: string;
+  store?: string;
 }): Promise<void> {
-  const { input, output, journal } = options;
+  const { input, output, store } = options;
   if (output === undefined || output === '-') return;
   const target = await identity(output);
   const remedy = 'Write the output to another file (for example --output enriched.csv).';
@@ -163,27 +163,12 @@ export async function assertSeparateFiles(options: {
       remedy,
     );
   }
-  if (journal !== undefined && (await identity(journal)) === target) {
+  if (store !== undefined && (await identity(store)) === target) {
     throw usageError(
-      `--journal and --output are the same file (${output}): the output would replace the journal, and a complete run removes its journal`,
-      'Leave out --journal (it defaults to <output>.journal), or give the journal another path.',
+      `--output is the result store (${output}): the finished output would replace every stored answer`,
+      remedy,
     );
   }
-}
-
-/**
- * --journal, else beside the output, else beside the input when the output is stdout. Reading
- * stdin and writing stdout leaves nowhere sensible: no journal, and the run says so.
- */
-export function journalPathFor(options: {
-  journal?: string;
-  input: string;
-  output?: string;
-}): string | undefined {
-  if (options.journal) return options.journal;
-  if (options.output && options.output !== '-') return `${options.output}.journal`;
-  if (options.input !== '-') return `${options.input}.journal`;
-  return undefined;
 }
 
 const SAFE_WORD = /^[A-Za-z0-9_./:=@%+,-]+$/;

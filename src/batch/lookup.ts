@@ -1,10 +1,11 @@
 // One result per domain for a batch: reuse before request, and a request only when the budget,
 // the scheduler and the run's state all allow it.
 //
-// Reuse, in order: a lookup of this run still in flight (its promise), the journal (this run's or
-// an earlier run's results, read back from disk), a failure of this run (a small map). Only then a
-// request: a scheduler slot, a budget reservation taken synchronously right before sending, the
-// call, and the reservation settled with the actual charge. An attempt that may have been charged
+// Reuse, in order: a lookup of this run still in flight (its promise), a recent result, the store
+// (a fresh answer bought by this run, an earlier one, or another run meanwhile), a failure of this
+// run (a small map). Only then a request: a scheduler slot, a claim on the domain in the store
+// (another run buying it: wait for its answer), a budget reservation taken synchronously right
+// before sending, the call, the answer stored, and the reservation settled with the actual charge. An attempt that may have been charged
 // without an answer (src/http/outcome.ts) keeps its reservation, and its retry reserves again.
 import {
   type DomainLookupOptions,
@@ -15,10 +16,11 @@ import {
 import { mayHaveBeenCharged } from '../http/outcome.js';
 import { THROTTLE_STATUSES } from '../http/retry.js';
 import { isProblem, Problem, SETUP_CODES } from '../problem.js';
+import { type RunStore, rowOfStored } from '../store/run-store.js';
 import type { Client } from '../types.js';
 import type { Budget, Reservation } from './budget.js';
 import type { RowResult } from './output.js';
-import type { Scheduler } from './scheduler.js';
+import type { Scheduler, Slot } from './scheduler.js';
 
 /** Why a run stopped sending requests while it still writes every row. */
 export type StopReason =
@@ -29,13 +31,6 @@ export type StopReason =
   | 'retry_after_too_long'
   | 'interrupted';
 
-/** The part of the journal a lookup needs (src/batch/journal.ts). */
-export interface ResultStore {
-  has(domain: string): boolean;
-  get(domain: string): Promise<RowResult | undefined>;
-  append(domain: string, result: RowResult): unknown;
-}
-
 export interface LookupOptions {
   client: Client;
   query: EnrichQuery;
@@ -45,7 +40,9 @@ export interface LookupOptions {
   resultFields: readonly string[] | undefined;
   budget: Budget;
   scheduler: Scheduler;
-  journal?: ResultStore;
+  store: RunStore;
+  /** A write to the store failed (a full disk): the run stops buying (src/batch/unwritable.ts). */
+  onStoreFailure?: (problem: Problem) => void;
   /** Failed requests in a row that stop the run (too_many_failures). */
   maxConsecutiveFailures: number;
   /** Aborts requests still in flight when a drain takes too long, or when the run must abort. */
@@ -62,10 +59,13 @@ export interface LookupOptions {
 export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 25;
 /** Failures of this run kept for duplicate rows; past it a duplicate of a failed domain is asked again (free). */
 const MAX_REMEMBERED_FAILURES = 50_000;
+/** How often a run waiting for another run's answer to a domain looks again. */
+const CLAIM_POLL_MS = 100;
 /**
  * Recent results kept in memory: duplicates are often near each other, and each one answered
- * from here spares a positional read of the journal. Bounded, so memory stays flat.
+ * from here spares a read of the store. Bounded, so memory stays flat.
  */
+
 const RECENT_RESULTS = 4096;
 
 /** Codes for which every other row would fail the same way: the run aborts at once. */
@@ -112,7 +112,14 @@ function asProblem(error: unknown): Problem {
 }
 
 export function errorResult(code: string, detail: string): RowResult {
-  return { found: null, record: null, credits_charged: 0, error_code: code, error_detail: detail };
+  return {
+    found: null,
+    record: null,
+    credits_charged: 0,
+    bought_at: null,
+    error_code: code,
+    error_detail: detail,
+  };
 }
 
 export class Lookups {
@@ -150,19 +157,15 @@ export class Lookups {
     const callOptions: DomainLookupOptions = {
       spinner: false,
       signal: options.signal,
-      // The record is narrowed as it is read, so the journal stores what the output shows.
+      // The record is narrowed as it is read, so the store keeps what the output shows.
       fields: options.resultFields,
       onRetry: this.retryHook,
     };
     this.lookup = domainLookup({ client: options.client }, options.query, callOptions);
   }
 
-  /** Whether a result for this domain is already known or on its way (no new request). */
-  isKnown(domain: string): boolean {
-    return (
-      this.inFlight.has(domain) || this.options.journal?.has(domain) === true || this.failures.has(domain)
-    );
-  }
+  /** Answers reused from the store (this run's before an interruption, an earlier run's, another's). */
+  reused = 0;
 
   /**
    * The result for a domain, reused where possible. Never rejects for a row's own failure. A
@@ -174,17 +177,29 @@ export class Lookups {
     if (pending) return pending;
     const cached = this.recent.get(domain);
     if (cached) return cached;
-    if (this.options.journal?.has(domain)) return this.fromJournal(domain);
+    let stored: ReturnType<RunStore['find']>;
+    try {
+      stored = this.options.store.find(domain);
+    } catch (error) {
+      this.storeFailed(error);
+      return this.stoppedResult();
+    }
+    if (stored) return this.fromStore(domain, stored);
     return this.unknown(domain);
   }
 
-  private async fromJournal(domain: string): Promise<RowResult> {
-    const stored = await this.options.journal!.get(domain);
-    if (stored) {
-      this.remember(domain, stored);
-      return stored;
-    }
-    return this.unknown(domain);
+  private fromStore(domain: string, stored: NonNullable<ReturnType<RunStore['find']>>): RowResult {
+    const row = rowOfStored(stored, this.options.store.runId);
+    this.reused++;
+    this.remember(domain, row);
+    return row;
+  }
+
+  /** The store refused a read or a write: without it a re-run would pay again, so stop paying. */
+  private storeFailed(error: unknown): void {
+    const problem = asProblem(error);
+    this.options.onStoreFailure?.(problem);
+    this.abort(problem);
   }
 
   /** Neither in flight nor stored: a failure of this run, the stop reason, or a request. */
@@ -196,7 +211,7 @@ export class Lookups {
     // request() always passes an await before it ends (stopReason and fatal are clear here), so
     // the entry is in the map before request() removes it.
     const lookup = this.request(domain);
-    // The entry stays until the journal holds the result, so a duplicate never asks twice.
+    // The entry stays until the store holds the result, so a duplicate never asks twice.
     this.inFlight.set(domain, lookup);
     return lookup;
   }
@@ -254,11 +269,31 @@ export class Lookups {
   private async request(domain: string): Promise<RowResult> {
     try {
       const { scheduler, budget, worstCase } = this.options;
-      const slot = scheduler.tryAcquire() ?? (await scheduler.acquire());
-      if (!slot) return this.stoppedResult();
+      let slot: Slot;
+      // A slot, then the domain: ours to buy, or answered meanwhile, or another run's to buy (its
+      // answer is waited for without holding a slot).
+      for (;;) {
+        const acquired = scheduler.tryAcquire() ?? (await scheduler.acquire());
+        if (!acquired) return this.stoppedResult();
+        slot = acquired;
+        let claim: ReturnType<RunStore['claim']>;
+        try {
+          claim = this.options.store.claim(domain);
+        } catch (error) {
+          scheduler.release(slot, 'success');
+          this.storeFailed(error);
+          return this.stoppedResult();
+        }
+        if (claim.kind === 'claimed') break;
+        scheduler.release(slot, 'success');
+        if (claim.kind === 'answered') return this.fromStore(domain, claim.answer);
+        await new Promise<void>((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
+        if (this.stopReason || this.fatal) return this.stoppedResult();
+      }
       const reservation = this.reserve() ?? null;
       const reserved = reservation instanceof Promise ? await reservation : reservation;
       if (!reserved) {
+        this.releaseClaim(domain);
         scheduler.release(slot, 'success');
         return this.stoppedResult();
       }
@@ -276,6 +311,8 @@ export class Lookups {
         this.wakeSettleWaiters();
         const balance = this.options.client.lastCredits?.remaining;
         if (typeof balance === 'number') this.balance = balance;
+        // Failures are never stored: the next run (or a run waiting for this domain) asks again.
+        this.releaseClaim(domain);
         return this.failed(domain, error, slot);
       }
       const { result, credits } = response;
@@ -288,18 +325,17 @@ export class Lookups {
         found: result.found,
         record: result.found ? this.recordOf(domain, result.record) : null,
         credits_charged: charged,
+        bought_at: null,
         error_code: null,
         error_detail: null,
       };
       try {
-        // Before the slot is released: once the run sees nothing in flight, every answer is in the
-        // journal's hands.
-        const appending = this.options.journal?.append(domain, row);
-        if (appending instanceof Promise) await appending;
+        // Committed before the slot is released: once the run sees nothing in flight, every
+        // answer is in the store.
+        this.options.store.save(domain, { found: row.found === true, record: row.record, credits: charged });
       } catch (error) {
-        // Without the journal a re-run would pay again for everything: stop paying now.
         scheduler.release(slot, 'success');
-        this.abort(asProblem(error));
+        this.storeFailed(error);
         return row;
       }
       scheduler.release(slot, 'success');
@@ -370,6 +406,14 @@ export class Lookups {
     }
     if (this.failures.size < MAX_REMEMBERED_FAILURES) this.failures.set(domain, row);
     return row;
+  }
+
+  private releaseClaim(domain: string): void {
+    try {
+      this.options.store.release(domain);
+    } catch {
+      // The claim's lease runs out on its own; a failed write shows on the next save.
+    }
   }
 
   private remember(domain: string, result: RowResult): void {

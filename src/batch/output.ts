@@ -5,13 +5,20 @@
 import type { Writable } from 'node:stream';
 import { csvCell, csvLine } from '../output/csv.js';
 
-/** The outcome of one row; also what the journal stores per domain. */
+/** The outcome of one row. */
 export interface RowResult {
   /** null when the row has no answer (invalid input, or an error). */
   found: boolean | null;
   /** The returned fields, narrowed to the requested ones; null when not found or failed. */
   record: Record<string, unknown> | null;
+  /** Credits this run paid for the row: 0 for an answer reused from the store, or a duplicate. */
   credits_charged: number;
+  /**
+   * When the answer was bought (ISO 8601, to the second) if it came from the store, bought by an
+   * earlier run or by another run meanwhile; null when this run bought it (a resumed run is the
+   * same run) or there is no answer.
+   */
+  bought_at: string | null;
   error_code: string | null;
   error_detail: string | null;
 }
@@ -90,6 +97,7 @@ function resultValues(result: RowResult, fields: string[]): unknown[] {
     result.found,
     ...fields.map((field) => result.record?.[field] ?? null),
     result.credits_charged,
+    result.bought_at,
     result.error_code,
     result.error_detail,
   ];
@@ -133,6 +141,7 @@ export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
     'found',
     ...resultFields,
     'credits_charged',
+    'bought_at',
     'error_code',
     'error_detail',
   ]);
@@ -192,6 +201,7 @@ export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
     for (const field of resultFields) line.push(csvCell(record?.[field] ?? null, raw));
     line.push(
       csvCell(result.credits_charged, raw),
+      csvCell(result.bought_at, raw),
       csvCell(result.error_code, raw),
       csvCell(result.error_detail, raw),
     );

@@ -11,7 +11,7 @@ export interface BatchCounts {
   notFound: number;
   /** Rows that carry an error code. */
   errors: number;
-  /** Credits charged by this run (journalled results reused from an earlier run cost nothing). */
+  /** Credits charged by this run (answers reused from the store cost nothing). */
   charged: number;
   /**
    * Credits of attempts whose answer never arrived (a timeout, a connection closed after sending,
@@ -20,7 +20,7 @@ export interface BatchCounts {
   possiblyCharged?: number;
   /** Balance after the latest response, when the server said. */
   balance?: number;
-  /** Results reused from the journal of an earlier run. */
+  /** Answers reused from the result store (an earlier run, or this run before an interruption). */
   reused: number;
   /** Rows taken from the reader (ahead of `rows` by the reorder window). */
   rowsRead?: number;
@@ -83,7 +83,7 @@ export function formatSummary(c: BatchCounts, elapsedMs: number, stoppedBecause?
     `${groupDigits(c.charged)} credit${c.charged === 1 ? '' : 's'} charged`,
   ];
   if (c.possiblyCharged) parts.push(`up to ${groupDigits(c.possiblyCharged)} more possibly charged`);
-  if (c.reused > 0) parts.push(`${groupDigits(c.reused)} reused from the journal`);
+  if (c.reused > 0) parts.push(`${groupDigits(c.reused)} reused from the store`);
   if (c.balance !== undefined) parts.push(`balance ${groupDigits(c.balance)}`);
   parts.push(formatDuration(elapsedMs));
   const summary = `Enriched: ${parts.join(', ')}`;

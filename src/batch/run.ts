@@ -1,25 +1,32 @@
-// A batch enrichment run: read -> normalise -> dedupe -> schedule -> journal -> write in order.
+// A batch enrichment run: read -> normalise -> dedupe -> store or schedule -> write in order.
 //
 // Rows flow through a bounded reorder window: each row becomes an entry holding its result (or
 // the promise of it), the head is written as soon as it is ready, and reading pauses while the
-// window is full. Memory therefore holds the window, the set of domains seen, and the journal's
-// offsets; never the results of the whole file.
+// window is full. Memory therefore holds the window and the set of domains seen; never the results
+// of the whole file, which are in the result store (src/store/).
 import { setMaxListeners } from 'node:events';
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
 import { normaliseDomain } from '../domain.js';
 import { oneLine } from '../output/sanitize.js';
-import { Problem } from '../problem.js';
+import { Problem, usageError } from '../problem.js';
+import { baseOf, freshnessAt, keyIdOf, scopeOf } from '../store/location.js';
+import { bothBudgets, monthBudget } from '../store/month-budget.js';
+import { type RunStore, runStoreOf } from '../store/run-store.js';
+import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
+import type { RunHandle } from '../store/types.js';
 import type { Context, Format } from '../types.js';
 import { writerFor } from './answer-columns.js';
-import { createBudget } from './budget.js';
+import { type Budget, createBudget } from './budget.js';
 import { doubtfulTitle } from './domain-columns.js';
 import { runDryRun } from './dry-run.js';
-import { journalPathFor, openInputSource, openOutputTarget, shellQuote } from './files.js';
+import { assertSeparateFiles, identity, openInputSource, openOutputTarget, shellQuote } from './files.js';
 import { openInput } from './input.js';
-import { openJournal, seenDomains } from './journal.js';
-import { claimBatchFiles } from './lock.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, errorResult, Lookups } from './lookup.js';
 import type { RowResult } from './output.js';
+import { ownCopy } from './own-copy.js';
 import { type BatchCounts, formatSummary, logLine, progressModeFor, startProgress } from './progress.js';
 import { createScheduler } from './scheduler.js';
 import { checkMaxCredits, resolveSelection } from './selection.js';
@@ -38,8 +45,13 @@ export interface BatchOptions {
   maxCredits?: number;
   budget?: number;
   concurrency: number;
-  fresh?: boolean;
-  journal?: string;
+  /** Buy again whatever the store holds (answers bought by this run itself excepted). */
+  refresh?: boolean;
+  /** How long a found answer is reused (default 30 days); not-found answers (default 7 days). */
+  maxAgeMs?: number;
+  notFoundMaxAgeMs?: number;
+  /** A cap on the calendar month's spend of this key, across runs (--budget-month). */
+  budgetMonth?: number;
   dryRun?: boolean;
   progress?: boolean;
   /** The command line as typed, for the resume hint. */
@@ -69,14 +81,31 @@ export function batchFormat(ctx: Context): Exclude<Format, 'table'> {
   return value;
 }
 
-export function fingerprintOf(ctx: Context, options: BatchOptions): string {
-  return JSON.stringify({
-    // --sandbox listens on a new port each time but serves the same deterministic data.
-    base_url: ctx.config.baseUrl?.source === 'sandbox' ? 'sandbox' : (ctx.config.baseUrl?.value ?? null),
-    products: options.products ? [...options.products].sort() : null,
-    include: options.include ? [...options.include].sort() : null,
-    max_credits: options.maxCredits ?? null,
-  });
+/**
+ * What makes two invocations the same run: the same input file, output and answers asked for. A
+ * run interrupted (kill, Ctrl-C, exit 4 or 5) is continued by the next invocation with the same
+ * fingerprint; a second process on it while the first lives is refused (exit 7). stdin to stdout
+ * names no file: each such invocation is a run of its own (it still reuses the store's answers).
+ */
+async function fingerprintOf(options: BatchOptions, scope: number): Promise<string | undefined> {
+  const output = options.output === undefined || options.output === '-' ? '-' : resolve(options.output);
+  if (options.input === '-' && output === '-') return undefined;
+  const input = options.input === '-' ? '-' : await identity(options.input);
+  return JSON.stringify({ input, output, scope });
+}
+
+/** The store of a run: the user's, or with --no-store a scratch one, gone when the run ends. */
+async function storeForRun(ctx: Context): Promise<{ store: SqliteStore; discard(): Promise<void> }> {
+  if (ctx.store.path !== false) return { store: await ctx.store.open(), discard: async () => {} };
+  const dir = await mkdtemp(join(tmpdir(), 'company-data-run-'));
+  const store = await openSqliteStore(join(dir, 'scratch.db'));
+  return {
+    store,
+    async discard() {
+      store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 interface Entry {
@@ -105,26 +134,33 @@ function asDuplicate(result: RowResult): RowResult {
   return { ...result, credits_charged: 0 };
 }
 
-/** The run, once its files are its own (an output that is the input, a busy journal: refused). */
 export async function runBatch(ctx: Context, options: BatchOptions): Promise<number> {
-  const lock = await claimBatchFiles(options);
-  try {
-    return await runLocked(ctx, options);
-  } finally {
-    await lock?.release();
-  }
-}
-
-async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
   const { io } = ctx;
+  if (options.budgetMonth !== undefined && ctx.store.path === false)
+    throw usageError(
+      '--budget-month counts the spend recorded in the store, and --no-store keeps none',
+      'Leave out --no-store, or cap this run alone with --budget.',
+    );
+  // An output that is the input (or the store) under any name would destroy it.
+  await assertSeparateFiles({
+    input: options.input,
+    output: options.output,
+    store: ctx.store.path || undefined,
+  });
   const format = options.dryRun ? ctx.config.format.value : batchFormat(ctx);
   const catalogs = Promise.all([loadProducts(ctx), loadFields(ctx)]);
   const [products, fields] = await catalogs;
   const selection = resolveSelection({ products, fields }, options);
   checkMaxCredits(selection, options.maxCredits);
 
-  const journalPath = journalPathFor(options);
-  const fingerprint = fingerprintOf(ctx, options);
+  const query = { products: options.products, include: options.include, maxCredits: options.maxCredits };
+  const scope = scopeOf(ctx.config, query);
+  const fresh = (run?: number, since?: number) =>
+    freshnessAt(
+      ctx.now(),
+      { ...options, refreshSince: options.refresh ? (since ?? ctx.now()) : undefined },
+      run,
+    );
   const source = await openInputSource(options.input, io);
   const reader = await openInput(source.stream, {
     column: options.column,
@@ -138,26 +174,107 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     );
   }
   if (options.dryRun) {
+    // Only an existing store is read: a dry run creates nothing.
+    const stored =
+      ctx.store.path !== false && (await exists(ctx.store.path)) ? await ctx.store.open() : undefined;
+    const scopeId = stored?.scopeId(scope);
     return runDryRun(ctx, {
       reader,
       selection,
-      journalPath,
-      fingerprint,
-      fresh: Boolean(options.fresh),
+      isStored:
+        stored && scopeId !== undefined
+          ? (domain) => stored.find(scopeId, domain, fresh()) !== undefined
+          : undefined,
+      storeNote: stored
+        ? stored.path
+        : ctx.store.path === false
+          ? 'none (--no-store)'
+          : `none yet (${ctx.store.path})`,
       budget: options.budget,
     });
   }
-  if (!journalPath) {
-    io.warn('warning: reading stdin and writing stdout: no journal is kept, so this run cannot be resumed');
+  const { store, discard } = await storeForRun(ctx);
+  try {
+    const scopeId = store.scopeId(scope);
+    const fingerprint = await fingerprintOf(options, scopeId);
+    const run = store.beginRun(
+      fingerprint ?? `unnamed:${process.pid}:${ctx.now()}:${Math.random()}`,
+      ctx.now(),
+    );
+    if ('busy' in run) {
+      throw new Problem({
+        code: 'run_busy',
+        title: 'Another run is doing this batch',
+        detail: `${run.busy} is running the same batch (the same input, output and options) on the store ${store.path}`,
+        source: 'client',
+      });
+    }
+    // Left open unless complete: the same command continues it, with what it bought as its own.
+    let complete = false;
+    try {
+      const budget = createBudget(options.budget);
+      const runPlan: RunPlan = {
+        reader,
+        size: source.size,
+        selection,
+        format,
+        store: runStoreOf(store, scopeId, fresh(run.id, run.startedAt), run, ctx.now),
+        storePath: ctx.store.path === false ? undefined : store.path,
+        budget:
+          options.budgetMonth === undefined
+            ? budget
+            : bothBudgets(
+                budget,
+                monthBudget({
+                  store,
+                  baseUrl: baseOf(ctx.config),
+                  keyId: keyIdOf(ctx.config.apiKey?.value),
+                  cap: options.budgetMonth,
+                  command: ctx.command,
+                  now: ctx.now,
+                }),
+              ),
+        run,
+      };
+      const outcome = await runWithStore(ctx, options, runPlan);
+      complete = outcome.complete;
+      return outcome.code;
+    } finally {
+      store.endRun(run, complete);
+    }
+  } finally {
+    await discard();
   }
-  // A failed write to the output or the journal stops the run (stopSending below).
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+interface RunPlan {
+  reader: Awaited<ReturnType<typeof openInput>>;
+  size: number | undefined;
+  selection: ReturnType<typeof resolveSelection>;
+  format: Format;
+  store: RunStore;
+  /** The user's store; undefined with --no-store (nothing kept: a re-run buys again). */
+  storePath: string | undefined;
+  budget: Budget & { refusedBy?: 'run' | 'month' };
+  run: RunHandle;
+}
+
+async function runWithStore(
+  ctx: Context,
+  options: BatchOptions,
+  plan: RunPlan,
+): Promise<{ code: number; complete: boolean }> {
+  const { io } = ctx;
+  const { reader, selection, format, budget, storePath } = plan;
+  // A failed write to the output or the store stops the run (stopSending below).
   const failures = new WriteFailures();
-  const journal = journalPath
-    ? await openJournal(journalPath, fingerprint, {
-        fresh: options.fresh,
-        onWriteFailure: (error) => failures.fail(error, journalPath),
-      })
-    : undefined;
   const target = await openOutputTarget(options.output, io);
   const outputName = target.path ?? 'stdout';
   failures.watch(target.stream, outputName);
@@ -171,7 +288,6 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
   });
 
   const scheduler = createScheduler({ concurrency: options.concurrency });
-  const budget = createBudget(options.budget);
   const drain = new AbortController();
   // Every lookup in flight may listen on this signal: Node's warning past 10 listeners must not
   // reach a batch's stderr.
@@ -183,7 +299,9 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     resultFields: selection.resultFields,
     budget,
     scheduler,
-    journal,
+    store: plan.store,
+    onStoreFailure: (problem) =>
+      failures.fail(problem.cause ?? problem, storePath ?? "the run's scratch store"),
     maxConsecutiveFailures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
     signal: drain.signal,
     // An abort (exit 2 or 3) cancels what is in flight at once, not after the rows before it
@@ -202,7 +320,7 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     charged: 0,
     reused: 0,
     rowsRead: 0,
-    totalBytes: source.size,
+    totalBytes: plan.size,
   };
   const snapshot = (): BatchCounts => ({
     ...counts,
@@ -217,7 +335,7 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     counts: snapshot,
     now: ctx.now,
   });
-  // No new requests; those in flight finish (and are journalled) or are cancelled after a while.
+  // No new requests; those in flight finish (and are stored) or are cancelled after a while.
   const stopSending = () => {
     lookups.stop('interrupted');
     setTimeout(() => drain.abort(), DRAIN_LIMIT_MS).unref();
@@ -225,8 +343,8 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
   const signals = watchSignals(io, stopSending);
   failures.whenFailed(stopSending);
 
-  // Domains met in this run: the journal's Map notes them beside the offsets (each domain held once).
-  const seen = journal ?? seenDomains();
+  // Domains met in this run, each held once.
+  const seen = new Set<string>();
   let complete = true;
   const entryFor = (row: {
     cells: string[];
@@ -237,15 +355,15 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     const normalised = normaliseDomain(row.domainRaw);
     if (!normalised.ok)
       return { cells: row.cells, result: errorResult('invalid_domain', `domain ${normalised.reason}`) };
-    const domain = seen.firstSeen(normalised.domain);
-    if (domain === undefined) {
+    if (seen.has(normalised.domain)) {
       // A duplicate shares the first row's result but costs nothing itself, so the column sums to
-      // what the file cost, and a resumed output equals an uninterrupted one.
+      // what the run cost, and a resumed output equals an uninterrupted one.
       const shared = lookups.resultFor(normalised.domain);
       return entryOf(row.cells, shared instanceof Promise ? shared.then(asDuplicate) : asDuplicate(shared));
     }
+    const domain = ownCopy(normalised.domain);
+    seen.add(domain);
     counts.uniqueDomains++;
-    if (journal?.has(domain)) counts.reused++;
     return entryOf(row.cells, lookups.resultFor(domain));
   };
 
@@ -295,14 +413,13 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     }
     await writeReady(true);
   } catch (error) {
-    // The output refused a write: the rows in flight still reach the journal (below).
+    // The output refused a write: the answers in flight still reach the store (below).
     if (!failures.explains(target.stream, outputName)) {
       progress.stop();
       signals.dispose();
       drain.abort();
       await scheduler.idle();
       await target.discard();
-      await journal?.close().catch(() => {});
       throw error;
     }
   }
@@ -312,6 +429,7 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
   // (the timer armed by the signal).
   await scheduler.idle();
   signals.dispose();
+  counts.reused = lookups.reused;
   if (failures.problem) outcome = 'unwritable';
   else if (lookups.fatal) outcome = 'aborted';
   else if (signals.interrupted) outcome = 'interrupted';
@@ -329,16 +447,7 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
   }
 
   if (outcome !== 'done') {
-    // The temporary output goes first: on a full disk, its space lets the journal's last lines in.
     await target.discard();
-    let allJournalled = true;
-    try {
-      await journal?.close();
-    } catch (error) {
-      if (outcome !== 'unwritable') throw error;
-      // Still no room for its last lines: those answers are lost, as after a kill -9.
-      allJournalled = false;
-    }
     const why =
       outcome === 'aborted'
         ? `aborted: ${lookups.fatal?.code}`
@@ -346,21 +455,24 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
           ? `the output could not be written: ${failures.problem?.code}`
           : 'interrupted';
     io.info(logLine(io, ctx.now, formatSummary(snapshot(), ctx.now() - started, why)));
-    if (outcome === 'unwritable')
-      throw stoppedProblem(failures.problem!, journalPath, options.argv, allJournalled);
+    if (outcome === 'unwritable') throw stoppedProblem(failures.problem!, storePath, options.argv);
     if (outcome === 'aborted') throw lookups.fatal!;
-    throw interruptedProblem(counts.rows, journalPath, options.argv);
+    throw interruptedProblem(counts.rows, storePath, options.argv);
   }
 
-  if (journal) {
-    if (complete) await journal.remove();
-    else await journal.close();
-  }
   io.info(logLine(io, ctx.now, formatSummary(snapshot(), ctx.now() - started)));
   const spent = budget.possiblyCharged
     ? `${budget.spent} credits charged and up to ${budget.possiblyCharged} more possibly charged`
     : `${budget.spent} credits`;
-  return finish(lookups, spent, options, counts.errors, journalPath, complete);
+  const code = finish(lookups, spent, options, counts.errors, storePath, budget.refusedBy);
+  return { code, complete };
+}
+
+/** Where a stopped run's answers are, for its messages. */
+function keptIn(storePath: string | undefined): string {
+  return storePath
+    ? `the answers bought so far are kept in the store (${storePath})`
+    : 'nothing was kept (--no-store)';
 }
 
 function finish(
@@ -368,41 +480,42 @@ function finish(
   spent: string,
   options: BatchOptions,
   rowErrors: number,
-  journalPath: string | undefined,
-  complete: boolean,
+  storePath: string | undefined,
+  refusedBy: 'run' | 'month' | undefined,
 ): number {
-  const resume = journalPath && !complete ? ` Results so far are kept in ${journalPath}.` : '';
+  const resume = ` The rows not requested carry error_code ${lookups.stopReason}; ${keptIn(storePath)}.`;
   switch (lookups.stopReason) {
-    case 'budget_exhausted':
-      throw new Problem({
-        code: 'budget_exhausted',
-        detail: `--budget ${options.budget} reached after ${spent} credits; the rows not requested carry error_code budget_exhausted.${resume}`,
-        source: 'client',
-      });
+    case 'budget_exhausted': {
+      const cap =
+        refusedBy === 'month'
+          ? `--budget-month ${options.budgetMonth} (this key's spend in this calendar month, UTC, across runs) reached; this run charged ${spent}.`
+          : `--budget ${options.budget} reached after ${spent} credits.`;
+      throw new Problem({ code: 'budget_exhausted', detail: `${cap}${resume}`, source: 'client' });
+    }
     case 'insufficient_credits':
     case 'max_credits_exceeded':
       throw new Problem({
         code: lookups.stopReason,
-        detail: `the service refused further lookups; the rows not requested carry error_code ${lookups.stopReason}.${resume}`,
+        detail: `the service refused further lookups.${resume}`,
         source: 'server',
-        hint: 'Re-run the same command afterwards: journalled results are reused at no cost.',
+        hint: 'Re-run the same command afterwards: answers already bought are reused from the store at no cost.',
       });
     case 'retry_after_too_long': {
       const at = new Date(lookups.retryAt ?? Date.now()).toISOString().replace(/\.\d+Z$/, 'Z');
       throw new Problem({
         code: 'retry_after_too_long',
         title: 'Service asked to wait too long',
-        detail: `the service asked to wait until ${at}, longer than company-data waits on its own; the run stopped sending lookups, and the rows not requested carry error_code retry_after_too_long.${resume}`,
+        detail: `the service asked to wait until ${at}, longer than company-data waits on its own; the run stopped sending lookups.${resume}`,
         source: 'server',
-        hint: journalPath
+        hint: storePath
           ? `retry after ${at}: ${resumeCommand(options.argv)}`
-          : `retry after ${at} (without a journal the run starts over).`,
+          : `retry after ${at} (with --no-store the run starts over).`,
       });
     }
     case 'too_many_failures':
       throw new Problem({
         code: 'too_many_failures',
-        detail: `${DEFAULT_MAX_CONSECUTIVE_FAILURES} requests in a row failed; the rows not requested carry error_code too_many_failures.${resume}`,
+        detail: `${DEFAULT_MAX_CONSECUTIVE_FAILURES} requests in a row failed.${resume}`,
         source: 'client',
       });
     default:
@@ -411,44 +524,35 @@ function finish(
   return rowErrors > 0 ? 6 : 0;
 }
 
-function interruptedProblem(rows: number, journalPath: string | undefined, argv: readonly string[]): Problem {
-  const where = journalPath ? `results so far are journalled in ${journalPath}` : 'no journal was kept';
+function interruptedProblem(rows: number, storePath: string | undefined, argv: readonly string[]): Problem {
   return new Problem({
     code: 'interrupted',
     title: 'Interrupted',
-    detail: `stopped after writing ${rows} rows; ${where}`,
+    detail: `stopped after writing ${rows} rows; ${keptIn(storePath)}`,
     source: 'client',
-    hint: journalPath ? `Resume with: ${resumeCommand(argv)}` : 'Without a journal the run starts over.',
+    hint: storePath ? `Resume with: ${resumeCommand(argv)}` : 'With --no-store the run starts over.',
   });
 }
 
 /** A failed write, with what the run kept and how to resume it. */
-function stoppedProblem(
-  problem: Problem,
-  journalPath: string | undefined,
-  argv: readonly string[],
-  allJournalled: boolean,
-): Problem {
-  let kept = journalPath ? `every result bought is kept in ${journalPath}` : 'no journal was kept';
-  if (!allJournalled)
-    kept = `the results bought are kept in ${journalPath} except the last ones, which did not fit (they will be bought again)`;
+function stoppedProblem(problem: Problem, storePath: string | undefined, argv: readonly string[]): Problem {
   return new Problem({
     code: problem.code,
     title: problem.title,
-    detail: `${problem.detail}; the run stopped sending lookups, and ${kept}`,
+    detail: `${problem.detail}; the run stopped sending lookups, and ${keptIn(storePath)}`,
     source: 'client',
-    hint: journalPath ? `Resume with: ${resumeCommand(argv)}` : 'Without a journal the run starts over.',
+    hint: storePath ? `Resume with: ${resumeCommand(argv)}` : 'With --no-store the run starts over.',
     cause: problem.cause,
   });
 }
 
 /**
  * The command that resumes this run, pasteable into a POSIX shell: the command as typed, without
- * `--fresh`, which would throw away what this run bought and pay for it again.
+ * `--refresh`, which would pay again for what the store holds from before this run.
  */
 export function resumeCommand(argv: readonly string[]): string {
   const end = argv.indexOf('--');
   const options = end === -1 ? argv : argv.slice(0, end);
   const rest = end === -1 ? [] : argv.slice(end);
-  return shellQuote(['company-data', ...options.filter((arg) => arg !== '--fresh'), ...rest]);
+  return shellQuote(['company-data', ...options.filter((arg) => arg !== '--refresh'), ...rest]);
 }

@@ -1,5 +1,5 @@
 // SIGINT / SIGTERM during a batch: the first stops sending and lets the run drain and flush; a
-// second one ends the process at once (every answer so far is already written to the journal).
+// second one ends the process at once (every answer so far is already in the result store).
 import type { IO } from '../types.js';
 
 export interface SignalWatch {

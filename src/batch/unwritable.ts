@@ -1,5 +1,5 @@
-// A batch whose output or journal cannot be written (a reader of stdout gone, a full disk) stops
-// as an interrupt does: no new lookups, those in flight finish and are journalled. Every row it
+// A batch whose output or store cannot be written (a reader of stdout gone, a full disk) stops
+// as an interrupt does: no new lookups, those in flight finish and are stored. Every row it
 // would still buy is a row nobody can read, or an answer that could be lost.
 import type { Writable } from 'node:stream';
 import type { Problem } from '../problem.js';

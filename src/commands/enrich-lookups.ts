@@ -1,21 +1,53 @@
 // `company-data enrich <domain...>`: a few lookups. On a terminal, a record (one domain) or a table
 // (several), with the credits on stderr. For scripts, one shape however many domains were given
 // (docs/contract.md, "Output of enrich <domain>"): -o json is { results: [...], credits }, like
-// search and lookalike; -o ndjson and -o csv give one row per domain, each with credits_charged.
+// search and lookalike; -o ndjson and -o csv give one row per domain, each with credits_charged and
+// bought_at. An answer younger than its age limit comes from the result store, at no cost, with a
+// line on stderr saying so; an answer bought goes to the store.
 import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
-import { type EnrichQuery, enrichDomain } from '../api/domains.js';
+import { type EnrichQuery, type EnrichResponse, enrichDomain } from '../api/domains.js';
 import type { DomainResult } from '../api/types.js';
 import { checkMaxCredits, resolveSelection, type Selection } from '../batch/selection.js';
 import { normaliseDomain } from '../domain.js';
+import { mayHaveBeenCharged } from '../http/outcome.js';
 import { formatOf, printCredits, printJson, printList, printRecord } from '../output/format.js';
 import { oneLine } from '../output/sanitize.js';
-import { Problem } from '../problem.js';
+import { isProblem, Problem } from '../problem.js';
+import { ageText, baseOf, freshnessAt, keyIdOf, scopeOf } from '../store/location.js';
+import { monthBudget } from '../store/month-budget.js';
+import { isoSecond } from '../store/run-store.js';
+import type { SqliteStore } from '../store/sqlite.js';
 import type { Context } from '../types.js';
 
 export interface LookupFlags {
   products?: string[];
   include?: string[];
   maxCredits?: number;
+  refresh?: boolean;
+  maxAgeMs?: number;
+  notFoundMaxAgeMs?: number;
+  budgetMonth?: number;
+}
+
+/** The store for a few lookups: one that cannot be opened costs a warning, not the answers. */
+async function lookupStore(ctx: Context, needed: boolean): Promise<SqliteStore | undefined> {
+  if (ctx.store.path === false) {
+    if (needed)
+      throw new Problem({
+        code: 'usage_error',
+        title: 'Usage error',
+        detail: '--budget-month counts the spend recorded in the store, and --no-store keeps none',
+        source: 'client',
+      });
+    return undefined;
+  }
+  try {
+    return await ctx.store.open();
+  } catch (error) {
+    if (needed || !isProblem(error)) throw error;
+    ctx.io.warn(`warning: answers are neither reused nor kept: ${error.detail}`);
+    return undefined;
+  }
 }
 
 /** Every input normalised first: one bad argument fails the command before anything is spent. */
@@ -51,7 +83,7 @@ export async function runLookups(
   const domains = normaliseArguments(inputs);
   let selection: Selection | undefined;
   // Without options there is nothing to check, so a plain lookup costs no catalog round trip.
-  if (flags.products || flags.include || flags.maxCredits !== undefined) {
+  if (flags.products || flags.include || flags.maxCredits !== undefined || flags.budgetMonth !== undefined) {
     const [products, fields] = await Promise.all([loadProducts(ctx), loadFields(ctx)]);
     selection = resolveSelection({ products, fields }, flags);
     checkMaxCredits(selection, flags.maxCredits);
@@ -61,17 +93,80 @@ export async function runLookups(
     include: flags.include,
     maxCredits: flags.maxCredits,
   };
+  const store = await lookupStore(ctx, flags.budgetMonth !== undefined);
+  const scope = store?.scopeId(scopeOf(ctx.config, query));
+  const now = ctx.now();
+  const fresh = freshnessAt(now, { ...flags, refreshSince: flags.refresh ? now : undefined });
+  const month =
+    store && flags.budgetMonth !== undefined
+      ? monthBudget({
+          store,
+          baseUrl: baseOf(ctx.config),
+          keyId: keyIdOf(ctx.config.apiKey?.value),
+          cap: flags.budgetMonth,
+          command: ctx.command,
+          now: ctx.now,
+        })
+      : undefined;
   const results: DomainResult[] = [];
   const costs: Array<number | undefined> = [];
+  const bought: Array<string | null> = [];
   let charged: number | undefined;
   let remaining: number | undefined;
   for (const domain of domains) {
-    const { result, credits } = await enrichDomain(ctx, domain, query, { onRetry: catalogRetryHook(ctx) });
+    const stored = store && scope !== undefined ? store.find(scope, domain, fresh) : undefined;
+    if (stored) {
+      const { domain: _, ...record } = stored.record ?? {};
+      results.push({ domain, found: stored.found, record });
+      costs.push(0);
+      charged ??= 0;
+      bought.push(isoSecond(stored.boughtAt));
+      ctx.io.info(
+        `${oneLine(domain)}: from the store, bought ${ageText(now - stored.boughtAt)}; --refresh buys it again`,
+      );
+      continue;
+    }
+    const worstCase = selection?.worstCase ?? 0;
+    const reservation = month?.tryReserve(worstCase);
+    if (month && !reservation) {
+      throw new Problem({
+        code: 'budget_exhausted',
+        detail: `--budget-month ${flags.budgetMonth} (this key's spend in this calendar month, UTC, across runs) leaves no room for a lookup of up to ${worstCase} credits`,
+        source: 'client',
+      });
+    }
+    let response: EnrichResponse;
+    try {
+      response = await enrichDomain(ctx, domain, query, { onRetry: catalogRetryHook(ctx) });
+    } catch (error) {
+      if (reservation) {
+        if (isProblem(error) && mayHaveBeenCharged(error)) month?.settleUnknown(reservation);
+        else month?.settle(reservation, 0);
+      }
+      throw error;
+    }
+    const { result, credits } = response;
+    if (reservation) month?.settle(reservation, result.charged ?? credits.charged ?? worstCase);
     results.push(result);
     const cost = result.charged ?? credits.charged;
     costs.push(cost);
+    bought.push(null);
     if (cost !== undefined) charged = (charged ?? 0) + cost;
     if (credits.remaining !== undefined) remaining = credits.remaining;
+    if (store && scope !== undefined) {
+      try {
+        store.save(scope, domain, {
+          found: result.found,
+          record: result.found ? { domain, ...result.record } : null,
+          credits: cost ?? 0,
+          boughtAt: ctx.now(),
+          run: null,
+        });
+      } catch (error) {
+        if (!isProblem(error)) throw error;
+        ctx.io.warn(`warning: the answer for ${oneLine(domain)} could not be kept: ${error.detail}`);
+      }
+    }
   }
 
   const format = formatOf(ctx);
@@ -90,11 +185,15 @@ export async function runLookups(
     printCredits(ctx, { charged, remaining });
     return 0;
   }
-  const rows = results.map((r, i) => ({ ...rowOf(r, true), credits_charged: costs[i] ?? null }));
+  const rows = results.map((r, i) => ({
+    ...rowOf(r, true),
+    credits_charged: costs[i] ?? null,
+    bought_at: bought[i],
+  }));
   if (format === 'json')
     printJson(ctx, { results: rows, credits: { charged: charged ?? null, remaining: remaining ?? null } });
   else {
-    const columns = fields ? ['domain', 'found', ...fields, 'credits_charged'] : undefined;
+    const columns = fields ? ['domain', 'found', ...fields, 'credits_charged', 'bought_at'] : undefined;
     printList(ctx, rows, columns ? { columns } : {});
   }
   return 0;

@@ -2,6 +2,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type CommandKit, parseIntOption } from '../command-kit.js';
 import { usageError } from '../problem.js';
+import { parseAge } from '../store/location.js';
 import type { Context } from '../types.js';
 
 export interface EnrichOptions {
@@ -16,6 +17,10 @@ export interface EnrichOptions {
   maxCredits?: number;
   budget?: number;
   concurrency?: number;
+  refresh?: boolean;
+  maxAge?: number;
+  notFoundMaxAge?: number;
+  budgetMonth?: number;
   fresh?: boolean;
   journal?: string;
   dryRun?: boolean;
@@ -33,8 +38,6 @@ const BATCH_ONLY: Array<[keyof EnrichOptions, string]> = [
   ['bom', '--bom'],
   ['budget', '--budget'],
   ['concurrency', '--concurrency'],
-  ['fresh', '--fresh'],
-  ['journal', '--journal'],
   ['dryRun', '--dry-run'],
   ['progress', '--progress'],
 ];
@@ -72,8 +75,24 @@ export function register(program: Command, kit: CommandKit): void {
       `batch: lookups in flight (default ${DEFAULT_CONCURRENCY}, max ${MAX_CONCURRENCY})`,
       parseIntOption('--concurrency', 1, MAX_CONCURRENCY),
     )
-    .option('--journal <path>', 'batch: journal file (default <output>.journal, or <input>.journal)')
-    .option('--fresh', 'batch: ignore an existing journal and start over')
+    .option('--refresh', 'buy again, whatever the result store holds')
+    .option(
+      '--max-age <age>',
+      'reuse stored answers younger than this (default 30d; 12h, 2w, 0)',
+      parseAge('--max-age'),
+    )
+    .option(
+      '--not-found-max-age <age>',
+      'reuse stored "no record" answers younger than this (default 7d)',
+      parseAge('--not-found-max-age'),
+    )
+    .option(
+      '--budget-month <n>',
+      "never let this key's spend in the calendar month (UTC) pass n credits, across runs (env: COMPANY_DATA_BUDGET_MONTH)",
+      parseIntOption('--budget-month'),
+    )
+    .addOption(new Option('--journal <path>').hideHelp())
+    .addOption(new Option('--fresh').hideHelp())
     .option('--dry-run', 'batch: count rows, domains and worst-case credits; send no lookup')
     .option('--progress', 'batch: print a progress line every 2 s (for logs)')
     .addHelpText(
@@ -81,9 +100,12 @@ export function register(program: Command, kit: CommandKit): void {
       `
 Batch output (format from -o/--format: csv by default, json or ndjson): every input row once, in
 input order, input columns untouched, then found, the result fields, credits_charged, error_code,
-error_detail. Duplicated domains are looked up once; credits_charged is on the first row naming
-the domain. Results are journalled as they arrive: re-running the same command after a crash,
-kill, Ctrl-C or exit 4/5 reuses them at no cost. See docs/batch.md.
+bought_at, error_code, error_detail. Duplicated domains are looked up once; credits_charged is what
+this run paid, on the first row naming the domain. Every answer goes to the result store as it
+arrives (see --store): re-running the same command after a crash, kill, Ctrl-C or exit 4/5
+continues where it stopped, and later runs reuse answers younger than --max-age (found) or
+--not-found-max-age (no record) at no cost, with bought_at telling when they were bought.
+Failures are never stored. See docs/batch.md.
 
 Examples:
   $ company-data --sandbox enrich acme-shoes.com
@@ -92,15 +114,39 @@ Examples:
   $ company-data --sandbox enrich --input examples/companies.csv --dry-run
   $ company-data enrich --input big.csv --output out.csv --budget 5000 --concurrency 16 --progress
 
-Exit codes: 0 ok (also found: false), 2 bad input, 3 key, 4 credits or --budget reached,
-5 service unavailable, 6 batch finished with row errors, 7 another run holds this output
-(its journal), 8 output, stdout or journal could not be written (a closed pipe, a full disk;
+Exit codes: 0 ok (also found: false), 2 bad input, 3 key, 4 credits, --budget or --budget-month
+reached, 5 service unavailable, 6 batch finished with row errors, 7 another process is running
+the same batch, 8 output, stdout or the store could not be written (a closed pipe, a full disk;
 prints how to resume), 130 interrupted (prints how to resume).`,
     )
     .action(kit.withContext(runEnrich));
 }
 
+/** --budget-month, else COMPANY_DATA_BUDGET_MONTH. */
+function budgetMonthOf(ctx: Context, flag: number | undefined): number | undefined {
+  if (flag !== undefined) return flag;
+  const raw = ctx.env.COMPANY_DATA_BUDGET_MONTH;
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw usageError(`COMPANY_DATA_BUDGET_MONTH must be a whole number of credits, got "${raw}"`);
+  return value;
+}
+
 export async function runEnrich(ctx: Context, domains: string[], options: EnrichOptions): Promise<number> {
+  if (options.journal !== undefined || options.fresh !== undefined) {
+    throw usageError(
+      `${options.journal !== undefined ? '--journal' : '--fresh'} is gone: every answer now goes to the result store, and re-running the same command continues where it stopped`,
+      'Use --store <path> to keep the store elsewhere, and --refresh to buy answers again.',
+    );
+  }
+  const budgetMonth = budgetMonthOf(ctx, options.budgetMonth);
+  const reuse = {
+    refresh: options.refresh,
+    maxAgeMs: options.maxAge,
+    notFoundMaxAgeMs: options.notFoundMaxAge,
+    budgetMonth,
+  };
   const { splitList } = await import('../batch/selection.js');
   const products = splitList(options.products);
   const include = splitList(options.include);
@@ -121,8 +167,7 @@ export async function runEnrich(ctx: Context, domains: string[], options: Enrich
       maxCredits: options.maxCredits,
       budget: options.budget,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
-      fresh: options.fresh,
-      journal: options.journal,
+      ...reuse,
       dryRun: options.dryRun,
       progress: options.progress,
       argv: [...ctx.argv],
@@ -138,5 +183,5 @@ export async function runEnrich(ctx: Context, domains: string[], options: Enrich
     if (options[key] !== undefined) throw usageError(`${flag} applies to batches: add --input <file>`);
   }
   const { runLookups } = await import('./enrich-lookups.js');
-  return runLookups(ctx, domains, { products, include, maxCredits: options.maxCredits });
+  return runLookups(ctx, domains, { products, include, maxCredits: options.maxCredits, ...reuse });
 }

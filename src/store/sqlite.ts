@@ -295,7 +295,8 @@ export class SqliteStore implements AnswerStore {
     });
     this.reserveTx = db.transaction(
       (baseUrl: string, keyId: string, amount: number, cap: number, from: number, to: number) => {
-        if (this.usage(baseUrl, keyId, from, to) + amount > cap) return null;
+        const { spent, held } = this.usage(baseUrl, keyId, from, to);
+        if (spent + held + amount > cap) return null;
         const id = Number(
           s.reservationPut.run(baseUrl, keyId, this.me, amount, Date.now() + LEASE_MS).lastInsertRowid,
         );
@@ -362,7 +363,7 @@ export class SqliteStore implements AnswerStore {
     this.guard(() => this.putLedger(entry));
   }
 
-  monthUsage(baseUrl: string, keyId: string, from: number, to: number): number {
+  monthUsage(baseUrl: string, keyId: string, from: number, to: number): { spent: number; held: number } {
     return this.guard(() => this.usage(baseUrl, keyId, from, to));
   }
 
@@ -406,7 +407,7 @@ export class SqliteStore implements AnswerStore {
     this.db.close();
   }
 
-  private usage(baseUrl: string, keyId: string, from: number, to: number): number {
+  private usage(baseUrl: string, keyId: string, from: number, to: number): { spent: number; held: number } {
     const s = this.statements;
     const spent = s.ledgerSum.get(keyId, baseUrl, from, to)?.total ?? 0;
     const now = Date.now();
@@ -415,7 +416,7 @@ export class SqliteStore implements AnswerStore {
       if (r.owner === this.me || alive(r, this.me, now)) held += r.amount;
       else s.reservationDrop.run(r.id);
     }
-    return spent + held;
+    return { spent, held };
   }
 
   private putLedger(e: LedgerEntry): void {

@@ -73,8 +73,8 @@ export interface AnswerStore {
   beginRun(fingerprint: string, now: number): RunHandle | { busy: string };
   endRun(run: RunHandle, complete: boolean): void;
   record(entry: LedgerEntry): void;
-  /** Charged + possibly charged + live reservations of this key in [from, to). */
-  monthUsage(baseUrl: string, keyId: string, from: number, to: number): number;
+  /** This key's ledger in [from, to) (charged and possibly charged), and its live reservations. */
+  monthUsage(baseUrl: string, keyId: string, from: number, to: number): { spent: number; held: number };
   /** Reserves `amount` when usage + amount stays within `cap`; null otherwise. */
   reserveMonth(
     baseUrl: string,

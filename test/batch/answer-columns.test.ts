@@ -32,6 +32,7 @@ const answer = (found: boolean, record: RowResult['record'], charged: number): R
   found,
   record,
   credits_charged: charged,
+  bought_at: null,
   error_code: null,
   error_detail: null,
 });

@@ -1,12 +1,12 @@
 // The files of a batch: paid data is readable by its owner only, and an output that is the input
-// (or the journal) under another spelling is refused before anything is read or bought.
+// (or the result store) under another spelling is refused before anything is read or bought.
 import { chmodSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertSeparateFiles, openOutputTarget } from '../../src/batch/files.js';
-import { openJournal } from '../../src/batch/journal.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { IO } from '../../src/types.js';
 
 let dir: string;
@@ -26,12 +26,14 @@ afterAll(async () => {
 const mode = async (path: string) => (await stat(path)).mode & 0o777;
 
 describe('modes of the files that hold paid data', () => {
-  it('creates the journal 0600', async () => {
-    const path = join(dir, 'new.journal');
-    await (await openJournal(path, 'fp')).close();
+  it('creates the result store 0600, in a 0700 directory, with its -wal file 0600', async () => {
+    const path = join(dir, 'state', 'company-data', 'store.db');
+    const store = await openSqliteStore(path);
+    store.record({ at: 1, baseUrl: 'b', keyId: 'k', command: 'enrich', credits: 1, outcome: 'charged' });
     expect(await mode(path)).toBe(0o600);
-    await (await openJournal(join(dir, 'fresh.journal'), 'fp', { fresh: true })).close();
-    expect(await mode(join(dir, 'fresh.journal'))).toBe(0o600);
+    expect(await mode(`${path}-wal`)).toBe(0o600);
+    expect(await mode(join(dir, 'state', 'company-data'))).toBe(0o700);
+    store.close();
   });
 
   it('writes the output through a 0600 temporary file; a new output stays 0600', async () => {
@@ -55,9 +57,9 @@ describe('modes of the files that hold paid data', () => {
   });
 });
 
-describe('an output that is the input or the journal', () => {
+describe('an output that is the input or the result store', () => {
   const input = () => join(dir, 'in.csv');
-  const refused = async (options: { input: string; output: string; journal?: string }) =>
+  const refused = async (options: { input: string; output: string; store?: string }) =>
     assertSeparateFiles(options).then(
       () => undefined,
       (error: Error & { exitCode?: number }) => error,
@@ -76,15 +78,17 @@ describe('an output that is the input or the journal', () => {
     expect(error?.message).toContain('--input and --output are the same file');
   });
 
-  it('refuses the journal as the output, existing or not', async () => {
+  it('refuses the store as the output, existing or not', async () => {
     for (const name of ['in.csv', 'not-yet.csv']) {
       const error = await refused({
         input: join(dir, 'other.csv'),
         output: join(dir, name),
-        journal: join(dir, 'dirlink', name),
+        store: join(dir, 'dirlink', name),
       });
       expect(error?.exitCode).toBe(2);
-      expect(error?.message).toContain('--journal and --output are the same file');
+      expect(error?.message).toBe(
+        `Usage error: --output is the result store (${join(dir, name)}): the finished output would replace every stored answer`,
+      );
     }
   });
 

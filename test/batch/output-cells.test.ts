@@ -90,6 +90,7 @@ const result: fc.Arbitrary<RowResult> = fc.record({
     { nil: null },
   ),
   credits_charged: fc.oneof(fc.integer({ min: -3, max: 5 }), fc.double()),
+  bought_at: fc.option(edgyText, { nil: null }),
   error_code: fc.option(edgyText, { nil: null }),
   error_detail: fc.option(edgyText, { nil: null }),
 });

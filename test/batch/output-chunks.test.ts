@@ -19,6 +19,7 @@ const RESULT: RowResult = {
   found: true,
   record: { company_name: 'Acme, "Shoes"' },
   credits_charged: 1,
+  bought_at: null,
   error_code: null,
   error_detail: null,
 };

@@ -66,16 +66,25 @@ function resultFor(kind: string): RowResult {
       found: true,
       record: { domain: 'acme-shoes.com', company_name: '=Acme, "Shoes"\n', tech: ['a', 'b'] },
       credits_charged: 1,
+      bought_at: null,
       error_code: null,
       error_detail: null,
     };
   }
   if (kind === 'not_found')
-    return { found: false, record: null, credits_charged: 0, error_code: null, error_detail: null };
+    return {
+      found: false,
+      record: null,
+      credits_charged: 0,
+      bought_at: null,
+      error_code: null,
+      error_detail: null,
+    };
   return {
     found: null,
     record: null,
     credits_charged: 0,
+    bought_at: null,
     error_code: 'invalid_domain',
     error_detail: 'is empty',
   };

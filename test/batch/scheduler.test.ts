@@ -1,9 +1,15 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBudget } from '../../src/batch/budget.js';
 import { Lookups } from '../../src/batch/lookup.js';
 import { createScheduler, type Slot } from '../../src/batch/scheduler.js';
 import { Problem } from '../../src/problem.js';
+import { freshnessAt } from '../../src/store/location.js';
+import { runStoreOf } from '../../src/store/run-store.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
 import type { ApiResponse, Client, RequestOptions } from '../../src/types.js';
 
 /** A clock the test moves by hand, so pauses are checked without waiting or timing. */
@@ -174,6 +180,33 @@ describe('createScheduler', () => {
  * arrive on later turns of the event loop in a random order, so many lookups overlap.
  */
 describe('Lookups', () => {
+  // A real store on a scratch file; each Lookups gets a scope of its own, so nothing is reused
+  // from one case (or one fast-check run) to the next.
+  let dir: string;
+  let store: SqliteStore;
+  let scopes = 0;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cd-lookups-'));
+    store = await openSqliteStore(join(dir, 'store.db'));
+  });
+  afterAll(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  function runStore() {
+    const keyId = `scope-${scopes++}`;
+    const scope = store.scopeId({
+      baseUrl: 'stub',
+      keyId,
+      products: undefined,
+      include: undefined,
+      maxCredits: undefined,
+    });
+    const run = store.beginRun(keyId, Date.now());
+    if ('busy' in run) throw new Error('a run of its own cannot be busy');
+    return runStoreOf(store, scope, freshnessAt(Date.now(), {}, run.id), run, Date.now);
+  }
+
   type Answer = { charged: number } | { problem: Problem };
 
   function stubClient(answer: (domain: string, call: number) => Answer) {
@@ -232,6 +265,7 @@ describe('Lookups', () => {
         resultFields: ['domain', 'company_name'],
         budget: createBudget(options.budget),
         scheduler,
+        store: runStore(),
         maxConsecutiveFailures: 5,
       }),
     };

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withOwnState } from './state.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/company-data.js', import.meta.url));
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -40,7 +41,7 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
     if (k.startsWith('COMPANY_DATA_') || k === 'NO_COLOR' || k === 'FORCE_COLOR') continue;
     env[k] = v;
   }
-  for (const [k, v] of Object.entries(extra)) {
+  for (const [k, v] of Object.entries(withOwnState(extra))) {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }

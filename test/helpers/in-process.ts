@@ -3,6 +3,7 @@
 // and clock are the test's own. Requests still go over real HTTP to a loopback sandbox.
 import { Readable, Writable } from 'node:stream';
 import { main } from '../../src/cli.js';
+import { withOwnState } from './state.js';
 
 export interface InProcessOptions {
   /** stdout and stderr claim to be a terminal (with this many columns) when set. */
@@ -54,7 +55,7 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
   const out = sink(tty, options.columns ?? 0);
   const err = sink(tty, 0);
   const code = await main(argv, {
-    env: { LANG: 'en_US.UTF-8', TERM: 'xterm', COLUMNS: '100', ...options.env },
+    env: { LANG: 'en_US.UTF-8', TERM: 'xterm', COLUMNS: '100', ...withOwnState(options.env) },
     stdin: source(options.stdin ?? '', options.stdinTTY ?? false),
     stdout: out.stream,
     stderr: err.stream,

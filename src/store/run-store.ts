@@ -1,0 +1,49 @@
+// The store as one batch run uses it: its scope, its freshness rule and its run id bound once, so
+// a lookup asks only about a domain. Also the row a stored answer becomes in the output.
+import type { RowResult } from '../batch/output.js';
+import type { AnswerStore, Claim, Freshness, RunHandle, StoredAnswer } from './types.js';
+
+export interface RunStore {
+  readonly runId: number;
+  find(domain: string): StoredAnswer | undefined;
+  claim(domain: string): Claim;
+  save(domain: string, answer: Pick<StoredAnswer, 'found' | 'record' | 'credits'>): void;
+  release(domain: string): void;
+}
+
+export function runStoreOf(
+  store: AnswerStore,
+  scope: number,
+  fresh: Freshness,
+  run: RunHandle,
+  now: () => number,
+): RunStore {
+  return {
+    runId: run.id,
+    find: (domain) => store.find(scope, domain, fresh),
+    claim: (domain) => store.claim(scope, domain, fresh),
+    save: (domain, answer) => store.save(scope, domain, { ...answer, boughtAt: now(), run: run.id }),
+    release: (domain) => store.release(scope, domain),
+  };
+}
+
+/** An instant as the output shows it: ISO 8601 in UTC, to the second. */
+export function isoSecond(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+/**
+ * A stored answer as a row of run `runId`: what this run bought (before an interruption, too)
+ * reads as bought now, with its cost; anything else is reused at no cost, with its purchase time.
+ */
+export function rowOfStored(answer: StoredAnswer, runId: number | undefined): RowResult {
+  const own = runId !== undefined && answer.run === runId;
+  return {
+    found: answer.found,
+    record: answer.record,
+    credits_charged: own ? answer.credits : 0,
+    bought_at: own ? null : isoSecond(answer.boughtAt),
+    error_code: null,
+    error_detail: null,
+  };
+}
