@@ -82,16 +82,21 @@ export function batchFormat(ctx: Context): Exclude<Format, 'table'> {
 }
 
 /**
- * What makes two invocations the same run: the same input file, output and answers asked for. A
- * run interrupted (kill, Ctrl-C, exit 4 or 5) is continued by the next invocation with the same
- * fingerprint; a second process on it while the first lives is refused (exit 7). stdin to stdout
- * names no file: each such invocation is a run of its own (it still reuses the store's answers).
+ * What a run writes (its fingerprint: one process at a time on it, exit 7 for another) and what it
+ * reads and asks for (its detail). A run interrupted (kill, Ctrl-C, exit 4 or 5) is continued by
+ * the next invocation with both the same. stdin to stdout names no file: each such invocation is a
+ * run of its own (it still reuses the store's answers).
  */
-async function fingerprintOf(options: BatchOptions, scope: number): Promise<string | undefined> {
-  const output = options.output === undefined || options.output === '-' ? '-' : resolve(options.output);
-  if (options.input === '-' && output === '-') return undefined;
+async function runIdentity(
+  options: BatchOptions,
+  scope: number,
+): Promise<{ fingerprint: string; detail: string } | undefined> {
   const input = options.input === '-' ? '-' : await identity(options.input);
-  return JSON.stringify({ input, output, scope });
+  const detail = JSON.stringify({ input, scope });
+  if (options.output !== undefined && options.output !== '-')
+    return { fingerprint: `output:${resolve(options.output)}`, detail };
+  if (input === '-') return undefined;
+  return { fingerprint: `stdout:${input}`, detail };
 }
 
 /** The store of a run: the user's, or with --no-store a scratch one, gone when the run ends. */
@@ -196,16 +201,17 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   const { store, discard } = await storeForRun(ctx);
   try {
     const scopeId = store.scopeId(scope);
-    const fingerprint = await fingerprintOf(options, scopeId);
-    const run = store.beginRun(
-      fingerprint ?? `unnamed:${process.pid}:${ctx.now()}:${Math.random()}`,
-      ctx.now(),
-    );
+    const named = await runIdentity(options, scopeId);
+    const run = named
+      ? store.beginRun(named.fingerprint, named.detail, ctx.now())
+      : store.beginRun(`unnamed:${process.pid}:${ctx.now()}:${Math.random()}`, '', ctx.now());
     if ('busy' in run) {
+      const what =
+        options.output && options.output !== '-' ? options.output : `the batch of ${options.input}`;
       throw new Problem({
         code: 'run_busy',
-        title: 'Another run is doing this batch',
-        detail: `${run.busy} is running the same batch (the same input, output and options) on the store ${store.path}`,
+        title: 'Another run is writing this output',
+        detail: `${run.busy} is writing ${what} (runs are told apart in the store ${store.path})`,
         source: 'client',
       });
     }

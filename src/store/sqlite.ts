@@ -61,6 +61,7 @@ CREATE TABLE claims (
 CREATE TABLE runs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   fingerprint TEXT NOT NULL,
+  detail TEXT NOT NULL,
   state TEXT NOT NULL,
   owner TEXT,
   expires_at INTEGER,
@@ -231,13 +232,14 @@ export class SqliteStore implements AnswerStore {
         'INSERT OR REPLACE INTO claims (scope, domain, owner, expires_at) VALUES (?, ?, ?, ?)',
       ),
       claimDrop: db.prepare('DELETE FROM claims WHERE scope = ? AND domain = ? AND owner = ?'),
-      runGet: db.prepare<[string], Owned & { id: number; started_at: number }>(
-        "SELECT id, owner, expires_at, started_at FROM runs WHERE fingerprint = ? AND state = 'open' ORDER BY id DESC LIMIT 1",
+      runGet: db.prepare<[string], Owned & { id: number; started_at: number; detail: string }>(
+        "SELECT id, owner, expires_at, started_at, detail FROM runs WHERE fingerprint = ? AND state = 'open' ORDER BY id DESC LIMIT 1",
       ),
       runTake: db.prepare('UPDATE runs SET owner = ?, expires_at = ? WHERE id = ?'),
       runPut: db.prepare(
-        "INSERT INTO runs (fingerprint, state, owner, expires_at, started_at) VALUES (?, 'open', ?, ?, ?)",
+        "INSERT INTO runs (fingerprint, detail, state, owner, expires_at, started_at) VALUES (?, ?, 'open', ?, ?, ?)",
       ),
+      runAbandon: db.prepare("UPDATE runs SET state = 'abandoned', owner = NULL, expires_at = NULL WHERE id = ?"),
       runEnd: db.prepare(
         'UPDATE runs SET state = ?, owner = NULL, expires_at = NULL WHERE id = ? AND owner = ?',
       ),
@@ -282,17 +284,24 @@ export class SqliteStore implements AnswerStore {
       );
       s.claimDrop.run(scope, domain, this.me);
     });
-    this.beginRunTx = db.transaction((fingerprint: string, now: number): RunHandle | { busy: string } => {
-      const open = s.runGet.get(fingerprint);
-      const expires = Date.now() + LEASE_MS;
-      if (open) {
-        if (alive(open, this.me, Date.now())) return { busy: describeOwner(open.owner) };
-        s.runTake.run(this.me, expires, open.id);
-        return { id: open.id, startedAt: open.started_at, resumed: true };
-      }
-      const id = Number(s.runPut.run(fingerprint, this.me, expires, now).lastInsertRowid);
-      return { id, startedAt: now, resumed: false };
-    });
+    this.beginRunTx = db.transaction(
+      (fingerprint: string, detail: string, now: number): RunHandle | { busy: string } => {
+        const open = s.runGet.get(fingerprint);
+        const expires = Date.now() + LEASE_MS;
+        if (open) {
+          if (alive(open, this.me, Date.now())) return { busy: describeOwner(open.owner) };
+          if (open.detail === detail) {
+            s.runTake.run(this.me, expires, open.id);
+            return { id: open.id, startedAt: open.started_at, resumed: true };
+          }
+          // The same output with another input or other options: a new run (the answers the old
+          // one bought stay in the store, reused like any other).
+          s.runAbandon.run(open.id);
+        }
+        const id = Number(s.runPut.run(fingerprint, detail, this.me, expires, now).lastInsertRowid);
+        return { id, startedAt: now, resumed: false };
+      },
+    );
     this.reserveTx = db.transaction(
       (baseUrl: string, keyId: string, amount: number, cap: number, from: number, to: number) => {
         const { spent, held } = this.usage(baseUrl, keyId, from, to);
@@ -349,8 +358,8 @@ export class SqliteStore implements AnswerStore {
     this.guard(() => this.statements.claimDrop.run(scope, domain, this.me));
   }
 
-  beginRun(fingerprint: string, now: number): RunHandle | { busy: string } {
-    const run = this.guard(() => this.beginRunTx.immediate(fingerprint, now));
+  beginRun(fingerprint: string, detail: string, now: number): RunHandle | { busy: string } {
+    const run = this.guard(() => this.beginRunTx.immediate(fingerprint, detail, now));
     if (!('busy' in run)) this.owned++;
     return run;
   }

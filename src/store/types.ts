@@ -69,8 +69,11 @@ export interface AnswerStore {
   save(scope: number, domain: string, answer: StoredAnswer): void;
   /** Drops our claim (the request failed: nothing is stored). */
   release(scope: number, domain: string): void;
-  /** Opens (or takes over) the run with this fingerprint; undefined when a live process holds it. */
-  beginRun(fingerprint: string, now: number): RunHandle | { busy: string };
+  /**
+   * Opens a run on `fingerprint` (what it writes): continues the interrupted one when its `detail`
+   * (what it reads and asks for) is the same, else starts anew; `busy` while a live process has it.
+   */
+  beginRun(fingerprint: string, detail: string, now: number): RunHandle | { busy: string };
   endRun(run: RunHandle, complete: boolean): void;
   record(entry: LedgerEntry): void;
   /** This key's ledger in [from, to) (charged and possibly charged), and its live reservations. */

@@ -202,7 +202,7 @@ describe('Lookups', () => {
       include: undefined,
       maxCredits: undefined,
     });
-    const run = store.beginRun(keyId, Date.now());
+    const run = store.beginRun(keyId, '', Date.now());
     if ('busy' in run) throw new Error('a run of its own cannot be busy');
     return runStoreOf(store, scope, freshnessAt(Date.now(), {}, run.id), run, Date.now);
   }

@@ -1,6 +1,6 @@
 // Crash safety of batch enrichment: SIGKILL at several points, then a re-run, must end with the
-// output an uninterrupted run writes, and pay again only for what never reached the journal.
-// SIGINT drains, keeps the journal, exits 130 and prints the command that resumes.
+// output an uninterrupted run writes, and pay again only for what never reached the result store.
+// SIGINT drains, keeps every answer in the store, exits 130 and prints the command that resumes.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,15 +8,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { BIN, cleanEnv, type RunResult, runCli } from '../helpers/cli.js';
-import { journalled } from '../helpers/journal.js';
+import { storedDomains } from '../helpers/store.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
 let input: string;
 
 beforeAll(async () => {
-  // Latency and a low concurrency stretch a run over a few seconds, so kills land mid-run and
-  // after some journal flushes (at least one a second).
+  // Latency and a low concurrency stretch a run over a few seconds, so kills land mid-run.
   sandbox = await startSandbox({ port: 0, companies: 2000, latencyMs: 30 });
   dir = mkdtempSync(join(tmpdir(), 'cd-enrich-crash-'));
   const found = sandbox.dataset.companies.slice(50, 170).map((c) => c.domain);
@@ -35,7 +34,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const env = () => ({
+/** Each scenario has a store of its own: what one run bought must not serve another scenario. */
+const env = (store: string) => ({
+  COMPANY_DATA_STORE: join(dir, store),
   COMPANY_DATA_API_KEY: sandbox.keys.full,
   XDG_CONFIG_HOME: join(dir, 'config'),
   XDG_CACHE_HOME: join(dir, 'cache'),
@@ -61,12 +62,13 @@ const requestedSince = (from: number) =>
 /** Starts the binary; `signalAfter` sends a signal once the run has made that many lookups. */
 function runUntil(
   argv: string[],
+  store: string,
   signalAfter?: { requests: number; signal: NodeJS.Signals },
 ): Promise<RunResult> {
   const from = domainRequests().length;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...argv], {
-      env: cleanEnv(env()),
+      env: cleanEnv(env(store)),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -103,7 +105,7 @@ const costOf = new Map<string, number>();
 describe('crash safety', () => {
   it('an uninterrupted run, for reference', async () => {
     const before = sandbox.balances().full;
-    const r = await runCli(args(join(dir, 'reference.csv')), { env: env() });
+    const r = await runCli(args(join(dir, 'reference.csv')), { env: env('reference.db') });
     expect(r.code, r.stderr).toBe(6); // one invalid row
     uninterruptedCharge = before - sandbox.balances().full;
     uninterrupted = readFileSync(join(dir, 'reference.csv'));
@@ -117,55 +119,54 @@ describe('crash safety', () => {
     expect(uninterruptedCharge).toBe(120);
   });
 
-  it('SIGKILL at several points, then a re-run: same bytes, nothing journalled is paid twice', async () => {
+  it('SIGKILL at several points, then a re-run: same bytes, nothing stored is paid twice', async () => {
     const output = join(dir, 'crashed.csv');
-    const journal = `${output}.journal`;
+    const store = join(dir, 'crashed.db');
     const before = sandbox.balances().full;
     let lostCredits = 0;
     let survived = 0;
     for (const requests of [70, 40, 25]) {
-      const already = journalled(journal);
+      const already = storedDomains(store);
       const from = domainRequests().length;
-      const r = await runUntil(args(output), { requests, signal: 'SIGKILL' });
+      const r = await runUntil(args(output), 'crashed.db', { requests, signal: 'SIGKILL' });
       expect(r.signal, `${requests}: ${r.code} ${r.stderr}`).toBe('SIGKILL');
       expect(existsSync(output)).toBe(false); // never a half-written output
       const requested = requestedSince(from);
       for (const domain of requested) expect(already.has(domain)).toBe(false);
-      const after = journalled(journal);
+      const after = storedDomains(store);
       survived += after.size - already.size;
-      // Answers the journal had not yet flushed when the process died are bought again.
+      // Answers still in flight when the process died are bought again.
       for (const domain of requested) if (!after.has(domain)) lostCredits += costOf.get(domain) ?? 0;
     }
     expect(survived).toBeGreaterThan(0);
 
-    const already = journalled(journal);
+    const already = storedDomains(store);
     const from = domainRequests().length;
-    const r = await runUntil(args(output));
+    const r = await runUntil(args(output), 'crashed.db');
     expect(r.code, r.stderr).toBe(6);
     for (const domain of requestedSince(from)) expect(already.has(domain)).toBe(false);
     expect(readFileSync(output).equals(uninterrupted)).toBe(true);
-    expect(existsSync(journal)).toBe(false);
     expect(before - sandbox.balances().full).toBe(uninterruptedCharge + lostCredits);
   });
 
   it('SIGINT drains, keeps every answer, exits 130 and prints the command that resumes', async () => {
     const output = join(dir, 'interrupted.csv');
-    const journal = `${output}.journal`;
+    const store = join(dir, 'interrupted.db');
     const before = sandbox.balances().full;
     const from = domainRequests().length;
-    const r = await runUntil(args(output), { requests: 30, signal: 'SIGINT' });
+    const r = await runUntil(args(output), 'interrupted.db', { requests: 30, signal: 'SIGINT' });
     expect(r.code, r.stderr).toBe(130);
     expect(r.stderr).toContain('interrupted');
     const resumeLine = r.stderr.split('\n').find((line) => line.includes('Resume with: '));
     expect(resumeLine).toBeDefined();
     expect(resumeLine).toContain(`company-data ${args(output).join(' ')}`);
     expect(existsSync(output)).toBe(false);
-    // Every lookup sent before the interrupt finished and reached the journal: none is lost.
+    // Every lookup sent before the interrupt finished and reached the store: none is lost.
     const requested = requestedSince(from);
-    const kept = journalled(journal);
+    const kept = storedDomains(store);
     for (const domain of requested) expect(kept.has(domain)).toBe(true);
 
-    const resumed = await runUntil(args(output));
+    const resumed = await runUntil(args(output), 'interrupted.db');
     expect(resumed.code, resumed.stderr).toBe(6);
     for (const domain of requestedSince(from + requested.length)) expect(kept.has(domain)).toBe(false);
     expect(readFileSync(output).equals(uninterrupted)).toBe(true);

@@ -1,14 +1,15 @@
 // One run per output, as processes: a second run on the output of a run still going is refused at
-// once (exit 7) naming the journal and the process that holds it, and buys nothing; the lock of a
-// run killed with SIGKILL does not block the re-run, which buys only what the journal lacks.
+// once (exit 7) naming the output and the process that writes it, and buys nothing; the run of a
+// process killed with SIGKILL does not block the re-run, which buys only what the store lacks.
 // An output that is the input, under any name, is refused before anything is read or bought.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, linkSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { storedDomains } from '../helpers/store.js';
 
 let sandbox: SandboxHandle;
 let home: string;
@@ -19,6 +20,7 @@ sandboxAndDirForTests('cd-enrich-lock-', { companies: 2000, latencyMs: 30 }, (s,
 });
 
 const env = (key: 'full' | 'free') => ({
+  COMPANY_DATA_STORE: join(home, 'store.db'),
   COMPANY_DATA_BASE_URL: sandbox.url,
   COMPANY_DATA_API_KEY: sandbox.keys[key],
   XDG_CONFIG_HOME: join(home, 'config'),
@@ -30,18 +32,6 @@ const lookups = (from = 0) =>
     .slice(from)
     .filter((r) => r.path.startsWith('/api/domains/'));
 const domainOf = (path: string) => decodeURIComponent(path.slice('/api/domains/'.length));
-
-function journalled(path: string): Set<string> {
-  const domains = new Set<string>();
-  for (const line of readFileSync(path, 'utf8').split('\n').slice(1)) {
-    try {
-      domains.add((JSON.parse(line) as { d: string }).d);
-    } catch {
-      // a line torn by the kill
-    }
-  }
-  return domains;
-}
 
 const until = async (check: () => boolean, what: string) => {
   for (const started = Date.now(); !check(); ) {
@@ -55,7 +45,7 @@ describe('one run per output', () => {
     const domains = sandbox.dataset.companies.slice(0, 300).map((c) => c.domain);
     const input = join(home, 'in.csv');
     const output = join(home, 'out.csv');
-    const journal = `${output}.journal`;
+    const store = join(home, 'store.db');
     writeFileSync(input, `domain\n${domains.join('\n')}\n`);
     const args = ['enrich', '--input', input, '--output', output, '--concurrency', '2'];
 
@@ -71,24 +61,30 @@ describe('one run per output', () => {
     const second = await runCli(args, { env: env('free') });
     const elapsed = Date.now() - started;
     expect(second.code, second.stderr).toBe(7);
-    expect(second.stderr).toContain(journal);
-    expect(second.stderr).toContain(`process ${first.pid}, started 20`);
-    expect(second.stderr).toContain(`${journal}.lock`);
+    // Piped: the problem is one JSON line.
+    expect(JSON.parse(second.stderr)).toEqual({
+      code: 'run_busy',
+      status: 0,
+      title: 'Another run is writing this output',
+      detail: `process ${first.pid} is writing ${output} (runs are told apart in the store ${store})`,
+      retryable: false,
+      hint: 'Wait for the other run to finish, or give this one another --output.',
+    });
+    expect(second.stdout).toBe('');
     expect(elapsed).toBeLessThan(5000);
     expect(sandbox.requests().filter((r) => r.key_name === 'free')).toEqual([]);
     expect(first.exitCode).toBeNull();
 
-    // A dry run sends no lookup and takes no lock.
+    // A dry run sends no lookup and claims no output.
     const dry = await runCli([...args, '--dry-run'], { env: env('full') });
     expect(dry.code, dry.stderr).toBe(0);
 
-    // Past a journal flush (at least one a second), the first run is killed: its lock stays.
+    // The first run is killed: its run stays open in the store, owned by a process that is gone.
     const before = lookups().length;
     await until(() => lookups().length >= before + 40, 'more purchases');
     first.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
-    expect(JSON.parse(readFileSync(`${journal}.lock`, 'utf8'))).toMatchObject({ pid: first.pid });
-    const kept = journalled(journal);
+    const kept = storedDomains(store);
     expect(kept.size).toBeGreaterThan(0);
 
     const from = sandbox.requests().length;
@@ -99,8 +95,9 @@ describe('one run per output', () => {
     expect(new Set(bought).size).toBe(bought.length);
     expect(bought.length).toBe(domains.length - kept.size);
     expect(readFileSync(output, 'utf8').trimEnd().split('\n')).toHaveLength(domains.length + 1);
-    expect(existsSync(`${journal}.lock`)).toBe(false);
-    expect(existsSync(journal)).toBe(false);
+    // Nothing but the input, the output and the store (with its WAL files): no lock, no journal.
+    const left = readdirSync(home).filter((name) => !['config', 'cache'].includes(name));
+    expect(left.filter((name) => !name.startsWith('store.db')).sort()).toEqual(['in.csv', 'out.csv']);
   });
 });
 

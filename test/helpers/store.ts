@@ -1,0 +1,29 @@
+// Reading a result store from the outside, as the end-to-end tests check what a run kept: the
+// file itself, through SQLite, never through the code under test.
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+
+/** Domains with a stored answer (any scope). */
+export function storedDomains(path: string): Set<string> {
+  if (!existsSync(path)) return new Set();
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.prepare('SELECT domain FROM answers').all() as Array<{ domain: string }>;
+    return new Set(rows.map((row) => row.domain));
+  } finally {
+    db.close();
+  }
+}
+
+/** The spend ledger's charged credits in all. */
+export function ledgerTotal(path: string): number {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const row = db.prepare("SELECT SUM(credits) AS total FROM ledger WHERE outcome = 'charged'").get() as {
+      total: number | null;
+    };
+    return row.total ?? 0;
+  } finally {
+    db.close();
+  }
+}
