@@ -166,6 +166,8 @@ export class Lookups {
 
   /** Answers reused from the store (this run's before an interruption, an earlier run's, another's). */
   reused = 0;
+  /** Answers bought that the store refused to keep (a full disk): a re-run buys them again. */
+  unkept = 0;
 
   /**
    * The result for a domain, reused where possible. Never rejects for a row's own failure. A
@@ -195,11 +197,15 @@ export class Lookups {
     return row;
   }
 
-  /** The store refused a read or a write: without it a re-run would pay again, so stop paying. */
+  /**
+   * The store refused a read or a write: without it a re-run would pay again, so stop paying. The
+   * run stops sending as for an interrupt (onStoreFailure), and the answers in flight still come
+   * in and are offered to the store, which may keep them or count them as not kept.
+   */
   private storeFailed(error: unknown): void {
     const problem = asProblem(error);
-    this.options.onStoreFailure?.(problem);
-    this.abort(problem);
+    if (this.options.onStoreFailure) this.options.onStoreFailure(problem);
+    else this.abort(problem);
   }
 
   /** Neither in flight nor stored: a failure of this run, the stop reason, or a request. */
@@ -334,6 +340,7 @@ export class Lookups {
         // answer is in the store.
         this.options.store.save(domain, { found: row.found === true, record: row.record, credits: charged });
       } catch (error) {
+        this.unkept++;
         scheduler.release(slot, 'success');
         this.storeFailed(error);
         return row;

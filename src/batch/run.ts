@@ -246,7 +246,11 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
       complete = outcome.complete;
       return outcome.code;
     } finally {
-      store.endRun(run, complete);
+      try {
+        store.endRun(run, complete);
+      } catch {
+        // A full disk, say: the run stays open, and its owner being gone lets the next one in.
+      }
     }
   } finally {
     await discard();
@@ -461,7 +465,8 @@ async function runWithStore(
           ? `the output could not be written: ${failures.problem?.code}`
           : 'interrupted';
     io.info(logLine(io, ctx.now, formatSummary(snapshot(), ctx.now() - started, why)));
-    if (outcome === 'unwritable') throw stoppedProblem(failures.problem!, storePath, options.argv);
+    if (outcome === 'unwritable')
+      throw stoppedProblem(failures.problem!, storePath, options.argv, lookups.unkept);
     if (outcome === 'aborted') throw lookups.fatal!;
     throw interruptedProblem(counts.rows, storePath, options.argv);
   }
@@ -541,11 +546,20 @@ function interruptedProblem(rows: number, storePath: string | undefined, argv: r
 }
 
 /** A failed write, with what the run kept and how to resume it. */
-function stoppedProblem(problem: Problem, storePath: string | undefined, argv: readonly string[]): Problem {
+function stoppedProblem(
+  problem: Problem,
+  storePath: string | undefined,
+  argv: readonly string[],
+  unkept: number,
+): Problem {
+  const lost =
+    unkept > 0
+      ? `, except ${unkept} that did not fit (${unkept === 1 ? 'it' : 'they'} will be bought again)`
+      : '';
   return new Problem({
     code: problem.code,
     title: problem.title,
-    detail: `${problem.detail}; the run stopped sending lookups, and ${keptIn(storePath)}`,
+    detail: `${problem.detail}; the run stopped sending lookups, and ${keptIn(storePath)}${lost}`,
     source: 'client',
     hint: storePath ? `Resume with: ${resumeCommand(argv)}` : 'With --no-store the run starts over.',
     cause: problem.cause,

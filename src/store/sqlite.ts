@@ -239,7 +239,9 @@ export class SqliteStore implements AnswerStore {
       runPut: db.prepare(
         "INSERT INTO runs (fingerprint, detail, state, owner, expires_at, started_at) VALUES (?, ?, 'open', ?, ?, ?)",
       ),
-      runAbandon: db.prepare("UPDATE runs SET state = 'abandoned', owner = NULL, expires_at = NULL WHERE id = ?"),
+      runAbandon: db.prepare(
+        "UPDATE runs SET state = 'abandoned', owner = NULL, expires_at = NULL WHERE id = ?",
+      ),
       runEnd: db.prepare(
         'UPDATE runs SET state = ?, owner = NULL, expires_at = NULL WHERE id = ? AND owner = ?',
       ),

@@ -27,3 +27,13 @@ export function ledgerTotal(path: string): number {
     db.close();
   }
 }
+
+/** SQLite's own check of the file: 'ok' when every page and index is whole. */
+export function integrityOf(path: string): string {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    return (db.pragma('integrity_check', { simple: true }) as string) ?? '';
+  } finally {
+    db.close();
+  }
+}
