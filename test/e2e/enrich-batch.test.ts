@@ -10,6 +10,7 @@ import { normaliseDomain } from '../../src/domain.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
 import { balanceOf, sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { storedDomains } from '../helpers/store.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
@@ -20,17 +21,18 @@ sandboxAndDirForTests('cd-enrich-batch-', { companies: 2000, latencyMs: 5 }, (s,
   dir = d;
 });
 
-function env(key: string = sandbox.keys.full) {
+function env(key: string = sandbox.keys.full, store = 'store.db') {
   return {
     COMPANY_DATA_API_KEY: key,
+    COMPANY_DATA_STORE: join(dir, store),
     XDG_CONFIG_HOME: join(dir, 'config'),
     XDG_CACHE_HOME: join(dir, 'cache'),
   };
 }
 
-function enrich(args: string[], options: { key?: string; input?: string } = {}) {
+function enrich(args: string[], options: { key?: string; input?: string; store?: string } = {}) {
   return runCli(['--base-url', sandbox.url, 'enrich', ...args], {
-    env: env(options.key),
+    env: env(options.key, options.store),
     input: options.input,
   });
 }
@@ -93,6 +95,7 @@ describe('a messy input', () => {
       'employee_range',
       'founded_year',
       'credits_charged',
+      'bought_at',
       'error_code',
       'error_detail',
     ]);
@@ -132,7 +135,10 @@ describe('a messy input', () => {
     expect(columnSum).toBe(charged);
     expect(r.stderr).toContain(`${unique.size} unique domains`);
     expect(r.stderr).toContain(`${charged} credits charged`);
-    expect(existsSync(file('messy-out.csv.journal'))).toBe(false); // every row got a final result
+    // Every answer is in the store, and nothing is left beside the output.
+    const stored = storedDomains(file('store.db'));
+    expect([...unique].filter((d) => !stored.has(d))).toEqual([]);
+    expect(existsSync(file('messy-out.csv.journal'))).toBe(false);
   });
 });
 
@@ -141,18 +147,21 @@ describe('credits', () => {
     const domains = datasetDomains(100, 200);
     writeFileSync(file('budget.csv'), `domain\n${domains.join('\n')}\n`);
     const before = await balanceOf(sandbox.url, sandbox.keys.full);
-    const r = await enrich([
-      '--input',
-      file('budget.csv'),
-      '--output',
-      file('budget-out.csv'),
-      '--products',
-      'profile,tech',
-      '--budget',
-      '41',
-      '--concurrency',
-      '16',
-    ]);
+    const r = await enrich(
+      [
+        '--input',
+        file('budget.csv'),
+        '--output',
+        file('budget-out.csv'),
+        '--products',
+        'profile,tech',
+        '--budget',
+        '41',
+        '--concurrency',
+        '16',
+      ],
+      { store: 'budget.db' },
+    );
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('budget_exhausted');
     const charged = before - (await balanceOf(sandbox.url, sandbox.keys.full));
@@ -167,23 +176,26 @@ describe('credits', () => {
     expect(exhausted).toBeGreaterThan(0);
     const sum = output.slice(1).reduce((s, row) => s + Number(row[header.indexOf('credits_charged')]), 0);
     expect(sum).toBe(charged);
-    expect(existsSync(file('budget-out.csv.journal'))).toBe(true);
+    const stored = storedDomains(file('budget.db'));
+    expect(domains.filter((d) => stored.has(d))).toHaveLength(200 - exhausted);
 
-    // Raising the budget resumes: journalled domains are not asked again.
+    // Raising the budget resumes: stored domains are not asked again.
     const requestsBefore = domainRequests().length;
-    const again = await enrich([
-      '--input',
-      file('budget.csv'),
-      '--output',
-      file('budget-out.csv'),
-      '--products',
-      'profile,tech',
-      '--budget',
-      '1000',
-    ]);
+    const again = await enrich(
+      [
+        '--input',
+        file('budget.csv'),
+        '--output',
+        file('budget-out.csv'),
+        '--products',
+        'profile,tech',
+        '--budget',
+        '1000',
+      ],
+      { store: 'budget.db' },
+    );
     expect(again.code).toBe(0);
     expect(domainRequests().length - requestsBefore).toBe(exhausted);
-    expect(existsSync(file('budget-out.csv.journal'))).toBe(false);
   });
 
   it('--max-credits below the products cost stops before any lookup', async () => {
@@ -196,7 +208,7 @@ describe('credits', () => {
     expect(domainRequests().length).toBe(before);
   });
 
-  it('an empty balance stops with exit 4, every row written, and a journal to resume from', async () => {
+  it('an empty balance stops with exit 4, every row written, and the same command resumes', async () => {
     const domains = datasetDomains(400, 30);
     writeFileSync(file('empty.csv'), `domain\n${domains.join('\n')}\nno-such-company.example\n`);
     const r = await enrich(['--input', file('empty.csv'), '--output', file('empty-out.csv')], {
@@ -208,7 +220,9 @@ describe('credits', () => {
     const code = output[0].indexOf('error_code');
     expect(output.length).toBe(32);
     expect(new Set(output.slice(1).map((row) => row[code]))).toEqual(new Set(['insufficient_credits']));
-    expect(existsSync(file('empty-out.csv.journal'))).toBe(true);
+    // Failures are never stored.
+    const stored = storedDomains(file('store.db'));
+    expect(domains.filter((d) => stored.has(d))).toEqual([]);
 
     const resumed = await enrich(['--input', file('empty.csv'), '--output', file('empty-out.csv')]);
     expect(resumed.code).toBe(0);
@@ -217,7 +231,6 @@ describe('credits', () => {
         .slice(1)
         .every((row) => row[code] === ''),
     ).toBe(true);
-    expect(existsSync(file('empty-out.csv.journal'))).toBe(false);
   });
 
   it('--dry-run counts rows, domains and worst-case credits against the balance, sending no lookup', async () => {
@@ -287,13 +300,12 @@ describe('aborts', () => {
 });
 
 describe('terminals and pipes', () => {
-  it('piped stdin and stdout: CSV on stdout, no escape sequence anywhere, a warning that resume is impossible', async () => {
+  it('piped stdin and stdout: CSV on stdout, no escape sequence anywhere', async () => {
     const r = await enrich(['--input', '-'], { input: 'domain\nacme-shoes.com\nescape-test.com\n' });
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')[0]).toMatch(/^domain,found,cd_domain,company_name/);
     expect(r.stdout).not.toContain('\x1b');
     expect(r.stderr).not.toContain('\x1b');
-    expect(r.stderr).toContain('cannot be resumed');
     expect(r.stderr).toMatch(/Enriched: 2 rows, 2 unique domains, 2 found/);
   });
 

@@ -46,6 +46,7 @@ afterAll(async () => {
 });
 
 const env = () => ({
+  COMPANY_DATA_STORE: join(home, 'store.db'),
   COMPANY_DATA_API_KEY: sandbox.keys.full,
   XDG_CONFIG_HOME: join(home, 'config'),
   XDG_CACHE_HOME: join(home, 'cache'),

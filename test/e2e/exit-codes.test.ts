@@ -1,15 +1,18 @@
 // The exit code table of DESIGN.md, one representative problem per row, through the real binary
 // against the sandbox. (130 is covered by the SIGINT test of enrich-crash.test.ts.)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodeFor, Problem } from '../../src/problem.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
 import { runCli } from '../helpers/cli.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
 let home: string;
+/** The store as the run that holds `held.csv` has it open (the busy case). */
+let holder: SqliteStore | undefined;
 
 beforeAll(async () => {
   sandbox = await startTestSandbox({ companies: 200 });
@@ -18,6 +21,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  holder?.close();
   await sandbox?.close();
   if (home) rmSync(home, { recursive: true, force: true });
 });
@@ -33,7 +37,7 @@ interface Case {
   code?: string;
   fault?: string;
   /** Prepares the workspace in `home` first. */
-  setup?: () => void;
+  setup?: () => void | Promise<void>;
 }
 
 const cases: Case[] = [
@@ -102,13 +106,14 @@ const cases: Case[] = [
     key: 'full',
     args: ['enrich', '--input', 'mixed.csv', '--output', 'held.csv'],
     exit: 7,
-    code: 'journal_busy',
-    // This test process stands for the run holding the lock: it is alive.
-    setup: () =>
-      writeFileSync(
-        join(home, 'held.csv.journal.lock'),
-        JSON.stringify({ pid: process.pid, host: hostname(), started: new Date().toISOString() }),
-      ),
+    code: 'run_busy',
+    // This test process stands for the run writing the output: it is alive, and holds the run
+    // open in the store until the end of the file.
+    setup: async () => {
+      holder = await openSqliteStore(join(home, 'store.db'));
+      const run = holder.beginRun(`output:${join(home, 'held.csv')}`, 'held by the test', Date.now());
+      expect('busy' in run).toBe(false);
+    },
   },
 ];
 
@@ -119,7 +124,7 @@ function keyOf(name: KeyName): string {
 describe('exit codes of DESIGN.md', () => {
   it.each(cases)('$row -> $exit', async ({ key, args, exit, code, fault, setup }) => {
     sandbox.faults.clear();
-    setup?.();
+    await setup?.();
     if (fault) sandbox.faults.add(fault, { path: '/api/', times: 10 });
     const r = await runCli(['--base-url', sandbox.url, '--retries', '1', '-o', 'json', ...args], {
       cwd: home,
@@ -130,6 +135,7 @@ describe('exit codes of DESIGN.md', () => {
         COMPANY_DATA_RETRY_FLOOR_MS: '5',
         XDG_CONFIG_HOME: join(home, 'config'),
         XDG_CACHE_HOME: join(home, 'cache'),
+        COMPANY_DATA_STORE: join(home, 'store.db'),
       },
     });
     expect(r.code, r.stderr).toBe(exit);

@@ -1,6 +1,6 @@
 // The resume hint of an interrupted run is a command that continues it: running it as printed
-// pays only for what the first run did not buy. A `--fresh` run's hint must not repeat `--fresh`,
-// which would throw away the journal and pay again for every row.
+// pays only for what the first run did not buy. A `--refresh` run's hint must not repeat
+// `--refresh`, which would pay again for what the store held from before the run.
 import { spawn } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,8 +24,8 @@ const lookedUp = (from: number) =>
     .filter((r) => r.path.startsWith('/api/domains/'))
     .map((r) => decodeURIComponent(r.path.slice('/api/domains/'.length)));
 
-describe('the resume hint after an interrupted --fresh run', () => {
-  it('drops --fresh, and running it as printed buys only what the first run did not', async () => {
+describe('the resume hint after an interrupted --refresh run', () => {
+  it('drops --refresh, and running it as printed buys only what the first run did not', async () => {
     const input = join(home, 'in.csv');
     const output = join(home, 'out.csv');
     const domains = sandbox.dataset.companies.slice(0, 300).map((c) => c.domain);
@@ -36,13 +36,14 @@ describe('the resume hint after an interrupted --fresh run', () => {
     symlinkSync(BIN, join(path, 'company-data'));
     const env = cleanEnv({
       PATH: `${path}:${process.env.PATH}`,
+      COMPANY_DATA_STORE: join(home, 'store.db'),
       XDG_CONFIG_HOME: join(home, 'config'),
       XDG_CACHE_HOME: join(home, 'cache'),
       COMPANY_DATA_BASE_URL: sandbox.url,
       COMPANY_DATA_API_KEY: sandbox.keys.full,
     });
     const before = sandbox.requests().length;
-    const args = ['enrich', '--input', input, '--output', output, '--fresh', '--concurrency', '4'];
+    const args = ['enrich', '--input', input, '--output', output, '--refresh', '--concurrency', '4'];
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: home,
       env,
@@ -72,7 +73,7 @@ describe('the resume hint after an interrupted --fresh run', () => {
     expect(problem.code).toBe('interrupted');
     const hint = /Resume with: (.*)$/.exec(problem.hint)?.[1];
     expect(hint).toBeDefined();
-    expect(hint).not.toContain('--fresh');
+    expect(hint).not.toContain('--refresh');
     expect(hint).toContain(`--input ${input}`);
 
     const middle = sandbox.requests().length;
