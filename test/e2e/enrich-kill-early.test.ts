@@ -1,7 +1,7 @@
 // A SIGKILL at any moment, the first second included, loses at most the answers of the requests
-// in flight: every answer is written to the journal as it arrives (fsynced at least every
-// second). Five kills between 0.2 and 1.5 s at concurrency 64, each followed by the next run on
-// the same journal; the domains bought more than once are counted from the sandbox's requests.
+// in flight: every answer is committed to the result store as it arrives. Five kills between 0.2
+// and 1.5 s at concurrency 64, each followed by the next run on the same store; the domains bought
+// more than once are counted from the sandbox's requests and through the balance.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,7 +40,9 @@ describe('SIGKILL in the first seconds of a batch', () => {
     const input = join(dir, 'in.csv');
     const output = join(dir, 'out.csv');
     writeFileSync(input, `domain\n${domains.join('\n')}\n`);
+    const store = join(dir, 'store.db');
     const env = cleanEnv({
+      COMPANY_DATA_STORE: store,
       COMPANY_DATA_BASE_URL: sandbox.url,
       COMPANY_DATA_API_KEY: sandbox.keys.full,
       XDG_CONFIG_HOME: join(dir, 'config'),
@@ -69,6 +71,7 @@ describe('SIGKILL in the first seconds of a batch', () => {
       ['-q', 'enrich', '--input', input, '--output', output, '--concurrency', '64'],
       {
         env: {
+          COMPANY_DATA_STORE: store,
           COMPANY_DATA_BASE_URL: sandbox.url,
           COMPANY_DATA_API_KEY: sandbox.keys.full,
           XDG_CONFIG_HOME: join(dir, 'config'),
