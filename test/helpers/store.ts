@@ -37,3 +37,17 @@ export function integrityOf(path: string): string {
     db.close();
   }
 }
+
+/** The state of the newest batch run ('open' while it can be continued, 'done' once complete). */
+export function lastRunState(path: string): string | undefined {
+  if (!existsSync(path)) return undefined;
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const row = db.prepare('SELECT state FROM runs ORDER BY id DESC LIMIT 1').get() as
+      | { state: string }
+      | undefined;
+    return row?.state;
+  } finally {
+    db.close();
+  }
+}

@@ -2,7 +2,7 @@
 // rows name distinct domains) against a sandbox with 5% random faults and a tight rate limit,
 // the client SIGKILLed at seeded random moments and re-run with the same command until done.
 // Checked against a fault-free run: every row once and in order, the same output bytes, the
-// same credits plus exactly the purchases a kill kept from the journal, the --budget of every
+// same credits plus exactly the purchases a kill took in flight, the --budget of every
 // invocation respected, nothing left behind. SOAK_SEED replays another schedule of kills;
 // SOAK_REPORT=<file> appends a summary of each chaos run (runs, kills, faults, repeats).
 import { describe } from 'vitest';

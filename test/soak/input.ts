@@ -1,5 +1,5 @@
 // The chaos harness's input side (test/soak/lib.ts runs it): a seeded CSV of messy rows that
-// name a set of domains, and the readers the checks use on input, output and journal.
+// name a set of domains, and the readers the checks use on input and output.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { normaliseDomain } from '../../src/domain.js';
@@ -94,19 +94,4 @@ export function costsFrom(input: string[][], output: string[][]): Map<string, nu
     if (domain !== null && !costs.has(domain)) costs.set(domain, Number(output[i + 1][charged]));
   });
   return costs;
-}
-
-/** Domains in a journal file; a torn last line is ignored, as the journal itself does. */
-export function journalDomains(path: string): Set<string> {
-  const domains = new Set<string>();
-  if (!existsSync(path)) return domains;
-  for (const line of readFileSync(path, 'utf8').split('\n').slice(1)) {
-    try {
-      const entry = JSON.parse(line) as { d?: unknown };
-      if (typeof entry.d === 'string') domains.add(entry.d);
-    } catch {
-      // torn by a kill
-    }
-  }
-  return domains;
 }

@@ -64,7 +64,10 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
     copyFileSync(join(root, 'in.csv'), join(dir, 'in.csv'));
     const argv = ['--base-url', sandbox.url, '--retries', '6', 'enrich', '--input', join(dir, 'in.csv')];
     argv.push('--output', join(dir, 'out.csv'), '--concurrency', String(o.concurrency), ...extra);
+    // The job's result store, outside its directory: the directory ends with in.csv and out.csv.
+    const store = join(root, 'home', name, 'store.db');
     const env = {
+      COMPANY_DATA_STORE: store,
       COMPANY_DATA_API_KEY: sandbox.keys.full,
       XDG_CONFIG_HOME: join(root, 'home', name),
       XDG_CACHE_HOME: join(root, 'home', name, 'cache'),
@@ -72,7 +75,7 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
       COMPANY_DATA_RETRY_BASE_MS: '5',
       COMPANY_DATA_RETRY_CAP_MS: '100',
     };
-    return { dir, argv, env, journal: join(dir, 'out.csv.journal') };
+    return { dir, argv, env, store };
   };
   /** Every input row exactly once, in order, its cells untouched, then the result columns. */
   const expectRowsKept = (output: string[][]) => {
@@ -81,7 +84,7 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
     const differs = output.findIndex((row, i) => row.slice(0, width).join('\0') !== input[i].join('\0'));
     expect(differs, 'index of the first record whose input cells changed').toBe(-1);
   };
-  /** The state a chaos run must end in: the reference's bytes, no journal, no temporary file. */
+  /** The state a chaos run must end in: the reference's bytes, no temporary file. */
   const expectFinalLikeReference = (result: ChaosResult, dir: string) => {
     expect(result.violations).toEqual([]);
     expect(result.final).toBe(true);
@@ -89,14 +92,14 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
     const bytes = readFileSync(join(dir, 'out.csv'));
     expectRowsKept(parseCsv(bytes));
     expect(bytes.equals(reference.bytes), 'output differs from the fault-free run').toBe(true);
-    // No journal, and no temporary output: a SIGKILLed run cannot remove its `.out.csv.<pid>.tmp`,
+    // No temporary output: a SIGKILLed run cannot remove its `.out.csv.<pid>.tmp`,
     // so the next run removes those whose process is gone (src/batch/files.ts).
     const stray = readdirSync(dir).filter((name) => !['in.csv', 'out.csv'].includes(name));
     expect(stray).toEqual([]);
   };
   /**
-   * Nothing paid twice except what a kill took from the journal: every purchase beyond a domain's
-   * first is one answer a SIGKILLed run had bought but not yet journalled, and the credits charged
+   * Nothing paid twice except what a kill took in flight: every purchase beyond a domain's first
+   * is one answer a SIGKILLed run had bought but not yet stored, and the credits charged
    * are the reference's plus exactly those answers.
    */
   const expectChargesExplained = (result: ChaosResult, sandbox: SandboxHandle) => {

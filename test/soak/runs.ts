@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { BIN, cleanEnv } from '../helpers/cli.js';
-import { journalDomains } from './input.js';
+import { lastRunState, storedDomains } from '../helpers/store.js';
 
 export interface KillPlan {
   /** SIGKILL once the sandbox has logged this many requests of the run ... */
@@ -103,7 +103,8 @@ export interface ChaosOptions {
   sandbox: SandboxHandle;
   argv: string[];
   env: Record<string, string>;
-  journal: string;
+  /** The job's result store. */
+  store: string;
   random: () => number;
   /** SIGKILLs to land before the runs are left to finish. */
   kills: number;
@@ -121,9 +122,9 @@ export interface ChaosResult {
   kills: number;
   /** Broken invariants seen along the way, each with enough detail to reproduce. */
   violations: string[];
-  /** The last run exited by itself and left no journal. */
+  /** The last run exited by itself and completed its batch (its run is done in the store). */
   final: boolean;
-  /** Purchases of the killed runs that had not reached the journal when the process died. */
+  /** Purchases of the killed runs that had not reached the store when the process died. */
   lost: string[];
 }
 
@@ -132,9 +133,9 @@ const RESUMABLE_CODES = new Set([0, 4, 5, 6]);
 
 /**
  * Runs the same command again and again, with a kill planned for each run until `kills` have
- * landed, until a run exits by itself and its journal is gone (every row final). Checks per run:
- * no domain that was in the journal when the run started is requested, no domain is bought twice
- * within one run, and a run that exits by itself has journalled everything it bought.
+ * landed, until a run exits by itself with its batch complete (every row final). Checks per run:
+ * no domain that was in the store when the run started is requested, no domain is bought twice
+ * within one run, and a run that exits by itself has stored everything it bought.
  */
 export async function runUntilFinal(options: ChaosOptions): Promise<ChaosResult> {
   const { sandbox, random } = options;
@@ -143,10 +144,10 @@ export async function runUntilFinal(options: ChaosOptions): Promise<ChaosResult>
   const lost: string[] = [];
   let kills = 0;
   for (let n = 0; n < (options.maxRuns ?? 60); n++) {
-    const journalled = journalDomains(options.journal);
+    const stored = storedDomains(options.store);
     let plan: KillPlan = {};
     if (kills < options.kills) {
-      const toDo = Math.max(1, Math.min(options.distinct - journalled.size, options.killWithin ?? Infinity));
+      const toDo = Math.max(1, Math.min(options.distinct - stored.size, options.killWithin ?? Infinity));
       plan =
         random() < 0.5
           ? { afterRequests: 1 + Math.floor(random() * toDo * 0.8) }
@@ -161,27 +162,25 @@ export async function runUntilFinal(options: ChaosOptions): Promise<ChaosResult>
       const domain = entry.seq > run.firstSeq && entry.seq <= run.lastSeq ? domainOf(entry.path) : undefined;
       if (domain !== undefined) requested.add(domain);
     }
-    const again = [...requested].filter((domain) => journalled.has(domain));
-    if (again.length > 0) violations.push(`${label}: requested journalled domains ${again.slice(0, 5)}`);
+    const again = [...requested].filter((domain) => stored.has(domain));
+    if (again.length > 0) violations.push(`${label}: requested stored domains ${again.slice(0, 5)}`);
     const bought = answeredDomains(sandbox, run.firstSeq, run.lastSeq);
     if (new Set(bought).size !== bought.length) violations.push(`${label}: a domain was bought twice`);
-    const kept = journalDomains(options.journal);
+    const kept = storedDomains(options.store);
     const unkept = bought.filter((domain) => !kept.has(domain));
     if (run.signal !== null) {
       if (run.signal !== 'SIGKILL') violations.push(`${label}: died of ${run.signal}: ${run.stderr}`);
-      // Answers the server charged for but the journal never got: the only ones a re-run buys again.
+      // Answers the server charged for but the store never got: the only ones a re-run buys again.
       lost.push(...unkept);
       continue;
     }
-    // A run that ends by itself journals every answer it bought (or removes a complete journal).
-    if (existsSync(options.journal) && unkept.length > 0) {
-      violations.push(`${label}: bought but not journalled: ${unkept.slice(0, 5)}`);
-    }
+    // A run that ends by itself has stored every answer it bought.
+    if (unkept.length > 0) violations.push(`${label}: bought but not stored: ${unkept.slice(0, 5)}`);
     if (!RESUMABLE_CODES.has(run.code ?? -1)) {
       violations.push(`${label}: unexpected exit: ${run.stderr}`);
       return { runs, kills, violations, final: false, lost };
     }
-    if (!existsSync(options.journal)) return { runs, kills, violations, final: true, lost };
+    if (lastRunState(options.store) === 'done') return { runs, kills, violations, final: true, lost };
   }
   violations.push(`no final state after ${runs.length} runs`);
   return { runs, kills, violations, final: false, lost };
