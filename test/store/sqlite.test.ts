@@ -1,0 +1,120 @@
+// The SQLite store on its own: a newer schema or a file that is not a store is refused with a
+// message naming the file and what to do; claims and runs of a process that is gone are taken
+// over at once; a claim of a live owner makes another wait; answers of a run stay fresh for it.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitCodeFor, type Problem } from '../../src/problem.js';
+import { openSqliteStore, SCHEMA_VERSION } from '../../src/store/sqlite.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cd-sqlite-store-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const scope = { baseUrl: 'b', keyId: 'k', products: undefined, include: undefined, maxCredits: undefined };
+const fresh = { foundSince: 0, notFoundSince: 0 };
+
+async function refusal(path: string): Promise<Problem> {
+  return openSqliteStore(path).then(
+    () => {
+      throw new Error('opened');
+    },
+    (error: Problem) => error,
+  );
+}
+
+/** A pid that no process has: a child that has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    encoding: 'utf8',
+  });
+  return Number(child.stdout);
+}
+
+describe('opening a store', () => {
+  it('refuses a store of a newer schema, naming both versions (exit 2)', async () => {
+    const path = join(dir, 'newer.db');
+    const db = new Database(path);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    const problem = await refusal(path);
+    expect(problem.message).toBe(
+      `The result store is newer than this company-data: ${path} has schema version ${SCHEMA_VERSION + 1}; this release understands version ${SCHEMA_VERSION} at most`,
+    );
+    expect(exitCodeFor(problem)).toBe(2);
+  });
+
+  it('refuses a file that is not a store, and says how to go on (exit 2)', async () => {
+    const path = join(dir, 'notes.txt');
+    writeFileSync(path, 'these are my notes, not a database\n'.repeat(200));
+    const problem = await refusal(path);
+    expect(problem.message).toBe(
+      `Cannot use the result store: ${path} is not a company-data store (or is damaged)`,
+    );
+    expect(problem.extraHint).toBe(
+      'Give another file with --store <path> (or COMPANY_DATA_STORE), or run with --no-store.',
+    );
+    expect(exitCodeFor(problem)).toBe(2);
+  });
+});
+
+describe('claims and runs between processes', () => {
+  it('a live owner’s claim makes another process wait; an answer ends the wait', async () => {
+    const path = join(dir, 'claims.db');
+    const mine = await openSqliteStore(path);
+    const theirs = await openSqliteStore(path);
+    const a = mine.scopeId(scope);
+    expect(mine.claim(a, 'x.com', fresh)).toEqual({ kind: 'claimed' });
+    // Another owner (another store object stands for another process of this one).
+    expect(theirs.claim(a, 'x.com', fresh)).toEqual({ kind: 'busy' });
+    mine.save(a, 'x.com', { found: true, record: { domain: 'x.com' }, credits: 1, boughtAt: 5, run: null });
+    expect(theirs.claim(a, 'x.com', fresh)).toEqual({
+      kind: 'answered',
+      answer: { found: true, record: { domain: 'x.com' }, credits: 1, boughtAt: 5, run: null },
+    });
+    // A failure drops the claim: the other asks itself.
+    expect(mine.claim(a, 'y.com', fresh)).toEqual({ kind: 'claimed' });
+    mine.release(a, 'y.com');
+    expect(theirs.claim(a, 'y.com', fresh)).toEqual({ kind: 'claimed' });
+    mine.close();
+    theirs.close();
+  });
+
+  it('takes over at once the claims and the run of a process that is gone', async () => {
+    const path = join(dir, 'dead.db');
+    const store = await openSqliteStore(path);
+    const a = store.scopeId(scope);
+    const gone = deadPid();
+    const db = new Database(path);
+    const owner = `${hostname()}\t${gone}\tdeadbeef0000`;
+    const far = Date.now() + 3_600_000;
+    db.prepare('INSERT INTO claims (scope, domain, owner, expires_at) VALUES (?, ?, ?, ?)').run(
+      a,
+      'z.com',
+      owner,
+      far,
+    );
+    db.prepare(
+      "INSERT INTO runs (fingerprint, detail, state, owner, expires_at, started_at) VALUES ('output:/x', 'd', 'open', ?, ?, 7)",
+    ).run(owner, far);
+    db.close();
+    expect(store.claim(a, 'z.com', fresh)).toEqual({ kind: 'claimed' });
+    // The same fingerprint and detail: the killed run is continued, with its start.
+    expect(store.beginRun('output:/x', 'd', 100)).toMatchObject({ startedAt: 7, resumed: true });
+    store.close();
+  });
+
+  it('an answer bought by the run itself stays fresh for it whatever its age', async () => {
+    const store = await openSqliteStore(join(dir, 'own.db'));
+    const a = store.scopeId(scope);
+    store.save(a, 'old.com', { found: true, record: null, credits: 1, boughtAt: 1, run: 42 });
+    expect(store.find(a, 'old.com', { foundSince: 10, notFoundSince: 10 })).toBeUndefined();
+    expect(store.find(a, 'old.com', { foundSince: 10, notFoundSince: 10, run: 42 })?.boughtAt).toBe(1);
+    store.close();
+  });
+});
