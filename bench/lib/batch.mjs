@@ -1,6 +1,6 @@
 // Batch runs: `company-data enrich --input` against a sandbox, and a bare undici request loop
 // doing the same lookups with nothing else, as a fresh process measured the same way.
-import { writeFileSync } from 'node:fs';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -9,9 +9,13 @@ import { BIN, cliEnv, nodeEnv, runMeasured } from './proc.mjs';
 /**
  * Runs `company-data enrich --input` over a CSV and returns rows per second over the process's
  * whole life (start-up included: it is what a cron job waits for), its CPU per row and peak RSS.
+ * The run starts with an empty result store of its own unless `keepStore` (a re-run, answered from
+ * what the run before it stored); `storeBytes` is the store's size afterwards, its WAL included.
  */
-export async function enrichRun({ sandbox, input, rows, concurrency, scratch, tag }) {
+export async function enrichRun({ sandbox, input, rows, concurrency, scratch, tag, keepStore = false }) {
   const output = join(scratch, `${tag}.out.csv`);
+  const store = join(scratch, `${tag}.db`);
+  if (!keepStore) for (const suffix of ['', '-wal', '-shm']) rmSync(`${store}${suffix}`, { force: true });
   const argv = [
     process.execPath,
     BIN,
@@ -23,9 +27,8 @@ export async function enrichRun({ sandbox, input, rows, concurrency, scratch, ta
     input,
     '--output',
     output,
-    '--journal',
-    join(scratch, `${tag}.journal`),
-    '--fresh',
+    '--store',
+    store,
     '--concurrency',
     String(concurrency),
   ];
@@ -41,6 +44,10 @@ export async function enrichRun({ sandbox, input, rows, concurrency, scratch, ta
     cpuUsPerRow,
     peakRssMb: result.peakRssMb,
     source: result.source,
+    storeBytes: ['', '-wal'].reduce(
+      (sum, suffix) => sum + (statSync(`${store}${suffix}`, { throwIfNoEntry: false })?.size ?? 0),
+      0,
+    ),
   };
 }
 
@@ -65,7 +72,7 @@ export async function warmSandbox(sandbox, domains, concurrency = 8) {
 
 // The bare loop: undici from this checkout's node_modules (the client's own dependency), a Pool of
 // `concurrency` connections, as many workers each sending the next GET /api/domains/{domain} with
-// the key and parsing the JSON answer. No CSV, no journal, no ordering, no output.
+// the key and parsing the JSON answer. No CSV, no store, no ordering, no output.
 const BARE_LOOP = `
 const { Pool } = require(process.env.BENCH_UNDICI);
 const { readFileSync } = require('node:fs');

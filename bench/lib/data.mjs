@@ -58,7 +58,7 @@ export function mixedDomains(known, count) {
 /**
  * Which of rows/2 unique domains row i of `rows` names: (i * 7919) mod (rows/2), so each domain
  * appears exactly twice (7919 is prime and does not divide rows/2), its two rows far apart and in
- * scattered order: the second is answered from the journal on disk, not a recent result in memory.
+ * scattered order: the second is answered from the store on disk, not a recent result in memory.
  */
 export function duplicateOf(i, rows) {
   const unique = rows / 2;

@@ -1,7 +1,7 @@
 // Memory: peak RSS of `enrich --input` over a large file where half the rows repeat a domain, and
 // how it grows from a tenth of that size. The sandbox holds only 10,000 companies,
 // so most lookups answer found: false (cheap for the sandbox, and a full result for the client:
-// journalled, deduplicated and written like any other).
+// stored, deduplicated and written like any other).
 import { join } from 'node:path';
 import { enrichRun } from './batch.mjs';
 import { duplicateOf, mixedDomains, writeCsv } from './data.mjs';
@@ -18,5 +18,11 @@ export async function duplicatedInput({ rows, known, scratch }) {
 
 export async function peakRss({ sandbox, input, rows, concurrency, scratch }) {
   const run = await enrichRun({ sandbox, input, rows, concurrency, scratch, tag: `memory-${rows}` });
-  return { rows, peakRssMb: run.peakRssMb, seconds: run.seconds, source: run.source };
+  return {
+    rows,
+    peakRssMb: run.peakRssMb,
+    seconds: run.seconds,
+    source: run.source,
+    storeBytes: run.storeBytes,
+  };
 }

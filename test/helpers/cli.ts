@@ -1,22 +1,11 @@
 // Runs the real built binary (bin/company-data.js) as a child process.
 import { spawn } from 'node:child_process';
-import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withOwnState } from './state.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/company-data.js', import.meta.url));
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/**
- * Copies the built CLI (bin/, dist/, package.json: the bundle holds every dependency) to `app`,
- * for a test that changes the build's files; returns the copy's entry.
- */
-export function copyBuild(app: string): string {
-  for (const part of ['bin', 'dist', 'package.json'])
-    cpSync(join(ROOT, part), join(app, part), { recursive: true });
-  return join(app, 'bin/company-data.js');
-}
 
 export interface RunResult {
   code: number | null;
