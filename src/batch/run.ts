@@ -194,7 +194,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
         ? stored.path
         : ctx.store.path === false
           ? 'none (--no-store)'
-          : `none yet (${ctx.store.path})`,
+          : 'none yet',
       budget: options.budget,
     });
   }
