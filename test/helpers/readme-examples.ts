@@ -49,7 +49,10 @@ export function parseExamples(readme: string): ReadmeExample[] {
   return examples;
 }
 
-/** Ports and elapsed times change from run to run; everything else must match exactly. */
+/**
+ * Ports, elapsed times and purchase times change from run to run; everything else must match
+ * exactly.
+ */
 export function normalise(text: string): string {
   return (
     text
@@ -59,6 +62,8 @@ export function normalise(text: string): string {
       .replace(/\b\d+(\.\d+)?s$/gm, 'Ns')
       // The examples run piped, where log lines start with the time; the README shows a terminal.
       .replace(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ /gm, '')
+      // When a stored answer was bought (the bought_at column).
+      .replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\b/g, 'TIME')
       .replace(/[ \t]+$/gm, '')
       .replace(/\n+$/, '')
   );
@@ -83,7 +88,13 @@ export function makeWorkspace(): { dir: string; env: NodeJS.ProcessEnv } {
   return { dir, env };
 }
 
-/** Runs one example through sh, with stderr merged into stdout in the order it was written. */
+let examples = 0;
+
+/**
+ * Runs one example through sh, with stderr merged into stdout in the order it was written. Each
+ * example has a result store of its own, so it reads the same whatever ran before it; an example
+ * that shows reuse names its store (`--store`) in the workspace.
+ */
 export function runExample(
   example: ReadmeExample,
   workspace: { dir: string; env: NodeJS.ProcessEnv },
@@ -92,7 +103,7 @@ export function runExample(
     // The braces make 2>&1 cover every command of a pipeline, not only the last one.
     const child = spawn('sh', ['-c', `{ ${example.command}\n} 2>&1`], {
       cwd: workspace.dir,
-      env: workspace.env,
+      env: { ...workspace.env, XDG_STATE_HOME: join(workspace.dir, '.state', String(examples++)) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let output = '';
