@@ -36,6 +36,14 @@ function companies(n: number): string {
   return `${groupDigits(n)} ${n === 1 ? 'company' : 'companies'}`;
 }
 
+function notFetched(n: number): string {
+  return `${groupDigits(n)} matching ${n === 1 ? 'company was' : 'companies were'} not fetched`;
+}
+
+function credits(n: number): string {
+  return `${groupDigits(n)} credit${n === 1 ? '' : 's'}`;
+}
+
 function pagesText(n: number): string {
   return `${groupDigits(n)} page${n === 1 ? '' : 's'}`;
 }
@@ -90,9 +98,11 @@ function continueHint(ctx: Context, outcome: PagingOutcome, flags: PagingFlags):
   const left = flags.maxRows === undefined ? undefined : flags.maxRows - outcome.fetched;
   const words = ['company-data', ...nextArgv(ctx.argv, left)];
   const format = formatOf(ctx);
-  if (outcome.fetched === 0) return `Run the same command again: ${words.map(shellWord).join(' ')}`;
+  if (outcome.fetched === 0) return '';
   if (format === 'table' || ctx.io.isStdoutTTY) {
-    const keep = format === 'table' ? [...words, '-o', 'csv'] : words;
+    // From the start again: the rows on the screen cannot be excluded.
+    const again = ['company-data', ...ctx.argv];
+    const keep = format === 'table' ? [...again, '-o', 'csv'] : again;
     return `The rows so far are shown above; to be able to continue after a stop, write them to a file: ${keep.map(shellWord).join(' ')} > companies.${format === 'table' ? 'csv' : format}`;
   }
   const path = stdoutPath(ctx);
@@ -184,7 +194,7 @@ async function finish(
       const own = request.excludeDomains?.length ?? 0;
       const reach = MAX_EXCLUSIONS - own + MAX_SEARCH_LIMIT;
       io.warn(
-        `Stopped at the service's limit of ${groupDigits(MAX_EXCLUSIONS)} exclusions: ${ofTotal(outcome)} fetched (${pages}); ${companies(outcome.notFetched ?? 0)} matching were not fetched.`,
+        `Stopped at the service's limit of ${groupDigits(MAX_EXCLUSIONS)} exclusions: ${ofTotal(outcome)} fetched (${pages}); ${notFetched(outcome.notFetched ?? 0)}.`,
       );
       io.warn(
         `A search can page through at most ${groupDigits(reach)} companies${own > 0 ? ` with your ${groupDigits(own)} exclusions` : ''}: split it with --filter (one country at a time, say) and run each part.`,
@@ -222,16 +232,16 @@ async function stopProblem(
       {
         code: 'budget_exhausted',
         title: 'Budget reached',
-        detail: `--budget ${groupDigits(flags.budget ?? 0)} reached after ${groupDigits(outcome.charged)} credits: ${written}; the next page could cost ${groupDigits(outcome.nextPageCost)}`,
+        detail: `--budget ${groupDigits(flags.budget ?? 0)} reached after ${credits(outcome.charged)}: ${written}; the next page could cost ${credits(outcome.nextPageCost)}`,
         source: 'client',
       },
-      `Raise --budget to fetch more. ${hint}`,
+      `Raise --budget to fetch more. ${hint}`.trim(),
     );
   }
   if (outcome.reason === 'interrupted') {
     return new StoppedEarly(
       { code: 'interrupted', title: 'Interrupted', detail: `stopped after ${written}`, source: 'client' },
-      hint,
+      hint || 'Nothing was written; run the same command again.',
     );
   }
   const error = await explainProblem(ctx, outcome.error, request);
@@ -248,6 +258,6 @@ async function stopProblem(
       retryAfterSeconds: error.retryAfterSeconds,
       cause: error,
     },
-    `${error.hint} ${hint}`,
+    `${error.hint} ${hint}`.trim(),
   );
 }
