@@ -37,7 +37,7 @@ export function register(program: Command, kit: CommandKit): void {
   addFilterOptions(command)
     .option(
       '--exclude <file|->',
-      'CSV (domain column) or list of domains to leave out; - reads stdin; repeatable',
+      'CSV (domain column), list of domains, or saved search -o json/ndjson output to leave out; - reads stdin; repeatable',
       collect,
     )
     .option('--exclude-domain <domain>', 'one domain or URL to leave out; repeatable', collect)
@@ -49,7 +49,7 @@ export function register(program: Command, kit: CommandKit): void {
     )
     .option(
       '--all',
-      `every matching company: page after page of ${groupDigits(MAX_SEARCH_LIMIT)} rows (see below)`,
+      `every matching company, in as many searches of ${groupDigits(MAX_SEARCH_LIMIT)} rows as it takes`,
     )
     .option('--max-rows <n>', 'like --all, but stop after n rows', parseIntOption('--max-rows', 1))
     .option(
@@ -68,15 +68,15 @@ With exclusions the search is sent as POST (they never go into a URL).
 Output: a table of the included fields with the total on stderr; -o json gives
 { total, rows, ... }; -o ndjson one row per line; -o csv the rows.
 
-Paging: one search returns at most ${groupDigits(MAX_SEARCH_LIMIT)} rows. --all asks again and again, each time
-excluding the companies already received (POST), until none is left; --max-rows <n> does the
-same and stops after n rows. CSV and NDJSON rows are written as each page arrives; -o json
-is one document { total, rows, fetched, complete, stopped, not_fetched, pages, credits }; a
-table is printed at the end. The service takes at most ${groupDigits(MAX_EXCLUSIONS)} exclusions, yours included,
-so one run fetches at most ${groupDigits(MAX_EXCLUSIONS + MAX_SEARCH_LIMIT)} companies (fewer with --exclude): the rest is
-counted on stderr. --budget stops before a page that could pass it (exit 4). A page that
-fails after the retries (exit 5 when unavailable, 4 for credits) or Ctrl-C (exit 130) keeps
-the rows written and prints the command that continues with --exclude <those rows>.
+Paging: one search returns at most ${groupDigits(MAX_SEARCH_LIMIT)} rows. --all searches again and again, each time
+excluding the companies already received (POST), until none is left; --max-rows <n> is
+--all stopping after n rows. CSV and NDJSON rows are written as each page arrives; -o json
+is one document { total, rows, fetched, complete, stopped, not_fetched, pages, credits };
+a table is printed at the end. The service takes at most ${groupDigits(MAX_EXCLUSIONS)} exclusions (yours count),
+so one run reaches at most ${groupDigits(MAX_EXCLUSIONS + MAX_SEARCH_LIMIT)} companies: the rest is counted on stderr (exit 0).
+--budget stops before a page that could pass it (exit 4). After a page that fails (exit 5
+when unavailable, 4 for credits, ...) or Ctrl-C (130) the rows written stay, and stderr
+gives the command that continues: --exclude reads the file they went to.
 
 Examples:
   $ company-data --sandbox search "shopify shoes" --filter country=US --limit 5

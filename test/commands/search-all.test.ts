@@ -195,6 +195,74 @@ describe('search --all / --max-rows: exact output', () => {
   it.each(cases)('$name', expectCase);
 });
 
+describe('search --help', () => {
+  it('names the paging flags, says how paging works, and shows them in the examples', async () => {
+    const r = await runInProcess(['search', '--help']);
+    expect(r).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: lines(
+        'Usage: company-data search [options] [query]',
+        '',
+        'Search companies by a business-language description and exact filters, with',
+        'exclusions',
+        '',
+        'Arguments:',
+        '  query                          what you are looking for, e.g. "shopify shoes"',
+        '                                 (empty: every company)',
+        '',
+        'Options:',
+        '  --operator <op>                how query words combine: every word (and) or',
+        '                                 any word (or) (choices: "and", "or")',
+        '  --filter <name=value[,value]>  exact catalog filter; repeat for more filters',
+        '                                 (values of one name are alternatives)',
+        '  --filters <json>               filters as a JSON object, e.g.',
+        '                                 \'{"country":["US","GB"]}\' (merged with',
+        '                                 --filter)',
+        '  --exclude <file|->             CSV (domain column), list of domains, or saved',
+        '                                 search -o json/ndjson output to leave out; -',
+        '                                 reads stdin; repeatable',
+        '  --exclude-domain <domain>      one domain or URL to leave out; repeatable',
+        '  --include <fields>             comma-separated fields per row (see',
+        '                                 `company-data fields`)',
+        '  --limit <n>                    number of rows, 1-1000 (service default 25)',
+        '  --all                          every matching company, in as many searches of',
+        '                                 1,000 rows as it takes',
+        '  --max-rows <n>                 like --all, but stop after n rows',
+        '  --budget <n>                   with --all or --max-rows: never charge more',
+        '                                 than n credits in this run',
+        '  -h, --help                     display help for command',
+        '',
+        'Filter names and values are checked against the fields catalog before anything is sent.',
+        'Exclusions (at most 20,000 unique domains) are normalised like the service does; an entry',
+        'that is not a domain stops the search, so no company you meant to exclude can slip through.',
+        'With exclusions the search is sent as POST (they never go into a URL).',
+        '',
+        'Output: a table of the included fields with the total on stderr; -o json gives',
+        '{ total, rows, ... }; -o ndjson one row per line; -o csv the rows.',
+        '',
+        'Paging: one search returns at most 1,000 rows. --all searches again and again, each time',
+        'excluding the companies already received (POST), until none is left; --max-rows <n> is',
+        '--all stopping after n rows. CSV and NDJSON rows are written as each page arrives; -o json',
+        'is one document { total, rows, fetched, complete, stopped, not_fetched, pages, credits };',
+        'a table is printed at the end. The service takes at most 20,000 exclusions (yours count),',
+        'so one run reaches at most 21,000 companies: the rest is counted on stderr (exit 0).',
+        '--budget stops before a page that could pass it (exit 4). After a page that fails (exit 5',
+        'when unavailable, 4 for credits, ...) or Ctrl-C (130) the rows written stay, and stderr',
+        'gives the command that continues: --exclude reads the file they went to.',
+        '',
+        'Examples:',
+        '  $ company-data --sandbox search "shopify shoes" --filter country=US --limit 5',
+        '  $ company-data --sandbox search coffee --filter country=US,GB --include domain,company_name,tech',
+        '  $ company-data --sandbox search --filters \'{"site_category":["fashion"]}\' --exclude-domain example.com -o csv',
+        "  $ printf 'domain\\nexample.com\\n' | company-data --sandbox search fashion --exclude - --limit 10",
+        '  $ company-data --sandbox search shoes --all -o csv > shoes.csv',
+        '  $ company-data --sandbox search --filter country=US --max-rows 2500 --budget 3 -o ndjson',
+      ),
+    });
+  });
+});
+
 // ---- two pages: the 2,000 companies of the test sandbox ------------------------------------------
 
 /** The test sandbox with `faults` queued, the command run in-process, and the sandbox closed. */
@@ -222,8 +290,8 @@ async function runAgainst(
       key: sandbox.keys.full,
       query: { limit: '1000', include: 'domain' },
     });
-    const firstThousand = (all.json?.rows as Array<{ domain: string }>).map((r) => r.domain);
-    return { ...result, searches, firstThousand, total: all.json?.total as number };
+    const body = all.json as { rows: Array<{ domain: string }>; total: number };
+    return { ...result, searches, firstThousand: body.rows.map((r) => r.domain), total: body.total };
   } finally {
     await sandbox.close();
   }
