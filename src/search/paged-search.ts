@@ -113,7 +113,9 @@ function continueHint(ctx: Context, outcome: PagingOutcome, flags: PagingFlags):
 
 /**
  * SIGINT / SIGTERM during the run: the page in flight is abandoned (nothing more is written) and
- * the run ends with 130. The handlers go at the first signal, so a second one ends the process.
+ * the run ends with 130. A second signal ends the process at once. The handler stays until the
+ * run ends: a spinner library's own listener (ora's cursor restorer) re-raises a signal that no
+ * other listener handles, which would end the process before the rows got so far are shown.
  */
 function watchInterrupts(): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
@@ -121,9 +123,13 @@ function watchInterrupts(): { signal: AbortSignal; dispose(): void } {
   const dispose = () => {
     for (const name of signals) process.off(name, handler);
   };
-  const handler = () => {
+  const handler = (name: NodeJS.Signals) => {
+    if (!controller.signal.aborted) {
+      controller.abort();
+      return;
+    }
     dispose();
-    controller.abort();
+    process.kill(process.pid, name);
   };
   for (const name of signals) process.on(name, handler);
   return { signal: controller.signal, dispose };
