@@ -203,7 +203,7 @@ async function finish(
         `Stopped at the service's limit of ${groupDigits(MAX_EXCLUSIONS)} exclusions: ${ofTotal(outcome)} fetched (${pages}); ${notFetched(outcome.notFetched ?? 0)}.`,
       );
       io.warn(
-        `A search can page through at most ${groupDigits(reach)} companies${own > 0 ? ` with your ${groupDigits(own)} exclusions` : ''}: split it with --filter (one country at a time, say) and run each part.`,
+        `A search can page through at most ${groupDigits(reach)} companies${own > 0 ? ` with your ${groupDigits(own)} exclusion${own === 1 ? '' : 's'}` : ''}: split it with --filter (one country at a time, say) and run each part.`,
       );
       break;
     }

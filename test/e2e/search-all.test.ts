@@ -19,9 +19,9 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function env(sandbox: SandboxHandle): Record<string, string> {
+function env(sb: SandboxHandle): Record<string, string> {
   return {
-    COMPANY_DATA_API_KEY: sandbox.keys.full,
+    COMPANY_DATA_API_KEY: sb.keys.full,
     XDG_CONFIG_HOME: join(dir, 'config'),
     XDG_CACHE_HOME: join(dir, 'cache'),
     COMPANY_DATA_RETRY_BASE_MS: '1',
@@ -30,8 +30,8 @@ function env(sandbox: SandboxHandle): Record<string, string> {
   };
 }
 
-function cli(sandbox: SandboxHandle, args: string[]): Promise<RunResult> {
-  return runCli(['--base-url', sandbox.url, ...args], { env: env(sandbox) });
+function cli(sb: SandboxHandle, args: string[]): Promise<RunResult> {
+  return runCli(['--base-url', sb.url, ...args], { env: env(sb) });
 }
 
 function csvDomains(text: string): string[] {
@@ -42,15 +42,15 @@ function csvDomains(text: string): string[] {
 
 /** Runs the binary with stdout going to `file` (as `> file` would), stderr captured. */
 function cliToFile(
-  sandbox: SandboxHandle,
+  sb: SandboxHandle,
   args: string[],
   file: string,
 ): Promise<{ code: number | null; stderr: string }> {
   const out = openSync(file, 'w');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '--base-url', sandbox.url, ...args], {
+    const child = spawn(process.execPath, [BIN, '--base-url', sb.url, ...args], {
       cwd: ROOT,
-      env: cleanEnv(env(sandbox)),
+      env: cleanEnv(env(sb)),
       stdio: ['ignore', out, 'pipe'],
     });
     closeSync(out);
@@ -63,27 +63,35 @@ function cliToFile(
   });
 }
 
-describe('a segment of more than 1,500 companies', () => {
-  let sandbox: SandboxHandle;
+/** A sandbox of `companies` for the tests of the describe block this is called in. */
+function sandboxForBlock(companies: number): () => SandboxHandle {
+  let sandbox: SandboxHandle | undefined;
   beforeAll(async () => {
-    sandbox = await startTestSandbox({ companies: 8000 });
+    sandbox = await startTestSandbox({ companies });
   });
   afterAll(async () => sandbox?.close());
+  return () => sandbox as SandboxHandle;
+}
+
+describe('a segment of more than 1,500 companies', () => {
+  const sandbox = sandboxForBlock(8000);
 
   it('comes back whole, every company exactly once, as many as breakdown counts', async () => {
     const segment = ['--filter', 'country=US'];
-    const breakdown = await cli(sandbox, ['breakdown', 'country', ...segment, '-o', 'json']);
+    const breakdown = await cli(sandbox(), ['breakdown', 'country', ...segment, '-o', 'json']);
     expect(breakdown.code).toBe(0);
     const size = (JSON.parse(breakdown.stdout) as { segment: { size: number } }).segment.size;
     expect(size).toBeGreaterThan(1500);
 
-    const r = await cli(sandbox, ['search', ...segment, '--all', '-o', 'csv', '--include', 'domain']);
+    const r = await cli(sandbox(), ['search', ...segment, '--all', '-o', 'csv', '--include', 'domain']);
     expect(r.code).toBe(0);
     const domains = csvDomains(r.stdout);
     expect(domains).toHaveLength(size);
     expect(new Set(domains).size).toBe(size);
     // And they are the US companies of the dataset, none missing.
-    const us = sandbox.dataset.companies.filter((c) => c.country === 'US').map((c) => c.domain);
+    const us = sandbox()
+      .dataset.companies.filter((c) => c.country === 'US')
+      .map((c) => c.domain);
     expect([...domains].sort()).toEqual([...us].sort());
     const pages = Math.ceil(size / 1000);
     expect(r.stderr).toBe(`Fetched all ${size.toLocaleString('en-US')} companies (${pages} pages).\n`);
@@ -91,15 +99,11 @@ describe('a segment of more than 1,500 companies', () => {
 });
 
 describe('the 20,000-exclusion ceiling (25,000 companies)', () => {
-  let sandbox: SandboxHandle;
-  beforeAll(async () => {
-    sandbox = await startTestSandbox({ companies: 25_000 });
-  });
-  afterAll(async () => sandbox?.close());
+  const sandbox = sandboxForBlock(25_000);
 
   it('stops after 21 pages and says how many matching companies were not fetched', async () => {
-    const before = sandbox.requests().at(-1)?.seq ?? 0;
-    const r = await cli(sandbox, ['search', '--all', '-o', 'csv', '--include', 'domain']);
+    const before = sandbox().requests().at(-1)?.seq ?? 0;
+    const r = await cli(sandbox(), ['search', '--all', '-o', 'csv', '--include', 'domain']);
     expect(r.code).toBe(0);
     const domains = csvDomains(r.stdout);
     expect(domains).toHaveLength(21_000);
@@ -111,12 +115,14 @@ describe('the 20,000-exclusion ceiling (25,000 companies)', () => {
         '',
       ].join('\n'),
     );
-    const searches = sandbox.requests().filter((q) => q.seq > before && q.path === '/api/search');
+    const searches = sandbox()
+      .requests()
+      .filter((q) => q.seq > before && q.path === '/api/search');
     expect(searches.map((q) => q.status)).toEqual(Array(21).fill(200));
   });
 
   it('counts the user’s own exclusions toward the 20,000', async () => {
-    const r = await cli(sandbox, [
+    const r = await cli(sandbox(), [
       'search',
       '--all',
       '-o',
@@ -124,7 +130,7 @@ describe('the 20,000-exclusion ceiling (25,000 companies)', () => {
       '--include',
       'domain',
       '--exclude-domain',
-      sandbox.dataset.companies[0].domain,
+      sandbox().dataset.companies[0].domain,
     ]);
     expect(r.code).toBe(0);
     expect(csvDomains(r.stdout)).toHaveLength(20_000);
@@ -132,21 +138,30 @@ describe('the 20,000-exclusion ceiling (25,000 companies)', () => {
       [
         'Excluding 1 domain.',
         "Stopped at the service's limit of 20,000 exclusions: 20,000 of 24,999 companies fetched (20 pages); 4,999 matching companies were not fetched.",
-        'A search can page through at most 20,999 companies with your 1 exclusions: split it with --filter (one country at a time, say) and run each part.',
+        'A search can page through at most 20,999 companies with your 1 exclusion: split it with --filter (one country at a time, say) and run each part.',
         '',
       ].join('\n'),
     );
   });
 
   it('--max-rows stops it first, with exactly that many rows', async () => {
-    const r = await cli(sandbox, ['search', '--max-rows', '2500', '-o', 'ndjson', '--include', 'domain']);
+    const r = await cli(sandbox(), ['search', '--max-rows', '2500', '-o', 'ndjson', '--include', 'domain']);
     expect(r.code).toBe(0);
     expect(new Set(r.stdout.trim().split('\n')).size).toBe(2500);
     expect(r.stderr).toBe('Stopped at --max-rows 2,500: 2,500 of 25,000 companies (3 pages).\n');
   });
 
   it('--budget stops it first, with exactly the pages it allows', async () => {
-    const r = await cli(sandbox, ['search', '--all', '--budget', '3', '-o', 'ndjson', '--include', 'domain']);
+    const r = await cli(sandbox(), [
+      'search',
+      '--all',
+      '--budget',
+      '3',
+      '-o',
+      'ndjson',
+      '--include',
+      'domain',
+    ]);
     expect(r.code).toBe(4);
     expect(new Set(r.stdout.trim().split('\n')).size).toBe(3000);
     expect(JSON.parse(r.stderr)).toMatchObject({
@@ -158,11 +173,7 @@ describe('the 20,000-exclusion ceiling (25,000 companies)', () => {
 });
 
 describe('a page that fails mid-run, continued from the file the rows went to', () => {
-  let sandbox: SandboxHandle;
-  beforeAll(async () => {
-    sandbox = await startTestSandbox({ companies: 3000 });
-  });
-  afterAll(async () => sandbox?.close());
+  const sandbox = sandboxForBlock(3000);
 
   const rowsOf: Record<string, (text: string) => string[]> = {
     csv: (text) => csvDomains(text),
@@ -177,12 +188,12 @@ describe('a page that fails mid-run, continued from the file the rows went to', 
   it.each(['csv', 'ndjson', 'json'])(
     '-o %s: exit 5, the rows kept, and the printed command fetches the rest',
     async (format) => {
-      sandbox.faults.clear();
+      sandbox().faults.clear();
       // Page 1 is a GET; page 2, the first POST, fails on every attempt.
-      sandbox.faults.add('search_unavailable', { path: '/api/search', method: 'POST', times: 2 });
+      sandbox().faults.add('search_unavailable', { path: '/api/search', method: 'POST', times: 2 });
       const first = join(dir, `rows.${format}`);
       const r = await cliToFile(
-        sandbox,
+        sandbox(),
         ['--retries', '1', 'search', '--all', '-o', format, '--include', 'domain'],
         first,
       );
@@ -194,7 +205,7 @@ describe('a page that fails mid-run, continued from the file the rows went to', 
       expect(kept).toHaveLength(1000);
 
       const second = join(dir, `rows-2.${format}`);
-      const command = `company-data --base-url ${sandbox.url} --retries 1 search --all -o ${format} --include domain --exclude ${first} > ${second}`;
+      const command = `company-data --base-url ${sandbox().url} --retries 1 search --all -o ${format} --include domain --exclude ${first} > ${second}`;
       expect(r.stderr).toContain(`Continue with: ${command}`);
       const shell = await new Promise<number | null>((resolve, reject) => {
         const child = spawn(
@@ -202,7 +213,7 @@ describe('a page that fails mid-run, continued from the file the rows went to', 
           ['-c', command.replace(/^company-data/, `"${process.execPath}" "${BIN}"`)],
           {
             cwd: ROOT,
-            env: cleanEnv(env(sandbox)),
+            env: cleanEnv(env(sandbox())),
             stdio: ['ignore', 'ignore', 'ignore'],
           },
         );
@@ -214,39 +225,39 @@ describe('a page that fails mid-run, continued from the file the rows went to', 
       expect(more).toHaveLength(2000);
       const all = new Set([...kept, ...more]);
       expect(all.size).toBe(3000);
-      expect([...all].sort()).toEqual(sandbox.dataset.companies.map((c) => c.domain).sort());
+      expect([...all].sort()).toEqual(
+        sandbox()
+          .dataset.companies.map((c) => c.domain)
+          .sort(),
+      );
     },
   );
 });
 
 describe('Ctrl-C between pages (piped)', () => {
-  let sandbox: SandboxHandle;
-  beforeAll(async () => {
-    sandbox = await startTestSandbox({ companies: 3000 });
-  });
-  afterAll(async () => sandbox?.close());
+  const sandbox = sandboxForBlock(3000);
 
   it('stops at once, keeps the rows written, exits 130 and says how to continue', async () => {
     // Page 2 would take a minute: only the interrupt can end the run soon.
-    sandbox.faults.add('delay:60000', { path: '/api/search', method: 'POST' });
+    sandbox().faults.add('delay:60000', { path: '/api/search', method: 'POST' });
     const child = spawn(
       process.execPath,
-      [BIN, '--base-url', sandbox.url, 'search', '--all', '-o', 'ndjson', '--include', 'domain'],
-      { cwd: ROOT, env: cleanEnv(env(sandbox)), stdio: ['ignore', 'pipe', 'pipe'] },
+      [BIN, '--base-url', sandbox().url, 'search', '--all', '-o', 'ndjson', '--include', 'domain'],
+      { cwd: ROOT, env: cleanEnv(env(sandbox())), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d) => {
       stderr += d;
     });
-    const before = sandbox.requests().length;
+    const before = sandbox().requests().length;
     child.stdout.setEncoding('utf8').on('data', (d) => {
       stdout += d;
     });
     // Interrupt once page 2 has been sent (the sandbox logs a request when it arrives), so page 1
     // is surely written.
     const sent = setInterval(() => {
-      const posts = sandbox
+      const posts = sandbox()
         .requests()
         .slice(before)
         .filter((q) => q.method === 'POST');
@@ -257,7 +268,7 @@ describe('Ctrl-C between pages (piped)', () => {
     }, 20);
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     clearInterval(sent);
-    sandbox.faults.clear();
+    sandbox().faults.clear();
     expect(code).toBe(130);
     expect(stdout.trim().split('\n')).toHaveLength(1000);
     expect(JSON.parse(stderr)).toEqual({
@@ -266,7 +277,7 @@ describe('Ctrl-C between pages (piped)', () => {
       title: 'Interrupted',
       detail: 'stopped after 1,000 of 3,000 companies written (1 page)',
       retryable: false,
-      hint: `Continue with: company-data --base-url ${sandbox.url} search --all -o ndjson --include domain --exclude <the file holding the rows written so far> > more.ndjson`,
+      hint: `Continue with: company-data --base-url ${sandbox().url} search --all -o ndjson --include domain --exclude <the file holding the rows written so far> > more.ndjson`,
     });
   });
 });
