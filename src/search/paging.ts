@@ -187,9 +187,15 @@ export async function fetchPages(
       const { rows: _rows, limit: _limit, credits: _credits, ...head } = result.document;
       sink.start(head);
     }
+    // A service that sends more rows than asked still stops at --max-rows.
+    const room = maxRows === undefined ? fresh.length : maxRows - outcome.fetched;
+    const dropped = Math.max(0, fresh.length - room);
+    if (dropped > 0) fresh.length = room;
     if (fresh.length > 0) sink.rows(fresh);
     outcome.fetched += fresh.length;
-    if (result.totalReported) outcome.notFetched = Math.max(0, result.total - fresh.length);
+    // The service's own count of what is left after this page: its total (the segment minus this
+    // page's exclusions) minus the rows it sent, whether or not they were new to this run.
+    if (result.totalReported) outcome.notFetched = Math.max(0, result.total - result.rows.length + dropped);
     options.onPage?.({ page, fetched: outcome.fetched, total: outcome.total });
 
     if (result.rows.length === 0) return stop('complete');
