@@ -55,7 +55,7 @@ function cliToFile(
     });
     closeSync(out);
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => {
+    child.stderr?.setEncoding('utf8').on('data', (d) => {
       stderr += d;
     });
     child.on('error', reject);
