@@ -1,6 +1,7 @@
 // The exclusion list of a search: domains from CSV files, plain lists, stdin and --exclude-domain,
 // normalised like the service does and deduplicated, then checked against the service's limits
-// before anything is sent.
+// before anything is sent. A file written by `search -o json` or `-o ndjson` is read too (its rows'
+// `domain`), so every output of a stopped `search --all` can continue it.
 //
 // Decision: an entry that is not a domain stops the search (exit 2, naming the first bad entries)
 // instead of being skipped with a warning. An exclusion list is a promise that some companies
@@ -131,11 +132,74 @@ function unreadable(file: string, error: unknown): Problem {
   });
 }
 
+/** The row objects of a JSON document: an array, or the rows of a search's `-o json`. */
+function jsonRows(document: unknown): unknown[] | undefined {
+  if (Array.isArray(document)) return document;
+  const rows = (document as { rows?: unknown } | null)?.rows;
+  return Array.isArray(rows) ? rows : undefined;
+}
+
+/** The domain of one row of search's JSON output (an object with `domain`, or a bare string). */
+function rowDomain(row: unknown): string | undefined {
+  if (typeof row === 'string') return row;
+  const domain = (row as { domain?: unknown } | null)?.domain;
+  return typeof domain === 'string' ? domain : undefined;
+}
+
+/**
+ * A file written by `search -o json` or `-o ndjson` (or a JSON array of rows or domains): its
+ * `domain` members are the exclusions, so the output of a stopped `search --all` continues it.
+ * False when the bytes do not start like JSON (after a UTF-8 BOM and blanks): then it is CSV.
+ */
+function readJsonSource(bytes: Buffer, name: string, collector: Collector): boolean {
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  const first = /\S/.exec(text)?.[0];
+  if (first !== '{' && first !== '[') return false;
+  let document: unknown;
+  let whole = true;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    whole = false;
+  }
+  const rows = whole ? jsonRows(document) : undefined;
+  if (rows) {
+    rows.forEach((row, i) => {
+      const domain = rowDomain(row);
+      if (domain === undefined)
+        collector.reject(JSON.stringify(row), `${name} row ${i + 1}`, 'has no "domain"');
+      else collector.add(domain, `${name} row ${i + 1}`);
+    });
+    return true;
+  }
+  if (whole && first === '[') {
+    collector.reject(text.slice(0, 40), name, 'is JSON but not an array of rows or domains');
+    return true;
+  }
+  // One JSON object per line (NDJSON); a single object without rows reads as one line too.
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === '') return;
+    let row: unknown;
+    try {
+      row = JSON.parse(line);
+    } catch {
+      collector.reject(line, `${name} line ${i + 1}`, 'is not a JSON line');
+      return;
+    }
+    const domain = rowDomain(row);
+    if (domain === undefined) collector.reject(line, `${name} line ${i + 1}`, 'has no "domain"');
+    else collector.add(domain, name, i + 1);
+  });
+  return true;
+}
+
 async function readSource(file: string, io: Pick<IO, 'stdin'>, collector: Collector): Promise<void> {
   const name = sourceName(file);
   try {
+    const source = openSource(file, io);
+    if (Buffer.isBuffer(source) && readJsonSource(source, name, collector)) return;
     // The batch's reader: the same CSV rules, domain column and line numbers as `enrich --input`.
-    const input = await openInput(openSource(file, io));
+    const input = await openInput(source);
     collector.noteTitle(name, input.header);
     await forEachRow(input.rows, (row) => {
       if (row.error) collector.reject(row.cells.join(','), `${name} line ${row.line}`, row.error.detail);

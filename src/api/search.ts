@@ -153,7 +153,10 @@ export function numberMember(body: Record<string, unknown>, names: readonly stri
 }
 
 export interface SearchResult {
+  /** The service's total, or the number of rows when it reported none (see totalReported). */
   total: number;
+  /** Whether the response carried a total (paging relies on it to know when a segment ends). */
+  totalReported: boolean;
   rows: Row[];
   /** What -o json prints: the response with its rows under `rows` and a total always present. */
   document: Record<string, unknown>;
@@ -165,20 +168,27 @@ export function adaptSearchResponse(body: unknown): SearchResult | undefined {
   if (!found) return undefined;
   const members = isPlainObject(body) ? body : {};
   const meta = isPlainObject(members.meta) ? members.meta : {};
-  const total =
+  const reported =
     numberMember(members, ['total', 'total_count', 'totalCount', 'count']) ??
-    numberMember(meta, ['total', 'total_count', 'totalCount']) ??
-    found.rows.length;
+    numberMember(meta, ['total', 'total_count', 'totalCount']);
+  const total = reported ?? found.rows.length;
   const document: Record<string, unknown> = { ...members };
   if (found.key && found.key !== 'rows') delete document[found.key];
   document.total = total;
   document.rows = found.rows;
-  return { total, rows: found.rows, document };
+  return { total, totalReported: reported !== undefined, rows: found.rows, document };
 }
 
-/** Sends a search; an oversized body is refused before anything is sent. */
-export async function searchCompanies(ctx: Context, req: SearchRequest): Promise<ApiResponse<unknown>> {
-  return ctx.client.request<unknown>({ ...buildSearchCall(req), onRetry: catalogRetryHook(ctx) });
+/**
+ * Sends a search; an oversized body is refused before anything is sent. `call` passes the caller's
+ * abort signal and spinner choice (a paging run draws its own progress).
+ */
+export async function searchCompanies(
+  ctx: Context,
+  req: SearchRequest,
+  call: Pick<RequestOptions, 'signal' | 'spinner'> = {},
+): Promise<ApiResponse<unknown>> {
+  return ctx.client.request<unknown>({ ...buildSearchCall(req), ...call, onRetry: catalogRetryHook(ctx) });
 }
 
 export async function fetchBreakdown(ctx: Context, req: BreakdownRequest): Promise<ApiResponse<unknown>> {

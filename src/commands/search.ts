@@ -5,8 +5,10 @@ import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { MAX_SEARCH_LIMIT, type SearchRequest } from '../api/search.js';
 import { type CommandKit, parseIntOption } from '../command-kit.js';
+import { MAX_EXCLUSIONS } from '../exclusions.js';
 import { groupDigits } from '../output/numbers.js';
 import { oneLine } from '../output/sanitize.js';
+import { usageError } from '../problem.js';
 import {
   addFilterOptions,
   collect,
@@ -22,6 +24,9 @@ export interface SearchFlags extends FilterFlags {
   excludeDomain?: string[];
   include?: string;
   limit?: number;
+  all?: boolean;
+  maxRows?: number;
+  budget?: number;
 }
 
 export function register(program: Command, kit: CommandKit): void {
@@ -32,7 +37,7 @@ export function register(program: Command, kit: CommandKit): void {
   addFilterOptions(command)
     .option(
       '--exclude <file|->',
-      'CSV (domain column) or list of domains to leave out; - reads stdin; repeatable',
+      'CSV (domain column), list of domains, or saved search -o json/ndjson output to leave out; - reads stdin; repeatable',
       collect,
     )
     .option('--exclude-domain <domain>', 'one domain or URL to leave out; repeatable', collect)
@@ -41,6 +46,16 @@ export function register(program: Command, kit: CommandKit): void {
       '--limit <n>',
       `number of rows, 1-${MAX_SEARCH_LIMIT} (service default 25)`,
       parseIntOption('--limit', 1, MAX_SEARCH_LIMIT),
+    )
+    .option(
+      '--all',
+      `every matching company, in as many searches of ${groupDigits(MAX_SEARCH_LIMIT)} rows as it takes`,
+    )
+    .option('--max-rows <n>', 'like --all, but stop after n rows', parseIntOption('--max-rows', 1))
+    .option(
+      '--budget <n>',
+      'with --all or --max-rows: never charge more than n credits in this run',
+      parseIntOption('--budget'),
     )
     .addHelpText(
       'after',
@@ -53,11 +68,23 @@ With exclusions the search is sent as POST (they never go into a URL).
 Output: a table of the included fields with the total on stderr; -o json gives
 { total, rows, ... }; -o ndjson one row per line; -o csv the rows.
 
+Paging: one search returns at most ${groupDigits(MAX_SEARCH_LIMIT)} rows. --all searches again and again, each time
+excluding the companies already received (POST), until none is left; --max-rows <n> is
+--all stopping after n rows. CSV and NDJSON rows are written as each page arrives; -o json
+is one document { total, rows, fetched, complete, stopped, not_fetched, pages, credits };
+a table is printed at the end. The service takes at most ${groupDigits(MAX_EXCLUSIONS)} exclusions (yours count),
+so one run reaches at most ${groupDigits(MAX_EXCLUSIONS + MAX_SEARCH_LIMIT)} companies: the rest is counted on stderr (exit 0).
+--budget stops before a page that could pass it (exit 4). After a page that fails (exit 5
+when unavailable, 4 for credits, ...) or Ctrl-C (130) the rows written stay, and stderr
+gives the command that continues: --exclude reads the file they went to.
+
 Examples:
   $ company-data --sandbox search "shopify shoes" --filter country=US --limit 5
   $ company-data --sandbox search coffee --filter country=US,GB --include domain,company_name,tech
   $ company-data --sandbox search --filters '{"site_category":["fashion"]}' --exclude-domain example.com -o csv
-  $ printf 'domain\\nexample.com\\n' | company-data --sandbox search fashion --exclude - --limit 10`,
+  $ printf 'domain\\nexample.com\\n' | company-data --sandbox search fashion --exclude - --limit 10
+  $ company-data --sandbox search shoes --all -o csv > shoes.csv
+  $ company-data --sandbox search --filter country=US --max-rows 2500 --budget 3 -o ndjson`,
     )
     .action(kit.withContext(runSearch));
 }
@@ -103,7 +130,21 @@ export async function runSearch(
   query: string | undefined,
   flags: SearchFlags,
 ): Promise<number> {
+  const paging = flags.all === true || flags.maxRows !== undefined;
+  if (paging && flags.limit !== undefined) {
+    throw usageError(
+      '--limit sets the rows of one search; with --all or --max-rows every page has the most the service gives',
+      'Drop --limit; use --max-rows <n> to stop after n rows.',
+    );
+  }
+  if (!paging && flags.budget !== undefined) {
+    throw usageError('--budget caps a paging run', 'Add --all or --max-rows <n>, or drop --budget.');
+  }
   const request = await planSearch(ctx, query, flags);
+  if (paging) {
+    const { runPagedSearch } = await import('../search/paged-search.js');
+    return runPagedSearch(ctx, request, flags);
+  }
   const { adaptSearchResponse, searchCompanies } = await import('../api/search.js');
   let response: Awaited<ReturnType<typeof searchCompanies>>;
   try {

@@ -147,6 +147,14 @@ describe('adaptSearchResponse', () => {
     expect(result?.document.rows).toEqual(ROWS);
   });
 
+  it('says whether the total was reported (paging needs to know when a segment ends)', () => {
+    expect(adaptSearchResponse({ rows: ROWS, total: 42 })?.totalReported).toBe(true);
+    expect(adaptSearchResponse({ data: ROWS, meta: { total: 7 } })?.totalReported).toBe(true);
+    const missing = adaptSearchResponse({ rows: ROWS });
+    expect(missing?.totalReported).toBe(false);
+    expect(missing?.total).toBe(2);
+  });
+
   it('reads an empty result and a list of domains', () => {
     expect(adaptSearchResponse({ rows: [], total: 0 })?.rows).toEqual([]);
     expect(adaptSearchResponse({ results: ['a.com'] })?.rows).toEqual([{ domain: 'a.com' }]);

@@ -164,3 +164,44 @@ describe('loadExclusions: a doubtful first line', () => {
     expect(list.domains).toEqual(['beta.io', 'gamma.com']);
   });
 });
+
+describe('loadExclusions: the output of a search', () => {
+  it('reads the rows of `search -o json`, normalising their domains', async () => {
+    const json = await file(
+      'rows.json',
+      `${JSON.stringify({ query: 'x', total: 3, rows: [{ domain: 'acme.com', country: 'US' }, { domain: 'WWW.Beta.io' }], complete: false }, null, 2)}\n`,
+    );
+    const list = await loadExclusions({ files: [json], domains: [] }, noStdin);
+    expect(list.domains).toEqual(['acme.com', 'beta.io']);
+    expect(list.entries).toBe(2);
+  });
+
+  it('reads a JSON array of rows or of domains', async () => {
+    const rows = await file('array.json', '[{"domain":"acme.com"},"beta.io"]');
+    expect((await loadExclusions({ files: [rows], domains: [] }, noStdin)).domains).toEqual([
+      'acme.com',
+      'beta.io',
+    ]);
+  });
+
+  it('reads `search -o ndjson`, one row a line, after a byte order mark and blank lines', async () => {
+    const ndjson = await file(
+      'rows.ndjson',
+      '\ufeff{"domain":"acme.com"}\r\n\n{"domain":"beta.io","country":"NL"}\n',
+    );
+    const list = await loadExclusions({ files: [ndjson], domains: [] }, noStdin);
+    expect(list.domains).toEqual(['acme.com', 'beta.io']);
+  });
+
+  it('refuses a row without a domain and a line that is not JSON, naming where they are', async () => {
+    const ndjson = await file('bad.ndjson', '{"domain":"acme.com"}\n{"name":"Beta"}\n{"domain":\n');
+    const p = await problemOf(loadExclusions({ files: [ndjson], domains: [] }, noStdin));
+    expect(p.exitCode).toBe(2);
+    expect(p.detail).toBe(
+      `2 exclusion entries are not a domain: ${ndjson} line 2: "{"name":"Beta"}" has no "domain"; ${ndjson} line 3: "{"domain":" is not a JSON line`,
+    );
+    const json = await file('bad.json', '{"rows":[{"domain":"acme.com"},{"domain":"not a domain"}]}');
+    const q = await problemOf(loadExclusions({ files: [json], domains: [] }, noStdin));
+    expect(q.detail).toBe(`1 exclusion entry is not a domain: ${json} row 2: "not a domain" contains spaces`);
+  });
+});

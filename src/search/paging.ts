@@ -1,0 +1,206 @@
+// `search --all` / `--max-rows`: the service has no cursor, so the way through a segment is its
+// exclusion list (docs/search.md). Each next page is the same search with every domain received so
+// far added to the user's own exclusions, sent as POST, until a page adds nothing, `--max-rows`
+// is reached, the next page could pass `--budget`, or the exclusions would pass the service's
+// 20,000. This file is the loop only: what is written and said is src/search/paged-search.ts.
+import {
+  adaptSearchResponse,
+  MAX_SEARCH_LIMIT,
+  type Row,
+  type SearchRequest,
+  searchCompanies,
+} from '../api/search.js';
+import { createBudget } from '../batch/budget.js';
+import { MAX_EXCLUSIONS } from '../exclusions.js';
+import { Problem } from '../problem.js';
+import type { Context } from '../types.js';
+
+/** Why a run stopped; also the `stopped` member of `-o json`. */
+export type StopReason =
+  /** every matching company was fetched (or none matched) */
+  | 'complete'
+  /** --max-rows rows were fetched and more match */
+  | 'max_rows'
+  /** the next page would send more than 20,000 exclusions */
+  | 'exclusion_limit'
+  /** the next page could pass --budget */
+  | 'budget'
+  /** a page brought no company not already fetched, though the service reports more */
+  | 'no_new_rows'
+  /** a page failed after the client's retries */
+  | 'failed'
+  /** SIGINT or SIGTERM */
+  | 'interrupted'
+  /** stdout's reader went away: nobody reads more rows */
+  | 'output_closed';
+
+/**
+ * What a page is assumed to cost before any page has said: the contract's price of a search with
+ * rows (docs/contract.md). After the first page, the largest charge seen so far.
+ */
+export const FIRST_PAGE_ESTIMATE = 1;
+
+export interface PageProgress {
+  page: number;
+  fetched: number;
+  /** The total of the first page: the segment minus the user's exclusions, when reported. */
+  total?: number;
+}
+
+export interface RowSink {
+  /** The first page's document without its rows, before any row is given. */
+  start(head: Record<string, unknown>): void;
+  /** The new rows of one page, in the service's order. */
+  rows(rows: Row[]): void;
+}
+
+export interface PagingOptions {
+  /** Stop after this many rows. */
+  maxRows?: number;
+  /** Never let charged credits pass this. */
+  budget?: number;
+  /** Aborted by Ctrl-C: the page in flight is abandoned and the run stops. */
+  signal?: AbortSignal;
+  onPage?(progress: PageProgress): void;
+  /** True once nobody can read what is written (stdout closed): no page is bought after that. */
+  outputGone?(): boolean;
+}
+
+export interface PagingOutcome {
+  reason: StopReason;
+  /** Rows given to the sink. */
+  fetched: number;
+  /** Pages answered. */
+  pages: number;
+  /** The first page's total, when the service reported one. */
+  total?: number;
+  /** Matching companies not fetched, from the last page's total (undefined when never reported). */
+  notFetched?: number;
+  /** Credits charged, from the answers' credit headers. */
+  charged: number;
+  /** The balance after the last answer, when the service said. */
+  balance?: number;
+  /** What the next page was expected to cost (for the budget's message). */
+  nextPageCost: number;
+  /** Exclusions the last page sent (the user's and the domains fetched before it). */
+  exclusions: number;
+  /** The failure of the page that ended the run ('failed' and 'interrupted'). */
+  error?: unknown;
+}
+
+/** The key that makes a row "already fetched": its domain, as the service normalises it. */
+function domainOf(row: Row): string | undefined {
+  return typeof row.domain === 'string' && row.domain !== '' ? row.domain.toLowerCase() : undefined;
+}
+
+function unrecognised(page: number): Problem {
+  return new Problem({
+    code: 'unexpected_response',
+    title: 'Unexpected response',
+    detail: `page ${page} of the search has no recognisable list of rows`,
+    source: 'client',
+  });
+}
+
+/**
+ * Fetches page after page of `request` (its own limit is ignored: a page is MAX_SEARCH_LIMIT
+ * rows, or what is left of --max-rows) and hands each page's new rows to `sink`. Never throws for
+ * a failed page: the outcome says why the run stopped, with the error.
+ */
+export async function fetchPages(
+  ctx: Context,
+  request: SearchRequest,
+  sink: RowSink,
+  options: PagingOptions = {},
+): Promise<PagingOutcome> {
+  const { maxRows, signal } = options;
+  // The user's exclusions and every domain fetched: what the next page leaves out.
+  const excluded = new Set<string>(request.excludeDomains ?? []);
+  // Rows without a domain cannot be excluded; they are told apart by their whole content.
+  const seenWithoutDomain = new Set<string>();
+  const budget = createBudget(options.budget);
+  let nextPageCost = FIRST_PAGE_ESTIMATE;
+  const outcome: PagingOutcome = {
+    reason: 'complete',
+    fetched: 0,
+    pages: 0,
+    charged: 0,
+    nextPageCost,
+    exclusions: 0,
+  };
+  const stop = (reason: StopReason, error?: unknown): PagingOutcome => {
+    outcome.reason = reason;
+    outcome.error = error;
+    outcome.charged = budget.spent;
+    outcome.nextPageCost = nextPageCost;
+    return outcome;
+  };
+
+  for (;;) {
+    if (maxRows !== undefined && outcome.fetched >= maxRows) return stop('max_rows');
+    if (signal?.aborted) return stop('interrupted');
+    if (options.outputGone?.()) return stop('output_closed');
+    if (excluded.size > MAX_EXCLUSIONS) return stop('exclusion_limit');
+    const reservation = budget.tryReserve(nextPageCost);
+    if (!reservation) return stop('budget');
+    const page = outcome.pages + 1;
+    const limit = Math.min(
+      MAX_SEARCH_LIMIT,
+      maxRows === undefined ? MAX_SEARCH_LIMIT : maxRows - outcome.fetched,
+    );
+    outcome.exclusions = excluded.size;
+    let response: Awaited<ReturnType<typeof searchCompanies>>;
+    try {
+      response = await searchCompanies(
+        ctx,
+        { ...request, limit, excludeDomains: excluded.size > 0 ? [...excluded] : undefined },
+        { signal, spinner: false },
+      );
+    } catch (error) {
+      // Every problem of the service's catalog is uncharged; the run ends here either way.
+      budget.settle(reservation, 0);
+      return stop(signal?.aborted ? 'interrupted' : 'failed', error);
+    }
+    const charged = response.credits.charged ?? nextPageCost;
+    budget.settle(reservation, charged);
+    nextPageCost = Math.max(nextPageCost, charged);
+    if (response.credits.remaining !== undefined) outcome.balance = response.credits.remaining;
+    const result = adaptSearchResponse(response.data);
+    if (!result) return stop('failed', unrecognised(page));
+    outcome.pages = page;
+
+    const fresh: Row[] = [];
+    for (const row of result.rows) {
+      const domain = domainOf(row);
+      if (domain !== undefined) {
+        if (excluded.has(domain)) continue;
+        excluded.add(domain);
+      } else {
+        const key = JSON.stringify(row);
+        if (seenWithoutDomain.has(key)) continue;
+        seenWithoutDomain.add(key);
+      }
+      fresh.push(row);
+    }
+    if (page === 1) {
+      if (result.totalReported) outcome.total = result.total;
+      const { rows: _rows, limit: _limit, credits: _credits, ...head } = result.document;
+      sink.start(head);
+    }
+    // A service that sends more rows than asked still stops at --max-rows.
+    const room = maxRows === undefined ? fresh.length : maxRows - outcome.fetched;
+    const dropped = Math.max(0, fresh.length - room);
+    if (dropped > 0) fresh.length = room;
+    if (fresh.length > 0) sink.rows(fresh);
+    outcome.fetched += fresh.length;
+    // The service's own count of what is left after this page: its total (the segment minus this
+    // page's exclusions) minus the rows it sent, whether or not they were new to this run.
+    if (result.totalReported) outcome.notFetched = Math.max(0, result.total - result.rows.length + dropped);
+    options.onPage?.({ page, fetched: outcome.fetched, total: outcome.total });
+
+    if (result.rows.length === 0) return stop('complete');
+    const more = result.totalReported ? (outcome.notFetched ?? 0) > 0 : result.rows.length >= limit;
+    if (!more) return stop('complete');
+    if (fresh.length === 0) return stop('no_new_rows');
+  }
+}
