@@ -38,6 +38,7 @@ async function lookupStore(ctx: Context, needed: boolean): Promise<SqliteStore |
         title: 'Usage error',
         detail: '--budget-month counts the spend recorded in the store, and --no-store keeps none',
         source: 'client',
+        hint: 'Leave out --no-store, or leave out --budget-month.',
       });
     return undefined;
   }

@@ -99,7 +99,7 @@ export function register(program: Command, kit: CommandKit): void {
       'after',
       `
 Batch output (format from -o/--format: csv by default, json or ndjson): every input row once, in
-input order, input columns untouched, then found, the result fields, credits_charged, error_code,
+input order, input columns untouched, then found, the result fields, credits_charged,
 bought_at, error_code, error_detail. Duplicated domains are looked up once; credits_charged is what
 this run paid, on the first row naming the domain. Every answer goes to the result store as it
 arrives (see --store): re-running the same command after a crash, kill, Ctrl-C or exit 4/5
