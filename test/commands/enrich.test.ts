@@ -58,6 +58,11 @@ const BATCH_OUTPUT = lines(
  */
 const SHARED_STORE = { COMPANY_DATA_STORE: `${DIR}/store.db` };
 const TWO_DAYS_LATER = () => FIXED_NOW + 2 * 86_400_000;
+
+/** A case run two days after `before` (by default a lookup of acme-shoes.com) on the same store. */
+function twoDaysAfter(before: string[][] = [['enrich', 'acme-shoes.com']]) {
+  return { env: SHARED_STORE, before, now: TWO_DAYS_LATER };
+}
 /** FIXED_NOW as bought_at shows it. */
 const BOUGHT_AT = '2026-11-24T12:00:00Z';
 const FROM_STORE = 'acme-shoes.com: from the store, bought 2 days ago; --refresh buys it again';
@@ -312,9 +317,7 @@ const cases: CommandCase[] = [
     name: 'a domain looked up again on the same store, on a terminal: the stored record, said on stderr, nothing charged',
     argv: ['enrich', 'acme-shoes.com'],
     tty: true,
-    env: SHARED_STORE,
-    before: [['enrich', 'acme-shoes.com']],
-    now: TWO_DAYS_LATER,
+    ...twoDaysAfter(),
     wantCode: 0,
     wantStdout: ACME_RECORD,
     // No request: the balance is not known.
@@ -324,9 +327,7 @@ const cases: CommandCase[] = [
     name: 'a domain looked up again on the same store, piped: bought_at is when it was bought',
     argv: ['enrich', 'acme-shoes.com'],
     tty: false,
-    env: SHARED_STORE,
-    before: [['enrich', 'acme-shoes.com']],
-    now: TWO_DAYS_LATER,
+    ...twoDaysAfter(),
     wantCode: 0,
     wantStdout: json({
       results: [{ ...ACME, credits_charged: 0, bought_at: BOUGHT_AT }],
@@ -338,9 +339,7 @@ const cases: CommandCase[] = [
     name: 'one domain stored and one new, -o csv: bought_at only on the stored one, the new one charged',
     argv: ['-o', 'csv', 'enrich', 'acme-shoes.com', 'globex.io'],
     tty: false,
-    env: SHARED_STORE,
-    before: [['enrich', 'acme-shoes.com']],
-    now: TWO_DAYS_LATER,
+    ...twoDaysAfter(),
     wantCode: 0,
     wantStdout: lines(
       'domain,found,company_name,country,site_category,employee_range,founded_year,credits_charged,bought_at',
@@ -353,9 +352,7 @@ const cases: CommandCase[] = [
     name: 'a "no record" answer looked up again within its age: from the store, said twice on stderr',
     argv: ['enrich', 'nonexistent-zzz.com'],
     tty: true,
-    env: SHARED_STORE,
-    before: [['enrich', 'nonexistent-zzz.com']],
-    now: TWO_DAYS_LATER,
+    ...twoDaysAfter([['enrich', 'nonexistent-zzz.com']]),
     wantCode: 0,
     wantStdout: '',
     wantStderr: lines(
@@ -368,9 +365,7 @@ const cases: CommandCase[] = [
     name: '--refresh: bought again though the store holds it',
     argv: ['enrich', 'acme-shoes.com', '--refresh'],
     tty: true,
-    env: SHARED_STORE,
-    before: [['enrich', 'acme-shoes.com']],
-    now: TWO_DAYS_LATER,
+    ...twoDaysAfter(),
     wantCode: 0,
     wantStdout: ACME_RECORD,
     wantStderr: lines('Credits: charged 1, balance 999,998'),
@@ -379,9 +374,7 @@ const cases: CommandCase[] = [
     name: "--max-age shorter than the answer's age: bought again",
     argv: ['-o', 'ndjson', 'enrich', 'acme-shoes.com', '--max-age', '1d'],
     tty: false,
-    env: SHARED_STORE,
-    before: [['enrich', 'acme-shoes.com']],
-    now: TWO_DAYS_LATER,
+    ...twoDaysAfter(),
     wantCode: 0,
     wantStdout: lines(JSON.stringify({ ...ACME, credits_charged: 1, bought_at: null })),
     wantStderr: '',
@@ -432,10 +425,8 @@ const cases: CommandCase[] = [
     name: 'a batch run again on the same store: answers reused with their bought_at, the summary counting them',
     argv: ['enrich', '--input', `${DIR}/in.csv`, '--output', `${DIR}/out.csv`],
     tty: false,
-    env: SHARED_STORE,
     files: { 'in.csv': BATCH_INPUT },
-    before: [['enrich', '--input', `${DIR}/in.csv`, '--output', `${DIR}/first.csv`]],
-    now: TWO_DAYS_LATER,
+    ...twoDaysAfter([['enrich', '--input', `${DIR}/in.csv`, '--output', `${DIR}/first.csv`]]),
     wantCode: 0,
     wantStdout: '',
     wantStderr: lines(
