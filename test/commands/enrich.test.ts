@@ -1,6 +1,6 @@
 // `enrich`: lookups by domain and a small CSV batch, on a terminal and piped, with exact output.
 import { describe, it } from 'vitest';
-import { type CommandCase, DIR, expectCase, lines } from '../helpers/command-cases.js';
+import { type CommandCase, DIR, expectCase, lines, usageLine } from '../helpers/command-cases.js';
 import { FIXED_NOW } from '../helpers/in-process.js';
 
 const ACME_RECORD = lines(
@@ -66,6 +66,11 @@ function twoDaysAfter(before: string[][] = [['enrich', 'acme-shoes.com']]) {
 /** FIXED_NOW as bought_at shows it. */
 const BOUGHT_AT = '2026-11-24T12:00:00Z';
 const FROM_STORE = 'acme-shoes.com: from the store, bought 2 days ago; --refresh buys it again';
+
+/** What --journal and --fresh, gone with the journal, now say (exit 2). */
+const gone = (flag: string) =>
+  `${flag} is gone: every answer now goes to the result store, and re-running the same command continues where it stopped`;
+const GONE_HINT = 'Use --store <path> to keep the store elsewhere, and --refresh to buy answers again.';
 
 // The batch summary is stamped and timed with the injected clock, which stands still: piped, it
 // starts with that instant, and the run took 0.0s.
@@ -397,11 +402,7 @@ const cases: CommandCase[] = [
     files: { 'in.csv': BATCH_INPUT },
     wantCode: 2,
     wantStdout: '',
-    wantStderr: lines(
-      'error: Usage error (usage_error)',
-      '  --journal is gone: every answer now goes to the result store, and re-running the same command continues where it stopped',
-      '  Use --store <path> to keep the store elsewhere, and --refresh to buy answers again.',
-    ),
+    wantStderr: lines('error: Usage error (usage_error)', `  ${gone('--journal')}`, `  ${GONE_HINT}`),
   },
   {
     name: '--fresh, which is gone, piped: one JSON problem line, exit 2',
@@ -409,17 +410,7 @@ const cases: CommandCase[] = [
     tty: false,
     wantCode: 2,
     wantStdout: '',
-    wantStderr: lines(
-      JSON.stringify({
-        code: 'usage_error',
-        status: 0,
-        title: 'Usage error',
-        detail:
-          '--fresh is gone: every answer now goes to the result store, and re-running the same command continues where it stopped',
-        retryable: false,
-        hint: 'Use --store <path> to keep the store elsewhere, and --refresh to buy answers again.',
-      }),
-    ),
+    wantStderr: usageLine(gone('--fresh'), GONE_HINT),
   },
   {
     name: 'a batch run again on the same store: answers reused with their bought_at, the summary counting them',
