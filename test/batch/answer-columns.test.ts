@@ -134,13 +134,15 @@ async function render(
 
 describe('the writer with columns from the answers', () => {
   it('holds the rows before the first found answer, then writes them under its columns', async () => {
-    const text = await render([NOT_FOUND, found(PROFILE_RECORD), NOT_FOUND]);
+    const reused = { ...NOT_FOUND, bought_at: '2026-11-20T08:00:00Z' };
+    const text = await render([NOT_FOUND, reused, found(PROFILE_RECORD), NOT_FOUND]);
     expect(text).toBe(
       [
-        'domain,found,cd_domain,company_name,country,site_category,employee_range,founded_year,credits_charged,error_code,error_detail',
-        'd0.com,false,,,,,,,0,,',
-        'd1.com,true,acme-shoes.com,Acme Shoes,US,fashion,,2009,1,,',
-        'd2.com,false,,,,,,,0,,',
+        'domain,found,cd_domain,company_name,country,site_category,employee_range,founded_year,credits_charged,bought_at,error_code,error_detail',
+        'd0.com,false,,,,,,,0,,,',
+        'd1.com,false,,,,,,,0,2026-11-20T08:00:00Z,,',
+        'd2.com,true,acme-shoes.com,Acme Shoes,US,fashion,,2009,1,,,',
+        'd3.com,false,,,,,,,0,,,',
         '',
       ].join('\n'),
     );
@@ -175,11 +177,11 @@ describe('the writer with columns from the answers', () => {
   it('falls back to every catalog field when no answer shows its fields (end, or too many rows held)', async () => {
     const header = `domain,found,cd_domain,${FIELDS.slice(1)
       .map((f) => f.name)
-      .join(',')},credits_charged,error_code,error_detail`;
+      .join(',')},credits_charged,bought_at,error_code,error_detail`;
     expect((await render([NOT_FOUND])).split('\n')[0]).toBe(header);
     expect((await render([])).split('\n')[0]).toBe(header);
     const held = await render([NOT_FOUND, NOT_FOUND, found(PROFILE_RECORD)], { holdLimit: 2 });
     expect(held.split('\n')[0]).toBe(header);
-    expect(held).toContain('d2.com,true,acme-shoes.com,Acme Shoes,US,fashion,,2009,,,,,,,1,,');
+    expect(held).toContain('d2.com,true,acme-shoes.com,Acme Shoes,US,fashion,,2009,,,,,,,1,,,');
   });
 });

@@ -32,6 +32,7 @@ function referenceRow(cells: string[], result: RowResult, fields: string[], raw:
     result.found,
     ...fields.map((field) => result.record?.[field] ?? null),
     result.credits_charged,
+    result.bought_at,
     result.error_code,
     result.error_detail,
   ];

@@ -32,6 +32,8 @@ const NOT_FOUND: RowResult = {
   error_code: null,
   error_detail: null,
 };
+/** An answer reused from the store: bought by an earlier run, free in this one. */
+const REUSED: RowResult = { ...FOUND, credits_charged: 0, bought_at: '2026-11-21T09:30:05Z' };
 const FAILED: RowResult = {
   found: null,
   record: null,
@@ -60,13 +62,15 @@ describe('createBatchWriter: CSV', () => {
       { cells: ['Acme, "the" shoe people', 'https://www.Acme-Shoes.com/'], result: FOUND },
       { cells: ['Nobody', 'no-such-company.example'], result: NOT_FOUND },
       { cells: ['=HYPERLINK("x")', 'jo@acme.com'], result: FAILED },
+      { cells: ['Acme again', 'acme-shoes.com'], result: REUSED },
     ]);
     expect(text).toBe(
       [
-        'company,website,found,domain,company_name,tech,tech_count,credits_charged,error_code,error_detail',
-        '"Acme, ""the"" shoe people",https://www.Acme-Shoes.com/,true,acme-shoes.com,Acme Shoes,shopify;klaviyo,2,2,,',
-        'Nobody,no-such-company.example,false,,,,,0,,',
-        '"=HYPERLINK(""x"")",jo@acme.com,,,,,,0,invalid_domain,looks like an e-mail address',
+        'company,website,found,domain,company_name,tech,tech_count,credits_charged,bought_at,error_code,error_detail',
+        '"Acme, ""the"" shoe people",https://www.Acme-Shoes.com/,true,acme-shoes.com,Acme Shoes,shopify;klaviyo,2,2,,,',
+        'Nobody,no-such-company.example,false,,,,,0,,,',
+        '"=HYPERLINK(""x"")",jo@acme.com,,,,,,0,,invalid_domain,looks like an e-mail address',
+        'Acme again,acme-shoes.com,true,acme-shoes.com,Acme Shoes,shopify;klaviyo,2,0,2026-11-21T09:30:05Z,,',
         '',
       ].join('\n'),
     );
@@ -77,7 +81,7 @@ describe('createBatchWriter: CSV', () => {
     const writer = createBatchWriter({
       out,
       format: 'csv',
-      inputHeader: ['Domain', 'FOUND', 'cd_domain', 'note'],
+      inputHeader: ['Domain', 'FOUND', 'cd_domain', 'note', 'Bought_At'],
       resultFields: ['domain', 'company_name'],
     });
     expect(writer.columns).toEqual([
@@ -85,16 +89,20 @@ describe('createBatchWriter: CSV', () => {
       'FOUND',
       'cd_domain',
       'note',
+      'Bought_At',
       'cd_found',
       'cd_2_domain',
       'company_name',
       'credits_charged',
+      'cd_bought_at',
       'error_code',
       'error_detail',
     ]);
-    await writer.write({ cells: ['acme-shoes.com', 'yes', 'x', ''], result: FOUND });
+    await writer.write({ cells: ['acme-shoes.com', 'yes', 'x', '', 'yesterday'], result: REUSED });
     await writer.end();
-    expect(out.text.split('\n')[1]).toBe('acme-shoes.com,yes,x,,true,acme-shoes.com,Acme Shoes,2,,');
+    expect(out.text.split('\n')[1]).toBe(
+      'acme-shoes.com,yes,x,,yesterday,true,acme-shoes.com,Acme Shoes,0,2026-11-21T09:30:05Z,,',
+    );
   });
 
   it('neutralises formulas and strips control characters in result cells only', async () => {
@@ -109,9 +117,9 @@ describe('createBatchWriter: CSV', () => {
       resultFields: ['company_name', 'tagline', 'count'],
     };
     const safe = await render(options, rows);
-    expect(safe.split('\n')[1]).toBe(`=1+1,+49 30 1234,-x,@me,true,"'=cmd|""/c calc""!A1",Hi there,-3,2,,`);
+    expect(safe.split('\n')[1]).toBe(`=1+1,+49 30 1234,-x,@me,true,"'=cmd|""/c calc""!A1",Hi there,-3,2,,,`);
     const raw = await render({ ...options, csvRaw: true }, rows);
-    expect(raw.split('\n')[1]).toBe('=1+1,+49 30 1234,-x,@me,true,"=cmd|""/c calc""!A1",Hi there,-3,2,,');
+    expect(raw.split('\n')[1]).toBe('=1+1,+49 30 1234,-x,@me,true,"=cmd|""/c calc""!A1",Hi there,-3,2,,,');
   });
 
   it('names the column of a plain list `domain`', async () => {
@@ -120,14 +128,14 @@ describe('createBatchWriter: CSV', () => {
       [{ cells: ['https://www.acme-shoes.com'], result: FOUND }],
     );
     expect(text).toBe(
-      'domain,found,cd_domain,company_name,credits_charged,error_code,error_detail\n' +
-        'https://www.acme-shoes.com,true,acme-shoes.com,Acme Shoes,2,,\n',
+      'domain,found,cd_domain,company_name,credits_charged,bought_at,error_code,error_detail\n' +
+        'https://www.acme-shoes.com,true,acme-shoes.com,Acme Shoes,2,,,\n',
     );
   });
 
   it('writes the header alone for no rows, and a BOM first with bom', async () => {
     const text = await render({ format: 'csv', inputHeader: ['domain'], resultFields: [], bom: true }, []);
-    expect(text).toBe('\ufeffdomain,found,credits_charged,error_code,error_detail\n');
+    expect(text).toBe('\ufeffdomain,found,credits_charged,bought_at,error_code,error_detail\n');
   });
 
   it('keeps input cells with quotes, CR, LF and unicode byte-exact through a CSV parser', async () => {
@@ -195,7 +203,7 @@ describe('createBatchWriter: JSON and NDJSON', () => {
       [{ cells: ['a', 'b', 'c'], result: NOT_FOUND }],
     );
     expect(text).toBe(
-      '{"name":"a","2024":"b","__proto__":"c","found":false,"credits_charged":0,"error_code":null,"error_detail":null}\n',
+      '{"name":"a","2024":"b","__proto__":"c","found":false,"credits_charged":0,"bought_at":null,"error_code":null,"error_detail":null}\n',
     );
   });
 
@@ -203,6 +211,7 @@ describe('createBatchWriter: JSON and NDJSON', () => {
     const text = await render({ format: 'ndjson', inputHeader: null, resultFields: ['company_name'] }, [
       { cells: ['acme-shoes.com'], result: FOUND },
       { cells: ['nobody.example'], result: NOT_FOUND },
+      { cells: ['https://acme-shoes.com/'], result: REUSED },
     ]);
     const lines = text.trimEnd().split('\n');
     expect(lines.map((line) => JSON.parse(line))).toEqual([
@@ -221,6 +230,15 @@ describe('createBatchWriter: JSON and NDJSON', () => {
         company_name: null,
         credits_charged: 0,
         bought_at: null,
+        error_code: null,
+        error_detail: null,
+      },
+      {
+        domain: 'https://acme-shoes.com/',
+        found: true,
+        company_name: 'Acme Shoes',
+        credits_charged: 0,
+        bought_at: '2026-11-21T09:30:05Z',
         error_code: null,
         error_detail: null,
       },

@@ -55,12 +55,27 @@ const table = fc.integer({ min: 1, max: 5 }).chain((extra) =>
     crlf: fc.boolean(),
     quoted: fc.boolean(),
     bom: fc.boolean(),
-    results: fc.array(fc.constantFrom('found', 'not_found', 'error'), { minLength: 15, maxLength: 15 }),
+    results: fc.array(fc.constantFrom('found', 'reused', 'not_found', 'error'), {
+      minLength: 15,
+      maxLength: 15,
+    }),
     resultFields: fc.subarray(['domain', 'found', 'company_name', 'tech', 'Error_Code'], { minLength: 0 }),
   }),
 );
 
+const BOUGHT_AT = '2026-11-21T09:30:05Z';
+
 function resultFor(kind: string): RowResult {
+  if (kind === 'reused') {
+    return {
+      found: true,
+      record: { domain: 'acme-shoes.com', company_name: 'Acme Shoes' },
+      credits_charged: 0,
+      bought_at: BOUGHT_AT,
+      error_code: null,
+      error_detail: null,
+    };
+  }
   if (kind === 'found') {
     return {
       found: true,
@@ -138,8 +153,15 @@ describe('CSV round trip', () => {
 
         const parsed: string[][] = parse(out.text);
         expect(parsed[0].slice(0, header.length)).toEqual(header);
-        expect(parsed[0]).toHaveLength(header.length + t.resultFields.length + 4);
+        // found, the fields, credits_charged, bought_at, error_code, error_detail.
+        expect(parsed[0]).toHaveLength(header.length + t.resultFields.length + 5);
         expect(parsed.slice(1).map((row) => row.slice(0, header.length))).toEqual(t.rows);
+        const boughtAt = header.length + 1 + t.resultFields.length + 1;
+        expect(parsed[0][boughtAt]).toBe(writer.columns[boughtAt]);
+        expect(writer.columns[boughtAt]).toMatch(/(^|_)bought_at$/);
+        expect(parsed.slice(1).map((row) => row[boughtAt])).toEqual(
+          t.rows.map((_, i) => (t.results[i % t.results.length] === 'reused' ? BOUGHT_AT : '')),
+        );
       }),
       { numRuns: 150 },
     );

@@ -53,6 +53,8 @@ function fishScript(c: Catalogs): string {
     "complete -c company-data -l no-color -d 'no colour (also NO_COLOR)'",
     "complete -c company-data -l allow-insecure-http -d 'allow sending the key over plain http to a non-loopback host'",
     "complete -c company-data -l csv-raw -d 'do not neutralise spreadsheet formulas in CSV output'",
+    "complete -c company-data -l store -r -F -d 'result store and spend ledger (default: $XDG_STATE_HOME/company-data/store.db; env: COMPANY_DATA_STORE)'",
+    "complete -c company-data -l no-store -d 'keep nothing: answers are neither reused nor stored, and charges not recorded'",
     "complete -c company-data -s h -l help -d 'display help for command'",
     "complete -c company-data -n '__fish_use_subcommand' -a enrich -d 'Enrich companies by domain: a few lookups, or a CSV batch with --input'",
     "complete -c company-data -n '__fish_use_subcommand' -a search -d 'Search companies by a business-language description and exact filters, with exclusions'",
@@ -79,8 +81,11 @@ function fishScript(c: Catalogs): string {
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l bom -d 'batch: start CSV output with a UTF-8 BOM (for spreadsheets)'",
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l budget -x -d 'batch: never charge more than n credits in this run'",
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l concurrency -x -d 'batch: lookups in flight (default 8, max 64)'",
-    "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l journal -r -F -d 'batch: journal file (default <output>.journal, or <input>.journal)'",
-    "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l fresh -d 'batch: ignore an existing journal and start over'",
+    // --journal and --fresh are gone: hidden, so not offered.
+    "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l refresh -d 'buy again, whatever the result store holds'",
+    "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l max-age -x -d 'reuse stored answers younger than this (default 30d; 12h, 2w, 0)'",
+    `complete -c company-data -n '__fish_seen_subcommand_from enrich' -l not-found-max-age -x -d 'reuse stored "no record" answers younger than this (default 7d)'`,
+    "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l budget-month -x -d 'never let this key\\'s spend in the calendar month (UTC) pass n credits, across runs (env: COMPANY_DATA_BUDGET_MONTH)'",
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l dry-run -d 'batch: count rows, domains and worst-case credits; send no lookup'",
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l progress -d 'batch: print a progress line every 2 s (for logs)'",
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -s h -l help -d 'display help for command'",
@@ -243,7 +248,6 @@ function catalogFunctions(c: Catalogs): string {
     "    'enrich''|--input') printf '%s\\n' 'files:' ;;",
     "    'enrich''|--output') printf '%s\\n' 'files:' ;;",
     "    'enrich''|--encoding') printf '%s\\n' 'words:utf8 latin1' ;;",
-    "    'enrich''|--journal') printf '%s\\n' 'files:' ;;",
     "    'search''|--operator') printf '%s\\n' 'words:and or' ;;",
     "    'search''|--exclude') printf '%s\\n' 'files:' ;;",
     ...include('search'),
@@ -254,6 +258,7 @@ function catalogFunctions(c: Catalogs): string {
     "    *'|--api-key-file') printf '%s\\n' 'files:' ;;",
     "    *'|--auth-header') printf '%s\\n' 'words:bearer x-api-key' ;;",
     "    *'|-o'|*'|--format') printf '%s\\n' 'words:table json ndjson csv' ;;",
+    "    *'|--store') printf '%s\\n' 'files:' ;;",
     '  esac',
     '}',
     '',
@@ -295,6 +300,16 @@ describe.each(['bash', 'zsh'] as const)('completion %s', (shell) => {
       const functions =
         /^__company_data_option_values\(\) \{\n[\s\S]*?\n__company_data_positional_values\(\) \{\n[\s\S]*?\n\}\n/m;
       expect(piped.stdout.match(functions)?.[0]).toBe(catalogFunctions(catalogs));
+      // The options offered (global, then enrich's), then those that take a value.
+      const optionLists = piped.stdout
+        .split('\n')
+        .filter((line) => /^ {4}'(enrich)?'\) printf '%s\\n' '-[-a-zA-Z ]+' ;;$/.test(line));
+      expect(optionLists).toEqual([
+        "    '') printf '%s\\n' '-V --version --base-url --api-key-file --auth-header --sandbox -o --format --timeout --retries -q --quiet -v --verbose --no-color --allow-insecure-http --csv-raw --store --no-store -h --help' ;;",
+        "    'enrich') printf '%s\\n' '--products --include --max-credits --input --output --column --delimiter --encoding --bom --budget --concurrency --refresh --max-age --not-found-max-age --budget-month --dry-run --progress' ;;",
+        "    '') printf '%s\\n' '--base-url --api-key-file --auth-header -o --format --timeout --retries --store' ;;",
+        "    'enrich') printf '%s\\n' '--products --include --max-credits --input --output --column --delimiter --encoding --budget --concurrency --max-age --not-found-max-age --budget-month' ;;",
+      ]);
     },
   );
 });

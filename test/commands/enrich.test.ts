@@ -1,6 +1,7 @@
 // `enrich`: lookups by domain and a small CSV batch, on a terminal and piped, with exact output.
 import { describe, it } from 'vitest';
-import { type CommandCase, DIR, expectCase, lines } from '../helpers/command-cases.js';
+import { type CommandCase, DIR, expectCase, lines, usageLine } from '../helpers/command-cases.js';
+import { FIXED_NOW } from '../helpers/in-process.js';
 
 const ACME_RECORD = lines(
   '┌────────────────┬────────────────┐',
@@ -41,18 +42,103 @@ const BATCH_INPUT = lines(
   'Again,https://www.acme-shoes.com/about',
 );
 
+const BATCH_HEADER =
+  'name,domain,found,cd_domain,company_name,country,site_category,employee_range,founded_year,credits_charged,bought_at,error_code,error_detail';
 const BATCH_OUTPUT = lines(
-  'name,domain,found,cd_domain,company_name,country,site_category,employee_range,founded_year,credits_charged,error_code,error_detail',
-  'Acme,acme-shoes.com,true,acme-shoes.com,Acme Shoes,US,fashion,51-200,2009,1,,',
-  'Globex,globex.io,true,globex.io,Globex Corporation,US,b2b_software,1001-5000,1989,1,,',
-  'Nobody,nonexistent-zzz.com,false,,,,,,,0,,',
-  'Again,https://www.acme-shoes.com/about,true,acme-shoes.com,Acme Shoes,US,fashion,51-200,2009,0,,',
+  BATCH_HEADER,
+  'Acme,acme-shoes.com,true,acme-shoes.com,Acme Shoes,US,fashion,51-200,2009,1,,,',
+  'Globex,globex.io,true,globex.io,Globex Corporation,US,b2b_software,1001-5000,1989,1,,,',
+  'Nobody,nonexistent-zzz.com,false,,,,,,,0,,,',
+  'Again,https://www.acme-shoes.com/about,true,acme-shoes.com,Acme Shoes,US,fashion,51-200,2009,0,,,',
 );
+
+/**
+ * A store the case names, so that the commands it runs first (at FIXED_NOW) and the command under
+ * test (two days later) share it.
+ */
+const SHARED_STORE = { COMPANY_DATA_STORE: `${DIR}/store.db` };
+const TWO_DAYS_LATER = () => FIXED_NOW + 2 * 86_400_000;
+
+/** A case run two days after `before` (by default a lookup of acme-shoes.com) on the same store. */
+function twoDaysAfter(before: string[][] = [['enrich', 'acme-shoes.com']]) {
+  return { env: SHARED_STORE, before, now: TWO_DAYS_LATER };
+}
+/** FIXED_NOW as bought_at shows it. */
+const BOUGHT_AT = '2026-11-24T12:00:00Z';
+const FROM_STORE = 'acme-shoes.com: from the store, bought 2 days ago; --refresh buys it again';
+
+/** What --journal and --fresh, gone with the journal, now say (exit 2). */
+const gone = (flag: string) =>
+  `${flag} is gone: every answer now goes to the result store, and re-running the same command continues where it stopped`;
+const GONE_HINT = 'Use --store <path> to keep the store elsewhere, and --refresh to buy answers again.';
 
 // The batch summary is stamped and timed with the injected clock, which stands still: piped, it
 // starts with that instant, and the run took 0.0s.
 const BATCH_SUMMARY = lines(
   '2026-11-24T12:00:00Z Enriched: 4 rows, 3 unique domains, 3 found, 1 not found, 0 errors, 2 credits charged, balance 999,998, 0.0s',
+);
+
+/** `enrich --help`, whole: the reuse options and the batch's columns, bought_at included. */
+const ENRICH_HELP = lines(
+  'Usage: company-data enrich [options] [domains...]',
+  '',
+  'Enrich companies by domain: a few lookups, or a CSV batch with --input',
+  '',
+  'Arguments:',
+  '  domains                    domains or URLs to look up',
+  '                             (https://www.Example.com/x -> example.com)',
+  '',
+  'Options:',
+  '  --products <ids>           comma-separated data products (default: the default',
+  '                             products; see `products`)',
+  '  --include <fields>         comma-separated fields to return (default: all',
+  '                             fields of the products)',
+  '  --max-credits <n>          spending cap sent with every lookup',
+  '  --input <file>             batch: CSV file (header row) or plain list of',
+  '                             domains; - for stdin',
+  '  --output <file>            batch: where to write (default stdout); appears',
+  '                             only when complete',
+  '  --column <name>            batch: the domain column (default: domain, website,',
+  '                             url, company_domain, homepage)',
+  '  --delimiter <char>         batch: CSV delimiter (default ,)',
+  '  --encoding <enc>           batch: input encoding (choices: "utf8", "latin1")',
+  '  --bom                      batch: start CSV output with a UTF-8 BOM (for',
+  '                             spreadsheets)',
+  '  --budget <n>               batch: never charge more than n credits in this run',
+  '  --concurrency <n>          batch: lookups in flight (default 8, max 64)',
+  '  --refresh                  buy again, whatever the result store holds',
+  '  --max-age <age>            reuse stored answers younger than this (default',
+  '                             30d; 12h, 2w, 0)',
+  '  --not-found-max-age <age>  reuse stored "no record" answers younger than this',
+  '                             (default 7d)',
+  `  --budget-month <n>         never let this key's spend in the calendar month`,
+  '                             (UTC) pass n credits, across runs (env:',
+  '                             COMPANY_DATA_BUDGET_MONTH)',
+  '  --dry-run                  batch: count rows, domains and worst-case credits;',
+  '                             send no lookup',
+  '  --progress                 batch: print a progress line every 2 s (for logs)',
+  '  -h, --help                 display help for command',
+  '',
+  'Batch output (format from -o/--format: csv by default, json or ndjson): every input row once, in',
+  'input order, input columns untouched, then found, the result fields, credits_charged,',
+  'bought_at, error_code, error_detail. Duplicated domains are looked up once; credits_charged is what',
+  'this run paid, on the first row naming the domain. Every answer goes to the result store as it',
+  'arrives (see --store): re-running the same command after a crash, kill, Ctrl-C or exit 4/5',
+  'continues where it stopped, and later runs reuse answers younger than --max-age (found) or',
+  '--not-found-max-age (no record) at no cost, with bought_at telling when they were bought.',
+  'Failures are never stored. See docs/batch.md.',
+  '',
+  'Examples:',
+  '  $ company-data --sandbox enrich acme-shoes.com',
+  '  $ company-data --sandbox enrich https://www.Acme-Shoes.com/about globex.io --products profile,tech',
+  '  $ company-data --sandbox enrich --input examples/companies.csv --output enriched.csv',
+  '  $ company-data --sandbox enrich --input examples/companies.csv --dry-run',
+  '  $ company-data enrich --input big.csv --output out.csv --budget 5000 --concurrency 16 --progress',
+  '',
+  'Exit codes: 0 ok (also found: false), 2 bad input, 3 key, 4 credits, --budget or --budget-month',
+  'reached, 5 service unavailable, 6 batch finished with row errors, 7 another process is running',
+  'the same batch, 8 output, stdout or the store could not be written (a closed pipe, a full disk;',
+  'prints how to resume), 130 interrupted (prints how to resume).',
 );
 
 const cases: CommandCase[] = [
@@ -70,7 +156,7 @@ const cases: CommandCase[] = [
     tty: false,
     wantCode: 0,
     wantStdout: json({
-      results: [{ ...ACME, credits_charged: 1 }],
+      results: [{ ...ACME, credits_charged: 1, bought_at: null }],
       credits: { charged: 1, remaining: 999_999 },
     }),
     wantStderr: '',
@@ -117,7 +203,7 @@ const cases: CommandCase[] = [
     wantCode: 0,
     wantStdout: json({
       results: [
-        { ...ACME, credits_charged: 1 },
+        { ...ACME, credits_charged: 1, bought_at: null },
         {
           domain: 'globex.io',
           found: true,
@@ -127,6 +213,7 @@ const cases: CommandCase[] = [
           employee_range: '1001-5000',
           founded_year: 1989,
           credits_charged: 1,
+          bought_at: null,
         },
       ],
       credits: { charged: 2, remaining: 999_998 },
@@ -150,20 +237,20 @@ const cases: CommandCase[] = [
     tty: false,
     wantCode: 0,
     wantStdout: lines(
-      JSON.stringify({ ...ACME, credits_charged: 1 }),
-      JSON.stringify({ domain: 'nonexistent-zzz.com', found: false, credits_charged: 0 }),
+      JSON.stringify({ ...ACME, credits_charged: 1, bought_at: null }),
+      JSON.stringify({ domain: 'nonexistent-zzz.com', found: false, credits_charged: 0, bought_at: null }),
     ),
     wantStderr: lines('no record for nonexistent-zzz.com; nothing charged'),
   },
   {
-    name: '-o csv: the same rows, credits_charged last',
+    name: '-o csv: the same rows, credits_charged and bought_at last',
     argv: ['-o', 'csv', 'enrich', 'acme-shoes.com', 'nonexistent-zzz.com'],
     tty: false,
     wantCode: 0,
     wantStdout: lines(
-      'domain,found,company_name,country,site_category,employee_range,founded_year,credits_charged',
-      'acme-shoes.com,true,Acme Shoes,US,fashion,51-200,2009,1',
-      'nonexistent-zzz.com,false,,,,,,0',
+      'domain,found,company_name,country,site_category,employee_range,founded_year,credits_charged,bought_at',
+      'acme-shoes.com,true,Acme Shoes,US,fashion,51-200,2009,1,',
+      'nonexistent-zzz.com,false,,,,,,0,',
     ),
     wantStderr: lines('no record for nonexistent-zzz.com; nothing charged'),
   },
@@ -173,7 +260,7 @@ const cases: CommandCase[] = [
     tty: false,
     wantCode: 0,
     wantStdout: json({
-      results: [{ domain: 'nonexistent-zzz.com', found: false, credits_charged: 0 }],
+      results: [{ domain: 'nonexistent-zzz.com', found: false, credits_charged: 0, bought_at: null }],
       credits: { charged: 0, remaining: 1_000_000 },
     }),
     wantStderr: lines('no record for nonexistent-zzz.com; nothing charged'),
@@ -202,8 +289,8 @@ const cases: CommandCase[] = [
     wantStdout: '',
     // On a terminal the summary carries no time.
     wantStderr: BATCH_SUMMARY.replace('2026-11-24T12:00:00Z ', ''),
-    // The journal of a complete run is removed.
-    wantFiles: { 'out.csv': BATCH_OUTPUT, 'out.csv.journal': null },
+    // The answers are in the result store: nothing is kept beside the output.
+    wantFiles: { 'out.csv': BATCH_OUTPUT, 'out.csv.journal': null, 'out.csv.lock': null },
   },
   {
     name: 'a batch with --output piped: the same file',
@@ -213,7 +300,7 @@ const cases: CommandCase[] = [
     wantCode: 0,
     wantStdout: '',
     wantStderr: BATCH_SUMMARY,
-    wantFiles: { 'out.csv': BATCH_OUTPUT, 'out.csv.journal': null },
+    wantFiles: { 'out.csv': BATCH_OUTPUT, 'out.csv.journal': null, 'out.csv.lock': null },
   },
   {
     name: 'a batch of domains from stdin piped: CSV on stdout, not JSON',
@@ -222,15 +309,177 @@ const cases: CommandCase[] = [
     stdin: lines('acme-shoes.com', 'nonexistent-zzz.com'),
     wantCode: 0,
     wantStdout: lines(
-      'domain,found,cd_domain,company_name,country,site_category,employee_range,founded_year,credits_charged,error_code,error_detail',
-      'acme-shoes.com,true,acme-shoes.com,Acme Shoes,US,fashion,51-200,2009,1,,',
-      'nonexistent-zzz.com,false,,,,,,,0,,',
+      'domain,found,cd_domain,company_name,country,site_category,employee_range,founded_year,credits_charged,bought_at,error_code,error_detail',
+      'acme-shoes.com,true,acme-shoes.com,Acme Shoes,US,fashion,51-200,2009,1,,,',
+      'nonexistent-zzz.com,false,,,,,,,0,,,',
     ),
-    // From stdin to stdout there is no file to name a journal after: said before the summary.
+    // Its answers go to the store like any other run's: no warning about resuming.
     wantStderr: lines(
-      'warning: reading stdin and writing stdout: no journal is kept, so this run cannot be resumed',
       '2026-11-24T12:00:00Z Enriched: 2 rows, 2 unique domains, 1 found, 1 not found, 0 errors, 1 credit charged, balance 999,999, 0.0s',
     ),
+  },
+  {
+    name: 'a domain looked up again on the same store, on a terminal: the stored record, said on stderr, nothing charged',
+    argv: ['enrich', 'acme-shoes.com'],
+    tty: true,
+    ...twoDaysAfter(),
+    wantCode: 0,
+    wantStdout: ACME_RECORD,
+    // No request: the balance is not known.
+    wantStderr: lines(FROM_STORE, 'Credits: charged 0'),
+  },
+  {
+    name: 'a domain looked up again on the same store, piped: bought_at is when it was bought',
+    argv: ['enrich', 'acme-shoes.com'],
+    tty: false,
+    ...twoDaysAfter(),
+    wantCode: 0,
+    wantStdout: json({
+      results: [{ ...ACME, credits_charged: 0, bought_at: BOUGHT_AT }],
+      credits: { charged: 0, remaining: null },
+    }),
+    wantStderr: lines(FROM_STORE),
+  },
+  {
+    name: 'one domain stored and one new, -o csv: bought_at only on the stored one, the new one charged',
+    argv: ['-o', 'csv', 'enrich', 'acme-shoes.com', 'globex.io'],
+    tty: false,
+    ...twoDaysAfter(),
+    wantCode: 0,
+    wantStdout: lines(
+      'domain,found,company_name,country,site_category,employee_range,founded_year,credits_charged,bought_at',
+      `acme-shoes.com,true,Acme Shoes,US,fashion,51-200,2009,0,${BOUGHT_AT}`,
+      'globex.io,true,Globex Corporation,US,b2b_software,1001-5000,1989,1,',
+    ),
+    wantStderr: lines(FROM_STORE),
+  },
+  {
+    name: 'a "no record" answer looked up again within its age: from the store, said twice on stderr',
+    argv: ['enrich', 'nonexistent-zzz.com'],
+    tty: true,
+    ...twoDaysAfter([['enrich', 'nonexistent-zzz.com']]),
+    wantCode: 0,
+    wantStdout: '',
+    wantStderr: lines(
+      'nonexistent-zzz.com: from the store, bought 2 days ago; --refresh buys it again',
+      'no record for nonexistent-zzz.com; nothing charged',
+      'Credits: charged 0',
+    ),
+  },
+  {
+    name: '--refresh: bought again though the store holds it',
+    argv: ['enrich', 'acme-shoes.com', '--refresh'],
+    tty: true,
+    ...twoDaysAfter(),
+    wantCode: 0,
+    wantStdout: ACME_RECORD,
+    wantStderr: lines('Credits: charged 1, balance 999,998'),
+  },
+  {
+    name: "--max-age shorter than the answer's age: bought again",
+    argv: ['-o', 'ndjson', 'enrich', 'acme-shoes.com', '--max-age', '1d'],
+    tty: false,
+    ...twoDaysAfter(),
+    wantCode: 0,
+    wantStdout: lines(JSON.stringify({ ...ACME, credits_charged: 1, bought_at: null })),
+    wantStderr: '',
+  },
+  {
+    name: 'an invalid --max-age: a usage error naming the accepted ages, exit 2',
+    argv: ['enrich', 'acme-shoes.com', '--max-age', '3 days'],
+    tty: true,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines(
+      `error: option '--max-age <age>' argument '3 days' is invalid. --max-age takes an age such as 30d, 12h, 90m or 2w (0: never reuse), got "3 days"`,
+      '(add --help for usage)',
+    ),
+  },
+  {
+    name: '--no-store after a lookup on the store: bought again, nothing said about the store',
+    argv: ['--no-store', 'enrich', 'acme-shoes.com'],
+    tty: true,
+    ...twoDaysAfter(),
+    wantCode: 0,
+    wantStdout: ACME_RECORD,
+    wantStderr: lines('Credits: charged 1, balance 999,998'),
+  },
+  {
+    name: '--no-store: no store file is made',
+    argv: ['--no-store', '-o', 'ndjson', 'enrich', 'acme-shoes.com'],
+    tty: false,
+    env: SHARED_STORE,
+    wantCode: 0,
+    wantStdout: lines(JSON.stringify({ ...ACME, credits_charged: 1, bought_at: null })),
+    wantStderr: '',
+    wantFiles: { 'store.db': null },
+  },
+  {
+    name: '--store <path> names the store: a second lookup on it reuses the answer',
+    argv: ['--store', `${DIR}/flag.db`, '-o', 'ndjson', 'enrich', 'acme-shoes.com'],
+    tty: false,
+    before: [['--store', `${DIR}/flag.db`, 'enrich', 'acme-shoes.com']],
+    now: TWO_DAYS_LATER,
+    wantCode: 0,
+    wantStdout: lines(JSON.stringify({ ...ACME, credits_charged: 0, bought_at: BOUGHT_AT })),
+    wantStderr: lines(FROM_STORE),
+  },
+  {
+    name: '--budget-month with --no-store: exit 2, nothing to count the month on',
+    argv: ['--no-store', 'enrich', 'acme-shoes.com', '--budget-month', '100'],
+    tty: true,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines(
+      'error: Usage error (usage_error)',
+      '  --budget-month counts the spend recorded in the store, and --no-store keeps none',
+    ),
+  },
+  {
+    name: '--journal, which is gone: exit 2 naming the store and --refresh',
+    argv: ['enrich', '--input', `${DIR}/in.csv`, '--journal', `${DIR}/in.journal`],
+    tty: true,
+    files: { 'in.csv': BATCH_INPUT },
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines('error: Usage error (usage_error)', `  ${gone('--journal')}`, `  ${GONE_HINT}`),
+  },
+  {
+    name: '--fresh, which is gone, piped: one JSON problem line, exit 2',
+    argv: ['enrich', 'acme-shoes.com', '--fresh'],
+    tty: false,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: usageLine(gone('--fresh'), GONE_HINT),
+  },
+  {
+    name: 'a batch run again on the same store: answers reused with their bought_at, the summary counting them',
+    argv: ['enrich', '--input', `${DIR}/in.csv`, '--output', `${DIR}/out.csv`],
+    tty: false,
+    files: { 'in.csv': BATCH_INPUT },
+    ...twoDaysAfter([['enrich', '--input', `${DIR}/in.csv`, '--output', `${DIR}/first.csv`]]),
+    wantCode: 0,
+    wantStdout: '',
+    wantStderr: lines(
+      '2026-11-26T12:00:00Z Enriched: 4 rows, 3 unique domains, 3 found, 1 not found, 0 errors, 0 credits charged, 3 reused from the store, 0.0s',
+    ),
+    wantFiles: {
+      'out.csv': lines(
+        BATCH_HEADER,
+        `Acme,acme-shoes.com,true,acme-shoes.com,Acme Shoes,US,fashion,51-200,2009,0,${BOUGHT_AT},,`,
+        `Globex,globex.io,true,globex.io,Globex Corporation,US,b2b_software,1001-5000,1989,0,${BOUGHT_AT},,`,
+        `Nobody,nonexistent-zzz.com,false,,,,,,,0,${BOUGHT_AT},,`,
+        `Again,https://www.acme-shoes.com/about,true,acme-shoes.com,Acme Shoes,US,fashion,51-200,2009,0,${BOUGHT_AT},,`,
+      ),
+    },
+  },
+  {
+    name: 'enrich --help: the store options, and the batch columns with bought_at after credits_charged',
+    argv: ['enrich', '--help'],
+    tty: false,
+    wantCode: 0,
+    wantStdout: ENRICH_HELP,
+    wantStderr: '',
   },
   {
     name: 'no key on a terminal: exit 3 with the remedy',

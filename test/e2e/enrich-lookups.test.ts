@@ -200,15 +200,16 @@ describe('enrich reads other plausible response shapes', () => {
       .map((line) => JSON.parse(line));
     // credits_charged is null where the service did not say what it charged.
     expect(rows).toEqual([
-      { domain: 'nested.com', found: true, company_name: 'Nested Ltd', credits_charged: 1 },
+      { domain: 'nested.com', found: true, company_name: 'Nested Ltd', credits_charged: 1, bought_at: null },
       {
         domain: 'company.com',
         found: true,
         company_name: 'Company Inc',
         country: 'FR',
         credits_charged: null,
+        bought_at: null,
       },
-      { domain: 'gone.com', found: false, credits_charged: null },
+      { domain: 'gone.com', found: false, credits_charged: null, bought_at: null },
     ]);
   });
 

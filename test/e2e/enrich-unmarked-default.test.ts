@@ -1,7 +1,7 @@
 // A batch against a service whose products catalog marks no product as default (the spec leaves
 // the default selection "not shown"): the result columns come from the answers, so every field
 // bought is written, and the output is the one a catalog with `default` flags gives.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
@@ -26,9 +26,11 @@ afterAll(async () => {
 
 const file = (name: string) => join(dir, name);
 
-function enrich(sandbox: SandboxHandle, args: string[]) {
+/** Each run has a store of its own unless `store` names one (a resume passes the same). */
+function enrich(sandbox: SandboxHandle, args: string[], store?: string) {
   return runCli(['--base-url', sandbox.url, 'enrich', ...args], {
     env: {
+      ...(store ? { COMPANY_DATA_STORE: store } : {}),
       COMPANY_DATA_API_KEY: sandbox.keys.full,
       XDG_CONFIG_HOME: join(dir, 'config'),
       XDG_CACHE_HOME: join(dir, `cache-${sandbox === marked ? 'marked' : 'unmarked'}`),
@@ -49,7 +51,7 @@ const INPUT = [
 ].join('\n');
 
 const HEADER =
-  'name,domain,found,cd_domain,company_name,country,site_category,employee_range,founded_year,credits_charged,error_code,error_detail';
+  'name,domain,found,cd_domain,company_name,country,site_category,employee_range,founded_year,credits_charged,bought_at,error_code,error_detail';
 
 describe('a products catalog without default flags', () => {
   it('is what the sandbox serves with catalogWithoutDefaults', async () => {
@@ -72,7 +74,8 @@ describe('a products catalog without default flags', () => {
     expect(readFileSync(file('out.csv'), 'utf8')).toBe(expected);
     expect(r.code).toBe(0);
     expect(charged(unmarked) - before).toBe(2); // acme-shoes.com and globex.io, profile each
-    expect(existsSync(file('out.csv.journal'))).toBe(false);
+    // The answers went to the store: nothing beside the output.
+    expect(readdirSync(dir).filter((name) => name.startsWith('out.csv'))).toEqual(['out.csv']);
   });
 
   it('carries the fields in ndjson too', async () => {
@@ -99,23 +102,31 @@ describe('a products catalog without default flags', () => {
     expect(Object.keys(rows[0])).toEqual(HEADER.split(','));
   });
 
-  it('resumes into the bytes an uninterrupted run writes, the header taken from a journalled answer', async () => {
+  it('resumes into the bytes an uninterrupted run writes, the header taken from a stored answer', async () => {
     writeFileSync(file('in-resume.csv'), INPUT);
     const options = ['--input', file('in-resume.csv'), '--max-credits', '1'];
     const reference = await enrich(marked, [...options, '--output', file('resume-reference.csv')]);
     expect(reference.code).toBe(0);
 
+    // The resume is the same command on the same store.
+    const store = file('resume-store.db');
     const before = charged(unmarked);
-    const first = await enrich(unmarked, [...options, '--output', file('resume.csv'), '--budget', '1']);
+    const first = await enrich(
+      unmarked,
+      [...options, '--output', file('resume.csv'), '--budget', '1'],
+      store,
+    );
     expect(first.code).toBe(4); // the budget bought acme-shoes.com only
     expect(charged(unmarked) - before).toBe(1);
     expect(readFileSync(file('resume.csv'), 'utf8')).toContain('acme-shoes.com,Acme Shoes,US,fashion,');
-    expect(existsSync(file('resume.csv.journal'))).toBe(true);
+    expect(first.stderr).toContain(`the answers bought so far are kept in the store (${store})`);
+    expect(existsSync(store)).toBe(true);
+    expect(readdirSync(dir).filter((name) => name.startsWith('resume.csv'))).toEqual(['resume.csv']);
 
-    const second = await enrich(unmarked, [...options, '--output', file('resume.csv')]);
-    expect(second.code).toBe(0);
-    expect(charged(unmarked) - before).toBe(2); // globex.io; acme-shoes.com came from the journal
+    const second = await enrich(unmarked, [...options, '--output', file('resume.csv')], store);
+    expect(second.code, second.stderr).toBe(0);
+    expect(charged(unmarked) - before).toBe(2); // globex.io; acme-shoes.com came from the store
+    // What the interrupted run bought is its own: charged, with no bought_at, as if never stopped.
     expect(readFileSync(file('resume.csv'), 'utf8')).toBe(readFileSync(file('resume-reference.csv'), 'utf8'));
-    expect(existsSync(file('resume.csv.journal'))).toBe(false);
   });
 });

@@ -78,19 +78,7 @@ describe('over HTTPS', () => {
     const output = join(home, 'out.csv');
     const before = handshakes.length;
     const result = await runCli(
-      [
-        '--quiet',
-        '--base-url',
-        base,
-        'enrich',
-        '--input',
-        input,
-        '--output',
-        output,
-        '--fresh',
-        '--concurrency',
-        '4',
-      ],
+      ['--quiet', '--base-url', base, 'enrich', '--input', input, '--output', output, '--concurrency', '4'],
       { env: env({ NODE_EXTRA_CA_CERTS: CA }) },
     );
     expect(result.stderr).toBe('');

@@ -2,8 +2,16 @@
 // installed bin run from outside the repository, directly and through a symlink.
 // Packs the dist/ of `npm run build` (--ignore-scripts: `prepare` would rebuild dist/ in place
 // under the other test files that are running the binary).
+//
+// better-sqlite3, the one runtime dependency, is a native addon. Its install script runs
+// prebuild-install, which downloads the addon built for this Node from the project's GitHub
+// releases, and compiles SQLite from source with node-gyp only when that fails: minutes of CPU on
+// a shared machine, and what happens where github.com cannot be reached (as in the test sandbox).
+// The install here takes the addon the project's own install built, offered to prebuild-install
+// as a local prebuild (npm_config_better_sqlite3_local_prebuilds, its documented way to skip the
+// download): the same install script runs, unpacks it and compiles nothing.
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -23,15 +31,38 @@ let tmp: string;
 let prefix: string;
 let bin: string;
 let tarball: { filename: string; size: number; files: PackFile[] };
-const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const versionOf = (dir: string) =>
+  (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+const version = versionOf(ROOT);
+/** The addon the project's install built (the version package-lock.json names). */
+const SQLITE_DIR = join(ROOT, 'node_modules', 'better-sqlite3');
+const sqliteVersion = versionOf(SQLITE_DIR);
+/** Where the global install puts company-data's own dependency. */
+const installedSqlite = () =>
+  join(prefix, 'lib', 'node_modules', 'company-data', 'node_modules', 'better-sqlite3');
+/** npm's environment for an install: prebuild-install finds the addon in `prebuilds`. */
+let installEnv: NodeJS.ProcessEnv;
+
+/**
+ * A directory holding the project's built addon packed as prebuild-install names its download
+ * (better-sqlite3-v<version>-node-v<ABI>-<platform>-<arch>.tar.gz, holding build/Release/).
+ */
+async function localPrebuilds(dir: string): Promise<string> {
+  const prebuilds = join(dir, 'prebuilds');
+  mkdirSync(prebuilds);
+  const name = `better-sqlite3-v${sqliteVersion}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  await run('tar', ['-czf', join(prebuilds, name), '-C', SQLITE_DIR, 'build/Release/better_sqlite3.node']);
+  return prebuilds;
+}
 
 /** The installed CLI, run as a user's shell would: the file itself (shebang), cwd outside the repo. */
-async function installed(command: string, args: string[]) {
+async function installed(command: string, args: string[], extraEnv: Record<string, string> = {}) {
   const home = mkdtempSync(join(tmp, 'home-'));
   const env = cleanEnv({
     XDG_CONFIG_HOME: join(home, 'config'),
     XDG_CACHE_HOME: join(home, 'cache'),
     PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+    ...extraEnv,
   });
   try {
     const { stdout, stderr } = await run(command, args, { cwd: tmp, env, timeout: 60_000 });
@@ -52,6 +83,7 @@ beforeAll(
       maxBuffer: 16 * 1024 * 1024,
     });
     [tarball] = JSON.parse(packed.stdout) as (typeof tarball)[];
+    installEnv = { ...process.env, npm_config_better_sqlite3_local_prebuilds: await localPrebuilds(tmp) };
     // The dependencies are in the npm cache already; the registry is only asked for a cache miss.
     await run(
       'npm',
@@ -65,7 +97,7 @@ beforeAll(
         '--no-fund',
         join(tmp, tarball.filename),
       ],
-      { cwd: tmp, timeout: NPM_TIMEOUT_MS },
+      { cwd: tmp, timeout: NPM_TIMEOUT_MS, env: installEnv },
     );
     bin = join(prefix, 'bin', 'company-data');
   },
@@ -88,6 +120,15 @@ describe('the tarball', () => {
     }
     // The bundle carries undici and the rest, about 0.4 MB compressed; its source map stays out.
     expect(tarball.size).toBeLessThan(800_000);
+  });
+});
+
+describe('the install', () => {
+  it('puts better-sqlite3 beside the bundle, the version of the lockfile, from the prebuilt addon', () => {
+    expect(versionOf(installedSqlite())).toBe(sqliteVersion);
+    expect(existsSync(join(installedSqlite(), 'build', 'Release', 'better_sqlite3.node'))).toBe(true);
+    // node-gyp's objects: what a compile from source leaves, and what this install must not cost.
+    expect(existsSync(join(installedSqlite(), 'build', 'Release', 'obj.target'))).toBe(false);
   });
 });
 
@@ -129,6 +170,8 @@ describe('the installed bin, run from outside the repository', () => {
     expect(rowsOut.map((row) => row.website)).toEqual(rowsIn.map((row) => row.website));
     expect(rowsOut.find((row) => row.website === 'acme-shoes.com')).toMatchObject({ found: 'true' });
     expect(rowsOut.some((row) => row.error_code !== '')).toBe(true);
+    // A first run on an empty store bought every answer it shows.
+    expect(rowsOut.every((row) => row.bought_at === '')).toBe(true);
   });
 
   it('works through a symlink, as a package manager or a user links it', async () => {
@@ -141,21 +184,28 @@ describe('the installed bin, run from outside the repository', () => {
   });
 
   it(
-    'runs through npx from the tarball (no runtime dependencies to fetch)',
+    'runs through npx from the tarball (its one runtime dependency from the npm cache)',
     async () => {
-      const r = await installed('npx', [
-        '--yes',
-        '--prefer-offline',
-        '--package',
-        join(tmp, tarball.filename),
-        '--',
-        'company-data',
-        '--sandbox',
-        'enrich',
-        'globex.io',
-        '-o',
-        'json',
-      ]);
+      const local = {
+        npm_config_better_sqlite3_local_prebuilds: installEnv.npm_config_better_sqlite3_local_prebuilds!,
+      };
+      const r = await installed(
+        'npx',
+        [
+          '--yes',
+          '--prefer-offline',
+          '--package',
+          join(tmp, tarball.filename),
+          '--',
+          'company-data',
+          '--sandbox',
+          'enrich',
+          'globex.io',
+          '-o',
+          'json',
+        ],
+        local,
+      );
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout).results[0]).toMatchObject({ domain: 'globex.io', found: true });
     },

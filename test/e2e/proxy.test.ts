@@ -80,11 +80,9 @@ describe('through HTTP_PROXY, as direct', () => {
       input,
       ['domain', 'acme-shoes.com', 'globex.io', 'missing-1.example', 'not a domain', ''].join('\n'),
     );
+    // Each run has a result store of its own (test/helpers/state.ts): both buy every answer.
     const run = (output: string, viaProxy: boolean) =>
-      cli(
-        ['--quiet', '--base-url', sandbox.url, 'enrich', '--input', input, '--output', output, '--fresh'],
-        viaProxy,
-      );
+      cli(['--quiet', '--base-url', sandbox.url, 'enrich', '--input', input, '--output', output], viaProxy);
     const directOut = join(home, 'direct.csv');
     const proxiedOut = join(home, 'proxied.csv');
     const direct = await run(directOut, false);
