@@ -310,6 +310,16 @@ export function profileNames(file: ConfigFile | undefined, path: string): string
   return [DEFAULT_PROFILE, ...Object.keys(namedProfiles(file, path))];
 }
 
+/** The profile names of the config file for shell completion: never an error, at least "default". */
+export async function readProfileNames(env: NodeJS.ProcessEnv): Promise<string[]> {
+  const path = configFilePath(env);
+  try {
+    return profileNames(await readConfigFile(path, { checkPermissions: false }), path);
+  } catch {
+    return [DEFAULT_PROFILE];
+  }
+}
+
 /** A profile's stored settings; undefined when the file has no profile of that name. */
 export function storedProfile(
   file: ConfigFile | undefined,
