@@ -416,7 +416,9 @@ export function updateProfile(
 
 /** The API key of stored settings, when there is one. */
 export function storedKey(members: ProfileMembers): string | undefined {
-  return typeof members.api_key === 'string' && members.api_key.trim() !== '' ? members.api_key.trim() : undefined;
+  return typeof members.api_key === 'string' && members.api_key.trim() !== ''
+    ? members.api_key.trim()
+    : undefined;
 }
 
 export async function resolveConfig(

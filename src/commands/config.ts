@@ -3,8 +3,8 @@
 // users (ps) and lands in shell history. The key comes from stdin, unechoed on a terminal.
 import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
-import { Problem, usageError } from '../problem.js';
 import type { GlobalFlags } from '../config.js';
+import { Problem, usageError } from '../problem.js';
 import type { Context, IO } from '../types.js';
 
 /** `config set` names -> config file members. */
@@ -219,7 +219,10 @@ export async function runSetKey(io: IO, env: NodeJS.ProcessEnv, flags: GlobalFla
   const target = await openForWrite(env, flags);
   const key = await readKeyFromStdin(io);
   const { config, path, file, profile } = target;
-  await config.writeConfigFile(path, config.updateProfile(file, path, profile, (m) => ({ ...m, api_key: key })));
+  await config.writeConfigFile(
+    path,
+    config.updateProfile(file, path, profile, (m) => ({ ...m, api_key: key })),
+  );
   const where = target.isNew ? `the new ${target.where}` : target.where;
   io.info(`Saved the API key ${config.redactKey(key)} to ${where} (mode 0600).`);
 }

@@ -70,7 +70,11 @@ const cases: CommandCase[] = [
         ok: true,
         checks: [
           { name: 'config file', status: 'pass', message: `none at ${CONFIG_FILE} (optional)` },
-          { name: 'profile', status: 'pass', message: "default (none chosen: the config file's top-level settings)" },
+          {
+            name: 'profile',
+            status: 'pass',
+            message: "default (none chosen: the config file's top-level settings)",
+          },
           { name: 'base URL', status: 'pass', message: 'http://127.0.0.1:PORT (from environment)' },
           { name: 'proxy', status: 'pass', message: 'none: direct connections' },
           { name: 'reachable', status: 'pass', message: 'GET /api/errors answered HTTP 200 in <ms> ms' },
@@ -120,7 +124,11 @@ const cases: CommandCase[] = [
         ok: false,
         checks: [
           { name: 'config file', status: 'pass', message: `none at ${CONFIG_FILE} (optional)` },
-          { name: 'profile', status: 'pass', message: "default (none chosen: the config file's top-level settings)" },
+          {
+            name: 'profile',
+            status: 'pass',
+            message: "default (none chosen: the config file's top-level settings)",
+          },
           { name: 'base URL', status: 'pass', message: 'http://127.0.0.1:PORT (from environment)' },
           { name: 'proxy', status: 'pass', message: 'none: direct connections' },
           { name: 'reachable', status: 'pass', message: 'GET /api/errors answered HTTP 200 in <ms> ms' },
