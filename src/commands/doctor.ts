@@ -17,18 +17,21 @@ export function register(program: Command, kit: CommandKit): void {
       'after',
       `
 Each check prints one line (✓ / ✗, or ok / FAIL without Unicode) and, when it fails, the fix.
+The profile check says which profile of the config file is in force and why (--profile,
+COMPANY_DATA_PROFILE, \`config use\`, or none chosen); a profile that does not exist fails it.
 Calls: GET /api/errors (public) and GET /api/me (never charged); nothing else is sent.
 A clock more than 60 s off the service's Date header is a warning, not a failure.
 
 Exit code: 0 when no check fails (warnings allowed); otherwise the exit code of the first
-failing check's problem: 2 settings, file permissions or a set-up mistake on the way (an
-untrusted certificate, a proxy that wants credentials or is down, a server that refuses
-HTTP/1.1), 3 key or auth header, 5 service unreachable, 1 a contract version mismatch.
+failing check's problem: 2 settings, an unknown profile, file permissions or a set-up mistake
+on the way (an untrusted certificate, a proxy that wants credentials or is down, a server that
+refuses HTTP/1.1), 3 key or auth header, 5 service unreachable, 1 a contract version mismatch.
 -o json prints { ok, checks: [...] }.
 
 Examples:
   $ company-data --sandbox doctor
   $ company-data doctor -o json
+  $ company-data --profile cron doctor
   $ company-data --base-url https://api.example.com --api-key-file ~/.company-data.key doctor`,
     )
     .action(kit.withIO((io, invocation, flags) => runDoctor(flags, invocation, io)));
