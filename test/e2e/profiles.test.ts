@@ -2,11 +2,11 @@
 // reaches the service, `config use` changes the default, --profile and COMPANY_DATA_PROFILE
 // override it, and a config file written before profiles existed keeps working unchanged.
 // Needs `npm run build` first.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bashComplete } from '../helpers/bash-complete.js';
 import { type RunResult, runCli } from '../helpers/cli.js';
 import { clearRequestLog, readRequestLog, type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 
@@ -171,16 +171,7 @@ describe('bash completion', () => {
     const r = await ok(s.cli(['completion', 'bash']));
     const script = join(s.dir, 'company-data.bash');
     writeFileSync(script, r.stdout);
-    const complete = (words: string[]) => {
-      const quoted = words.map((w) => `'${w}'`).join(' ');
-      const program = `source '${script}'
-COMP_WORDS=(${quoted}); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 ))
-_company_data
-printf '%s\\n' "\${COMPREPLY[@]}"`;
-      const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program], { encoding: 'utf8' });
-      expect(result.stderr).toBe('');
-      return result.stdout.split('\n').filter(Boolean);
-    };
+    const complete = (words: string[]) => bashComplete(script, words);
     expect(complete(['company-data', '--profile', ''])).toEqual(['default', 'cron']);
     expect(complete(['company-data', 'me', '--profile', 'c'])).toEqual(['cron']);
     expect(complete(['company-data', 'config', 'use', ''])).toEqual(['default', 'cron']);
