@@ -114,6 +114,11 @@ describe('help <command>', () => {
       '                                       a non-loopback host',
       '  --csv-raw                            do not neutralise spreadsheet formulas in',
       '                                       CSV output',
+      '  --store <path>                       result store and spend ledger (default:',
+      '                                       $XDG_STATE_HOME/company-data/store.db;',
+      '                                       env: COMPANY_DATA_STORE)',
+      '  --no-store                           keep nothing: answers are neither reused',
+      '                                       nor stored, and charges not recorded',
       '  -h, --help                           display help for command',
       '',
     );
