@@ -58,6 +58,10 @@ export function buildProgram(invocation: Invocation = newInvocation([])): Comman
       'Command-line client for the Company Data Service: enrichment, search, breakdowns and lookalikes.',
     )
     .version(version(), '-V, --version', 'print the version')
+    .option(
+      '--profile <name>',
+      'settings profile of the config file (env: COMPANY_DATA_PROFILE; see `config list`)',
+    )
     .option('--base-url <url>', 'service root URL (env: COMPANY_DATA_BASE_URL)')
     .option(
       '--api-key-file <path>',

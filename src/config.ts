@@ -9,6 +9,7 @@ import type { AuthHeader, Config, Format, Setting, SettingSource } from './types
 
 /** Global flags as Commander parsed them. */
 export interface GlobalFlags {
+  profile?: string;
   baseUrl?: string;
   apiKeyFile?: string;
   authHeader?: string;
@@ -25,8 +26,8 @@ export interface GlobalFlags {
   store?: string | boolean;
 }
 
-/** The config file's members (snake_case, as written by `config set-key` / `config set`). */
-export interface ConfigFile {
+/** One profile's settings (snake_case, as written by `config set-key` / `config set`). */
+export interface ProfileMembers {
   base_url?: string;
   api_key?: string;
   auth_header?: string;
@@ -34,6 +35,17 @@ export interface ConfigFile {
   timeout?: number | string;
   retries?: number | string;
   [member: string]: unknown;
+}
+
+/**
+ * The config file. Its top-level settings are the profile named "default" (the file of a
+ * single-profile setup, unchanged); `profiles` holds the others by name, each complete in itself
+ * (nothing is inherited from the top level); `current_profile` names the one `config use` chose.
+ * docs/configuration.md.
+ */
+export interface ConfigFile extends ProfileMembers {
+  current_profile?: string;
+  profiles?: Record<string, ProfileMembers>;
 }
 
 export const FORMATS: readonly Format[] = ['table', 'json', 'ndjson', 'csv'];
@@ -188,7 +200,10 @@ export async function writeConfigFile(path: string, data: ConfigFile): Promise<v
   const temp = join(dir, `.config.json.${tempSuffix()}.tmp`);
   const handle = await open(temp, 'wx', 0o600);
   try {
-    await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`, 'utf8');
+    // Settings first, then the profile `config use` chose, then the named profiles.
+    const { current_profile, profiles, ...settings } = data;
+    const ordered = { ...settings, current_profile, profiles };
+    await handle.writeFile(`${JSON.stringify(ordered, null, 2)}\n`, 'utf8');
     await handle.sync();
   } catch (error) {
     await handle.close();
@@ -220,27 +235,22 @@ export async function readKeyFile(path: string): Promise<string> {
 /**
  * Commander's `.env()` (cli.ts) fills a flag from its environment variable, so a flag value equal
  * to the variable is reported as coming from the environment: the value is the same either way.
+ * `stored` is the config file's value and how to name it ("retries in /path/config.json").
  */
 function pick(
   flag: string | undefined,
   flagName: string,
   env: NodeJS.ProcessEnv,
   envName: string,
-  file: ConfigFile | undefined,
-  fileMember: keyof ConfigFile,
-  filePath: string,
+  stored: { raw: unknown; label: string },
 ): { raw: unknown; origin: Origin } | undefined {
   const fromEnv = env[envName];
   if (flag !== undefined && flag !== fromEnv)
     return { raw: flag, origin: { source: 'flag', label: flagName } };
   if (fromEnv !== undefined && fromEnv !== '')
     return { raw: fromEnv, origin: { source: 'environment', label: envName } };
-  const fromFile = file?.[fileMember];
-  if (fromFile !== undefined && fromFile !== null) {
-    return {
-      raw: fromFile,
-      origin: { source: 'config file', label: `${String(fileMember)} in ${filePath}` },
-    };
+  if (stored.raw !== undefined && stored.raw !== null) {
+    return { raw: stored.raw, origin: { source: 'config file', label: stored.label } };
   }
   return undefined;
 }
@@ -254,6 +264,163 @@ function setting<T>(
   return { value: parse(picked.raw, picked.origin), source: picked.origin.source };
 }
 
+// ---- Profiles (docs/configuration.md) ----
+
+/** The profile made of the config file's top-level settings: a single-profile file, unchanged. */
+export const DEFAULT_PROFILE = 'default';
+export const PROFILE_ENV = 'COMPANY_DATA_PROFILE';
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** The profile in force, with what chose it. */
+export interface ProfileChoice extends Setting<string> {
+  /** "from --profile", "from COMPANY_DATA_PROFILE", "current_profile in /path/config.json"; none for the default. */
+  why?: string;
+}
+
+export function parseProfileName(raw: unknown, origin: Origin): string {
+  if (typeof raw === 'string' && PROFILE_NAME.test(raw)) return raw;
+  throw invalid(
+    origin,
+    `a profile name is letters, digits, - and _ (at most 64, starting with a letter or digit), got ${JSON.stringify(raw)}`,
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The named profiles of the file (not the default one), checked for shape. */
+function namedProfiles(file: ConfigFile | undefined, path: string): Record<string, ProfileMembers> {
+  const profiles = file?.profiles;
+  if (profiles === undefined) return {};
+  if (!isObject(profiles))
+    throw configError(`profiles in ${path} must be an object of named profiles; fix it or remove it`);
+  for (const [name, members] of Object.entries(profiles)) {
+    if (name === DEFAULT_PROFILE)
+      throw configError(
+        `profiles.default in ${path}: the default profile is the file's top-level settings; move its members to the top level`,
+      );
+    if (!isObject(members)) throw configError(`profiles.${name} in ${path} must be an object of settings`);
+  }
+  return profiles as Record<string, ProfileMembers>;
+}
+
+/** Every profile of the file, the default one first, the others in the file's order. */
+export function profileNames(file: ConfigFile | undefined, path: string): string[] {
+  return [DEFAULT_PROFILE, ...Object.keys(namedProfiles(file, path))];
+}
+
+/** The profile names of the config file for shell completion: never an error, at least "default". */
+export async function readProfileNames(env: NodeJS.ProcessEnv): Promise<string[]> {
+  const path = configFilePath(env);
+  try {
+    return profileNames(await readConfigFile(path, { checkPermissions: false }), path);
+  } catch {
+    return [DEFAULT_PROFILE];
+  }
+}
+
+/** A profile's stored settings; undefined when the file has no profile of that name. */
+export function storedProfile(
+  file: ConfigFile | undefined,
+  path: string,
+  name: string,
+): ProfileMembers | undefined {
+  const named = namedProfiles(file, path);
+  if (name === DEFAULT_PROFILE) {
+    if (!file) return {};
+    const { profiles: _profiles, current_profile: _current, ...members } = file;
+    return members;
+  }
+  return Object.hasOwn(named, name) ? named[name] : undefined;
+}
+
+/** --profile, else COMPANY_DATA_PROFILE, else the file's current_profile (`config use`), else "default". */
+export function chooseProfile(
+  flags: GlobalFlags,
+  env: NodeJS.ProcessEnv,
+  file: ConfigFile | undefined,
+  path: string,
+): ProfileChoice {
+  const picked = pick(flags.profile, '--profile', env, PROFILE_ENV, {
+    raw: file?.current_profile,
+    label: `current_profile in ${path}`,
+  });
+  if (!picked) return { value: DEFAULT_PROFILE, source: 'default' };
+  return {
+    value: parseProfileName(picked.raw, picked.origin),
+    source: picked.origin.source,
+    why: picked.origin.source === 'config file' ? picked.origin.label : `from ${picked.origin.label}`,
+  };
+}
+
+/** Why a profile is in force, in words (doctor, `config list`). */
+export function profileReason(source: SettingSource): string {
+  switch (source) {
+    case 'flag':
+      return 'from --profile';
+    case 'environment':
+      return `from ${PROFILE_ENV}`;
+    case 'config file':
+      return 'chosen with `config use`';
+    default:
+      return "none chosen: the config file's top-level settings";
+  }
+}
+
+/** A profile that does not exist: exit 2, naming the ones that do and how to create it. */
+export function unknownProfile(name: string, names: string[], why?: string): Problem {
+  return usageError(
+    `there is no profile "${name}"${why ? ` (${why})` : ''}; the profiles are: ${names.join(', ')}`,
+    `Create it with \`company-data config set-key --profile ${name}\` (the key from stdin), or use one of those (\`company-data config list\`).`,
+  );
+}
+
+/** The settings of the profile in force; an unknown profile is refused. */
+function profileInForce(
+  file: ConfigFile | undefined,
+  path: string,
+  choice: ProfileChoice,
+): { members: ProfileMembers; label: (member: string) => string } {
+  const members = storedProfile(file, path, choice.value);
+  if (!members) throw unknownProfile(choice.value, profileNames(file, path), choice.why);
+  const prefix = choice.value === DEFAULT_PROFILE ? '' : `profiles.${choice.value}.`;
+  return { members, label: (member) => `${prefix}${member} in ${path}` };
+}
+
+/** The settings of the profile in force, read however the file is, for doctor; throws as resolveConfig. */
+export function profileSettings(
+  flags: GlobalFlags,
+  env: NodeJS.ProcessEnv,
+  file: ConfigFile | undefined,
+  path: string,
+): { profile: ProfileChoice; members: ProfileMembers } {
+  const profile = chooseProfile(flags, env, file, path);
+  return { profile, members: profileInForce(file, path, profile).members };
+}
+
+/** The file with one profile's settings replaced by `change(its settings)`; a new profile is added. */
+export function updateProfile(
+  file: ConfigFile,
+  path: string,
+  name: string,
+  change: (members: ProfileMembers) => ProfileMembers,
+): ConfigFile {
+  const members = storedProfile(file, path, name) ?? {};
+  if (name === DEFAULT_PROFILE) {
+    const { profiles, current_profile } = file;
+    return { ...change(members), current_profile, profiles };
+  }
+  return { ...file, profiles: { ...namedProfiles(file, path), [name]: change(members) } };
+}
+
+/** The API key of stored settings, when there is one. */
+export function storedKey(members: ProfileMembers): string | undefined {
+  return typeof members.api_key === 'string' && members.api_key.trim() !== ''
+    ? members.api_key.trim()
+    : undefined;
+}
+
 export async function resolveConfig(
   flags: GlobalFlags,
   env: NodeJS.ProcessEnv,
@@ -261,23 +428,27 @@ export async function resolveConfig(
 ): Promise<Config> {
   const configPath = configFilePath(env);
   const file = await readConfigFile(configPath);
-  const from = (flag: string | undefined, flagName: string, envName: string, member: keyof ConfigFile) =>
-    pick(flag, flagName, env, envName, file, member, configPath);
+  const profile = chooseProfile(flags, env, file, configPath);
+  const { members, label } = profileInForce(file, configPath, profile);
+  const from = (flag: string | undefined, flagName: string, envName: string, member: keyof ProfileMembers) =>
+    pick(flag, flagName, env, envName, { raw: members[member], label: label(String(member)) });
 
   const baseUrlPick = from(flags.baseUrl, '--base-url', 'COMPANY_DATA_BASE_URL', 'base_url');
   const baseUrl = baseUrlPick ? setting(baseUrlPick, parseBaseUrl, '') : undefined;
 
   let apiKey: Setting<string> | undefined;
+  const fileKey = storedKey(members);
   if (flags.apiKeyFile !== undefined) {
     apiKey = { value: await readKeyFile(flags.apiKeyFile), source: 'flag' };
   } else if (env.COMPANY_DATA_API_KEY?.trim()) {
     apiKey = { value: env.COMPANY_DATA_API_KEY.trim(), source: 'environment' };
-  } else if (typeof file?.api_key === 'string' && file.api_key.trim() !== '') {
-    apiKey = { value: file.api_key.trim(), source: 'config file' };
+  } else if (fileKey) {
+    apiKey = { value: fileKey, source: 'config file' };
   }
 
   const defaultFormat: Format = stdoutIsTTY ? 'table' : 'json';
   return {
+    profile: { value: profile.value, source: profile.source },
     baseUrl,
     apiKey,
     authHeader: setting(

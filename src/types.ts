@@ -50,8 +50,14 @@ export interface Setting<T> {
   source: SettingSource;
 }
 
-/** Settings after precedence: flags > environment > config file > defaults. */
+/** Settings after precedence: flags > environment > config file (the profile in force) > defaults. */
 export interface Config {
+  /**
+   * The config file's profile whose settings are in force, and what chose it (docs/configuration.md):
+   * --profile, COMPANY_DATA_PROFILE, the file's current_profile, else "default". Absent where no
+   * config file was consulted.
+   */
+  profile?: Setting<string>;
   baseUrl?: Setting<string>;
   /** The key itself; never printed. */
   apiKey?: Setting<string>;

@@ -3,6 +3,7 @@
 // users (ps) and lands in shell history. The key comes from stdin, unechoed on a terminal.
 import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
+import type { GlobalFlags } from '../config.js';
 import { Problem, usageError } from '../problem.js';
 import type { Context, IO } from '../types.js';
 
@@ -18,22 +19,36 @@ const SETTABLE: Record<string, string> = {
 export function register(program: Command, kit: CommandKit): void {
   const config = program
     .command('config')
-    .description('Show and change settings (key, base URL, format)')
+    .description('Show and change settings and profiles (key, base URL, format)')
     .addHelpText(
       'after',
       `
-Precedence: flags > environment (COMPANY_DATA_*) > config file > defaults.
+Precedence: flags > environment (COMPANY_DATA_*) > config file (the profile in force) > defaults.
+The profile in force: --profile, else COMPANY_DATA_PROFILE, else the one \`config use\` chose,
+else "default" (the config file's top-level settings). set-key, set and unset change that
+profile, creating it when it is new; each profile has its own key and settings.
 The config file ($XDG_CONFIG_HOME/company-data/config.json) must be private (chmod 600).
 
 Examples:
   $ company-data --sandbox config show
   $ printf '%s' "$MY_KEY" | company-data config set-key
-  $ company-data config set base-url https://api.example.com`,
+  $ company-data config set base-url https://api.example.com
+  $ company-data config set-key --profile cron < ~/secrets/cron.key
+  $ company-data config use cron
+  $ company-data config list`,
     );
   config
     .command('show')
-    .description('Show each setting, its value (the key redacted) and where it came from')
+    .description('Show the profile and each setting, its value (the key redacted) and where it came from')
     .action(kit.withContext(runConfigShow));
+  config
+    .command('list')
+    .description('List the profiles of the config file, their keys (redacted) and base URLs')
+    .action(kit.withContext(runConfigList));
+  config
+    .command('use <profile>')
+    .description('Make a profile the one in force when neither --profile nor COMPANY_DATA_PROFILE says')
+    .action(kit.withIO((io, { env }, _flags, name: string) => runUse(io, env, name)));
   config
     .command('path')
     .description('Print the path of the config file')
@@ -43,16 +58,24 @@ Examples:
   config
     .command('set-key')
     .description('Store the API key in the config file, read from stdin (hidden on a terminal)')
-    .addHelpText('after', '\nExample:\n  $ company-data config set-key < ~/secrets/company-data.key')
-    .action(kit.withIO((io, { env }) => runSetKey(io, env)));
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ company-data config set-key < ~/secrets/company-data.key
+  $ company-data config set-key --profile cron < ~/secrets/cron.key`,
+    )
+    .action(kit.withIO((io, { env }, flags) => runSetKey(io, env, flags)));
   config
     .command('set <name> <value>')
     .description(`Store a setting in the config file (${Object.keys(SETTABLE).join(', ')})`)
-    .action(kit.withIO((io, { env }, _flags, name: string, value: string) => runSet(io, env, name, value)));
+    .action(
+      kit.withIO((io, { env }, flags, name: string, value: string) => runSet(io, env, name, value, flags)),
+    );
   config
     .command('unset <name>')
     .description(`Remove a setting from the config file (api-key, ${Object.keys(SETTABLE).join(', ')})`)
-    .action(kit.withIO((io, { env }, _flags, name: string) => runUnset(io, env, name)));
+    .action(kit.withIO((io, { env }, flags, name: string) => runUnset(io, env, name, flags)));
 }
 
 const SECONDS = 1000;
@@ -65,6 +88,7 @@ export async function runConfigShow(ctx: Context): Promise<number> {
   ]);
   const c = ctx.config;
   const rows = [
+    { setting: 'profile', value: c.profile?.value ?? null, source: c.profile?.source ?? 'not set' },
     { setting: 'base-url', value: c.baseUrl?.value ?? null, source: c.baseUrl?.source ?? 'not set' },
     {
       setting: 'api-key',
@@ -87,9 +111,37 @@ export async function runConfigShow(ctx: Context): Promise<number> {
     },
   ];
   printList(ctx, rows, { columns: ['setting', 'value', 'source'] });
-  if (!existsSync(c.configPath)) {
-    ctx.io.info('There is no config file yet; `company-data config set-key` creates it.');
-  }
+  if (!existsSync(c.configPath)) ctx.io.info(NO_FILE_YET);
+  return 0;
+}
+
+const NO_FILE_YET = 'There is no config file yet; `company-data config set-key` creates it.';
+
+/** One row per profile: what is stored in it (the key redacted), and whether it is in force. */
+export async function runConfigList(ctx: Context): Promise<number> {
+  const [config, { printList }] = await Promise.all([import('../config.js'), import('../output/format.js')]);
+  const path = ctx.config.configPath;
+  // resolveConfig has read and checked this file a moment ago (permissions, shape, the profile).
+  const file = await config.readConfigFile(path);
+  const inForce = ctx.config.profile ?? { value: config.DEFAULT_PROFILE, source: 'default' as const };
+  const rows = config.profileNames(file, path).map((name) => {
+    const members = config.storedProfile(file, path, name) ?? {};
+    const key = config.storedKey(members);
+    const stored = (member: string) => members[member] ?? null;
+    return {
+      profile: name,
+      active: name === inForce.value,
+      'api-key': key ? config.redactKey(key) : null,
+      'base-url': stored('base_url'),
+      'auth-header': stored('auth_header'),
+      format: stored('format'),
+      timeout: stored('timeout'),
+      retries: stored('retries'),
+    };
+  });
+  printList(ctx, rows, { columns: ['profile', 'active', 'api-key', 'base-url'] });
+  ctx.io.info(`In force: ${inForce.value} (${config.profileReason(inForce.source)}).`);
+  if (!file) ctx.io.info(NO_FILE_YET);
   return 0;
 }
 
@@ -143,17 +195,45 @@ export async function readKeyFromStdin(io: IO): Promise<string> {
   return key;
 }
 
-export async function runSetKey(io: IO, env: NodeJS.ProcessEnv): Promise<void> {
-  const { configFilePath, readConfigFile, redactKey, writeConfigFile } = await import('../config.js');
-  const key = await readKeyFromStdin(io);
-  const path = configFilePath(env);
-  // Permissions are not checked here: the file is rewritten with mode 0600 anyway.
-  const existing = (await readConfigFile(path, { checkPermissions: false })) ?? {};
-  await writeConfigFile(path, { ...existing, api_key: key });
-  io.info(`Saved the API key ${redactKey(key)} to ${path} (mode 0600).`);
+/** The config file as it is (permissions not checked: it is rewritten with mode 0600 anyway). */
+async function openForWrite(env: NodeJS.ProcessEnv, flags: GlobalFlags) {
+  const config = await import('../config.js');
+  const path = config.configFilePath(env);
+  const file = (await config.readConfigFile(path, { checkPermissions: false })) ?? {};
+  // A write goes to the profile in force, which it creates when new.
+  const profile = config.chooseProfile(flags, env, file, path).value;
+  const stored = config.storedProfile(file, path, profile);
+  return {
+    config,
+    path,
+    file,
+    profile,
+    stored: stored ?? {},
+    /** Where the write went, in words: the file, or the profile in the file. */
+    where: profile === config.DEFAULT_PROFILE ? path : `profile ${profile} in ${path}`,
+    isNew: stored === undefined,
+  };
 }
 
-export async function runSet(io: IO, env: NodeJS.ProcessEnv, name: string, value: string): Promise<void> {
+export async function runSetKey(io: IO, env: NodeJS.ProcessEnv, flags: GlobalFlags = {}): Promise<void> {
+  const target = await openForWrite(env, flags);
+  const key = await readKeyFromStdin(io);
+  const { config, path, file, profile } = target;
+  await config.writeConfigFile(
+    path,
+    config.updateProfile(file, path, profile, (m) => ({ ...m, api_key: key })),
+  );
+  const where = target.isNew ? `the new ${target.where}` : target.where;
+  io.info(`Saved the API key ${config.redactKey(key)} to ${where} (mode 0600).`);
+}
+
+export async function runSet(
+  io: IO,
+  env: NodeJS.ProcessEnv,
+  name: string,
+  value: string,
+  flags: GlobalFlags = {},
+): Promise<void> {
   const config = await import('../config.js');
   const member = SETTABLE[name];
   if (!member) {
@@ -173,23 +253,52 @@ export async function runSet(io: IO, env: NodeJS.ProcessEnv, name: string, value
           : name === 'timeout'
             ? config.parseTimeoutMs(value, origin) / SECONDS
             : config.parseRetries(value, origin);
-  const path = config.configFilePath(env);
-  const existing = (await config.readConfigFile(path, { checkPermissions: false })) ?? {};
-  await config.writeConfigFile(path, { ...existing, [member]: parsed });
-  io.info(`Set ${name} = ${parsed} in ${path}.`);
+  const target = await openForWrite(env, flags);
+  const { path, file, profile } = target;
+  await config.writeConfigFile(
+    path,
+    config.updateProfile(file, path, profile, (m) => ({ ...m, [member]: parsed })),
+  );
+  io.info(`Set ${name} = ${parsed} in ${target.isNew ? `the new ${target.where}` : target.where}.`);
 }
 
-export async function runUnset(io: IO, env: NodeJS.ProcessEnv, name: string): Promise<void> {
-  const config = await import('../config.js');
+export async function runUnset(
+  io: IO,
+  env: NodeJS.ProcessEnv,
+  name: string,
+  flags: GlobalFlags = {},
+): Promise<void> {
   const member = name === 'api-key' ? 'api_key' : SETTABLE[name];
   if (!member) throw usageError(`unknown setting "${name}"`);
-  const path = config.configFilePath(env);
-  const existing = await config.readConfigFile(path, { checkPermissions: false });
-  if (!existing || !(member in existing)) {
-    io.info(`${name} was not set in ${path}.`);
+  const { config, path, file, profile, stored, where } = await openForWrite(env, flags);
+  if (!(member in stored)) {
+    io.info(`${name} was not set in ${where}.`);
     return;
   }
-  delete existing[member];
-  await config.writeConfigFile(path, existing);
-  io.info(`Removed ${name} from ${path}.`);
+  await config.writeConfigFile(
+    path,
+    config.updateProfile(file, path, profile, ({ [member]: _removed, ...rest }) => rest),
+  );
+  io.info(`Removed ${name} from ${where}.`);
+}
+
+/** `config use <profile>`: the file's current_profile; "default" removes it (the file's old shape). */
+export async function runUse(io: IO, env: NodeJS.ProcessEnv, name: string): Promise<void> {
+  const config = await import('../config.js');
+  const profile = config.parseProfileName(name, { source: 'flag', label: 'config use' });
+  const path = config.configFilePath(env);
+  const file = (await config.readConfigFile(path, { checkPermissions: false })) ?? {};
+  const names = config.profileNames(file, path);
+  if (!names.includes(profile)) throw config.unknownProfile(profile, names);
+  const { current_profile: previous, ...rest } = file;
+  const current = profile === config.DEFAULT_PROFILE ? undefined : profile;
+  if (previous !== current) await config.writeConfigFile(path, { ...rest, current_profile: current });
+  io.info(
+    current === undefined
+      ? `Now using the default profile (the top-level settings of ${path}).`
+      : `Now using profile ${profile} (current_profile in ${path}).`,
+  );
+  const fromEnv = env[config.PROFILE_ENV];
+  if (fromEnv && fromEnv !== profile)
+    io.warn(`${config.PROFILE_ENV}=${fromEnv} is set here, and it still overrides this choice.`);
 }

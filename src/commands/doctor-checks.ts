@@ -2,6 +2,7 @@
 // none throws, so one broken thing never hides the state of the others.
 import { stat } from 'node:fs/promises';
 import { adaptErrors } from '../api/catalogs.js';
+import type { GlobalFlags } from '../config.js';
 import { CONTRACT_VERSION } from '../error-catalog.js';
 import { isProblem, Problem, SETUP_CODES } from '../problem.js';
 import type { AuthHeader, Client, Config } from '../types.js';
@@ -69,6 +70,20 @@ export async function filePermissions(name: string, path: string, required: bool
       2,
     );
   return pass(name, `${path} (mode ${octal})`);
+}
+
+/** Which profile of the config file is in force, and why; an unknown one fails as every command would. */
+export async function profileCheck(flags: GlobalFlags, env: NodeJS.ProcessEnv): Promise<Check> {
+  const config = await import('../config.js');
+  const path = config.configFilePath(env);
+  try {
+    // Read whatever its mode: the permission check speaks for that.
+    const file = await config.readConfigFile(path, { checkPermissions: false }).catch(() => undefined);
+    const { profile } = config.profileSettings(flags, env, file, path);
+    return pass('profile', `${profile.value} (${config.profileReason(profile.source)})`);
+  } catch (error) {
+    return problemCheck('profile', asProblem(error));
+  }
 }
 
 export function baseUrlCheck(config: Config): Check {

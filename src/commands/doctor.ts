@@ -17,18 +17,21 @@ export function register(program: Command, kit: CommandKit): void {
       'after',
       `
 Each check prints one line (✓ / ✗, or ok / FAIL without Unicode) and, when it fails, the fix.
+The profile check says which profile of the config file is in force and why (--profile,
+COMPANY_DATA_PROFILE, \`config use\`, or none chosen); a profile that does not exist fails it.
 Calls: GET /api/errors (public) and GET /api/me (never charged); nothing else is sent.
 A clock more than 60 s off the service's Date header is a warning, not a failure.
 
 Exit code: 0 when no check fails (warnings allowed); otherwise the exit code of the first
-failing check's problem: 2 settings, file permissions or a set-up mistake on the way (an
-untrusted certificate, a proxy that wants credentials or is down, a server that refuses
-HTTP/1.1), 3 key or auth header, 5 service unreachable, 1 a contract version mismatch.
+failing check's problem: 2 settings, an unknown profile, file permissions or a set-up mistake
+on the way (an untrusted certificate, a proxy that wants credentials or is down, a server that
+refuses HTTP/1.1), 3 key or auth header, 5 service unreachable, 1 a contract version mismatch.
 -o json prints { ok, checks: [...] }.
 
 Examples:
   $ company-data --sandbox doctor
   $ company-data doctor -o json
+  $ company-data --profile cron doctor
   $ company-data --base-url https://api.example.com --api-key-file ~/.company-data.key doctor`,
     )
     .action(kit.withIO((io, invocation, flags) => runDoctor(flags, invocation, io)));
@@ -56,6 +59,10 @@ async function lenientConfig(
   const file: ConfigFile | undefined = await c
     .readConfigFile(configPath, { checkPermissions: false })
     .catch(() => undefined);
+  // An unknown or unreadable profile lends no settings: better none than another profile's key.
+  const chosen = safeParse(() => c.profileSettings(flags, env, file, configPath));
+  const stored = chosen?.members ?? {};
+  const fileKey = c.storedKey(stored);
   const origin = { source: 'flag' as const, label: '' };
   const first = <T>(parse: (raw: unknown, o: typeof origin) => T, ...raws: unknown[]) => {
     for (const [i, raw] of raws.entries()) {
@@ -71,29 +78,29 @@ async function lenientConfig(
     if (text.trim()) apiKey = { value: text.trim(), source: 'flag' };
   } else if (env.COMPANY_DATA_API_KEY?.trim())
     apiKey = { value: env.COMPANY_DATA_API_KEY.trim(), source: 'environment' };
-  else if (typeof file?.api_key === 'string' && file.api_key.trim())
-    apiKey = { value: file.api_key.trim(), source: 'config file' };
+  else if (fileKey) apiKey = { value: fileKey, source: 'config file' };
   return {
-    baseUrl: first(c.parseBaseUrl, flags.baseUrl, env.COMPANY_DATA_BASE_URL, file?.base_url),
+    profile: chosen && { value: chosen.profile.value, source: chosen.profile.source },
+    baseUrl: first(c.parseBaseUrl, flags.baseUrl, env.COMPANY_DATA_BASE_URL, stored.base_url),
     apiKey,
     authHeader: first(
       c.parseAuthHeader,
       flags.authHeader,
       env.COMPANY_DATA_AUTH_HEADER,
-      file?.auth_header,
+      stored.auth_header,
     ) ?? {
       value: 'bearer',
       source: 'default',
     },
-    format: first(c.parseFormat, flags.format, env.COMPANY_DATA_FORMAT, file?.format) ?? {
+    format: first(c.parseFormat, flags.format, env.COMPANY_DATA_FORMAT, stored.format) ?? {
       value: stdoutIsTTY ? 'table' : 'json',
       source: 'default',
     },
-    timeoutMs: first(c.parseTimeoutMs, flags.timeout, env.COMPANY_DATA_TIMEOUT, file?.timeout) ?? {
+    timeoutMs: first(c.parseTimeoutMs, flags.timeout, env.COMPANY_DATA_TIMEOUT, stored.timeout) ?? {
       value: c.DEFAULT_TIMEOUT_SECONDS * 1000,
       source: 'default',
     },
-    retries: first(c.parseRetries, flags.retries, env.COMPANY_DATA_RETRIES, file?.retries) ?? {
+    retries: first(c.parseRetries, flags.retries, env.COMPANY_DATA_RETRIES, stored.retries) ?? {
       value: c.DEFAULT_RETRIES,
       source: 'default',
     },
@@ -118,7 +125,10 @@ export async function runDoctor(flags: GlobalFlags, invocation: Invocation, io: 
     ],
   );
   const { env } = invocation;
-  const results: Check[] = [await checks.filePermissions('config file', configFilePath(env), false)];
+  const results: Check[] = [
+    await checks.filePermissions('config file', configFilePath(env), false),
+    await checks.profileCheck(flags, env),
+  ];
   if (flags.apiKeyFile !== undefined)
     results.push(await checks.filePermissions('key file', flags.apiKeyFile, true));
 
@@ -129,7 +139,7 @@ export async function runDoctor(flags: GlobalFlags, invocation: Invocation, io: 
     config = ctx.config;
   } catch (error) {
     if (!isProblem(error)) throw error;
-    // A permission failure is already a check of its own; anything else gets one.
+    // A permission failure or an unknown profile is already a check of its own; anything else gets one.
     if (!results.some((c) => c.status === 'fail')) results.push(checks.problemCheck('settings', error));
     config = await lenientConfig(flags, env, io.isStdoutTTY);
     if (flags.sandbox) {

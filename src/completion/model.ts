@@ -36,6 +36,12 @@ export interface CommandSpec {
   variadic: boolean;
 }
 
+/** What completion offers from disk: the cached catalogs' values and the config file's profiles. */
+export interface CompletionValues extends CatalogValues {
+  /** Profile names (`--profile`, `config use`), read when the script is generated. */
+  profiles: string[];
+}
+
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'];
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const API_PATHS = ['/api/me', '/api/products', '/api/fields', '/api/errors', '/api/search', '/api/domains/'];
@@ -51,9 +57,11 @@ function words(list: readonly string[], isList = false): ValueSpec {
   return safe.length > 0 ? { kind: 'words', words: safe, list: isList } : NONE;
 }
 
-function optionValues(option: Option, catalogs: CatalogValues): ValueSpec {
+function optionValues(option: Option, catalogs: CompletionValues): ValueSpec {
   if (option.argChoices) return words(option.argChoices);
   switch (option.long) {
+    case '--profile':
+      return words(catalogs.profiles);
     case '--products':
       return words(catalogs.products, true);
     case '--product':
@@ -69,16 +77,17 @@ function positionalValues(
   path: string,
   index: number,
   argument: Argument,
-  catalogs: CatalogValues,
+  catalogs: CompletionValues,
 ): ValueSpec {
   if (argument.argChoices) return words(argument.argChoices);
+  if (path === 'config use' && index === 0) return words(catalogs.profiles);
   if (path === 'breakdown' && index === 0) return words(catalogs.facets);
   if (path === 'api' && index === 0) return words(HTTP_METHODS);
   if (path === 'api' && index === 1) return words(API_PATHS);
   return NONE;
 }
 
-function describeOption(option: Option, catalogs: CatalogValues): OptionSpec {
+function describeOption(option: Option, catalogs: CompletionValues): OptionSpec {
   const names = [option.short, option.long].filter((n): n is string => Boolean(n));
   const takesValue = option.required || option.optional;
   return {
@@ -93,7 +102,7 @@ function isHidden(command: Command): boolean {
   return Boolean((command as unknown as { _hidden?: boolean })._hidden);
 }
 
-function describeCommand(command: Command, path: string, catalogs: CatalogValues): CommandSpec {
+function describeCommand(command: Command, path: string, catalogs: CompletionValues): CommandSpec {
   const help = command.createHelp();
   const args = command.registeredArguments;
   return {
@@ -110,7 +119,7 @@ function describeCommand(command: Command, path: string, catalogs: CatalogValues
 }
 
 /** The whole tree: the root's options are the global ones, offered after every command too. */
-export function describeProgram(program: Command, catalogs: CatalogValues): CommandSpec {
+export function describeProgram(program: Command, catalogs: CompletionValues): CommandSpec {
   return describeCommand(program, '', catalogs);
 }
 

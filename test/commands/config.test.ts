@@ -20,6 +20,7 @@ const show: CommandCase[] = [
       '┌─────────────┬─────────────────────────────────────────────────┬─────────────┐',
       '│ setting     │ value                                           │ source      │',
       '├─────────────┼─────────────────────────────────────────────────┼─────────────┤',
+      '│ profile     │ default                                         │ default     │',
       '│ base-url    │ https://api.example.com                         │ environment │',
       '│ api-key     │ cd_l…3456                                       │ environment │',
       '│ auth-header │ bearer                                          │ default     │',
@@ -39,6 +40,7 @@ const show: CommandCase[] = [
     env: { COMPANY_DATA_BASE_URL: undefined, COMPANY_DATA_API_KEY: undefined },
     wantCode: 0,
     wantStdout: json([
+      { setting: 'profile', value: 'default', source: 'default' },
       { setting: 'base-url', value: null, source: 'not set' },
       { setting: 'api-key', value: null, source: 'not set' },
       { setting: 'auth-header', value: 'bearer', source: 'default' },
@@ -58,6 +60,7 @@ const show: CommandCase[] = [
     wantCode: 0,
     wantStdout: lines(
       'setting,value,source',
+      'profile,default,default',
       'base-url,http://127.0.0.1:PORT,environment',
       'api-key,cd_l…3456,environment',
       'auth-header,x-api-key,environment',
@@ -84,6 +87,7 @@ const show: CommandCase[] = [
     },
     wantCode: 0,
     wantStdout: lines(
+      '{"setting":"profile","value":"default","source":"default"}',
       '{"setting":"base-url","value":"https://api.example.com","source":"config file"}',
       '{"setting":"api-key","value":"cd_f…6789","source":"config file"}',
       '{"setting":"auth-header","value":"bearer","source":"default"}',

@@ -6,7 +6,7 @@
 // the real time in whole seconds, so these cases give doctor the real clock (`now: Date.now`)
 // and the skew rounds to 0 or 1 s depending on when in the second the request happened.
 import { describe, it } from 'vitest';
-import { CLOSED_URL, type CommandCase, DIR, expectCase, lines } from '../helpers/command-cases.js';
+import { CLOSED_URL, type CommandCase, DIR, expectCase, KEYS, lines } from '../helpers/command-cases.js';
 
 const MS: [RegExp, string] = [/answered HTTP 200 in \d+ ms/, 'answered HTTP 200 in <ms> ms'];
 const SKEW: [RegExp, string] = [/\(skew [01] s\)/, '(skew <0|1> s)'];
@@ -26,6 +26,7 @@ const cases: CommandCase[] = [
     wantCode: 0,
     wantStdout: lines(
       `✓ config file: none at ${CONFIG_FILE} (optional)`,
+      "✓ profile: default (none chosen: the config file's top-level settings)",
       '✓ base URL: http://127.0.0.1:PORT (from environment)',
       '✓ proxy: none: direct connections',
       '✓ reachable: GET /api/errors answered HTTP 200 in <ms> ms',
@@ -46,6 +47,7 @@ const cases: CommandCase[] = [
     wantCode: 0,
     wantStdout: lines(
       `\x1b[32m✓\x1b[0m config file: none at ${CONFIG_FILE} (optional)`,
+      "\x1b[32m✓\x1b[0m profile: default (none chosen: the config file's top-level settings)",
       '\x1b[32m✓\x1b[0m base URL: http://127.0.0.1:PORT (from environment)',
       '\x1b[32m✓\x1b[0m proxy: none: direct connections',
       '\x1b[32m✓\x1b[0m reachable: GET /api/errors answered HTTP 200 in <ms> ms',
@@ -68,6 +70,11 @@ const cases: CommandCase[] = [
         ok: true,
         checks: [
           { name: 'config file', status: 'pass', message: `none at ${CONFIG_FILE} (optional)` },
+          {
+            name: 'profile',
+            status: 'pass',
+            message: "default (none chosen: the config file's top-level settings)",
+          },
           { name: 'base URL', status: 'pass', message: 'http://127.0.0.1:PORT (from environment)' },
           { name: 'proxy', status: 'pass', message: 'none: direct connections' },
           { name: 'reachable', status: 'pass', message: 'GET /api/errors answered HTTP 200 in <ms> ms' },
@@ -92,6 +99,7 @@ const cases: CommandCase[] = [
     wantCode: 3,
     wantStdout: lines(
       `✓ config file: none at ${CONFIG_FILE} (optional)`,
+      "✓ profile: default (none chosen: the config file's top-level settings)",
       '✓ base URL: http://127.0.0.1:PORT (from environment)',
       '✓ proxy: none: direct connections',
       '✓ reachable: GET /api/errors answered HTTP 200 in <ms> ms',
@@ -116,6 +124,11 @@ const cases: CommandCase[] = [
         ok: false,
         checks: [
           { name: 'config file', status: 'pass', message: `none at ${CONFIG_FILE} (optional)` },
+          {
+            name: 'profile',
+            status: 'pass',
+            message: "default (none chosen: the config file's top-level settings)",
+          },
           { name: 'base URL', status: 'pass', message: 'http://127.0.0.1:PORT (from environment)' },
           { name: 'proxy', status: 'pass', message: 'none: direct connections' },
           { name: 'reachable', status: 'pass', message: 'GET /api/errors answered HTTP 200 in <ms> ms' },
@@ -147,6 +160,7 @@ const cases: CommandCase[] = [
     wantCode: 3,
     wantStdout: lines(
       `ok   config file: none at ${CONFIG_FILE} (optional)`,
+      "ok   profile: default (none chosen: the config file's top-level settings)",
       'ok   base URL: http://127.0.0.1:PORT (from environment)',
       'ok   proxy: none: direct connections',
       'ok   reachable: GET /api/errors answered HTTP 200 in <ms> ms',
@@ -166,6 +180,7 @@ const cases: CommandCase[] = [
     wantCode: 2,
     wantStdout: lines(
       `✓ config file: none at ${CONFIG_FILE} (optional)`,
+      "✓ profile: default (none chosen: the config file's top-level settings)",
       '✗ base URL: no service URL is configured',
       '    fix: Pass --base-url, set COMPANY_DATA_BASE_URL, or run `company-data config set base-url <url>` (or try --sandbox).',
       '✓ proxy: none: direct connections',
@@ -185,6 +200,7 @@ const cases: CommandCase[] = [
     wantCode: 5,
     wantStdout: lines(
       `✓ config file: none at ${CONFIG_FILE} (optional)`,
+      "✓ profile: default (none chosen: the config file's top-level settings)",
       '✓ base URL: http://127.0.0.1:CLOSED (from environment)',
       '✓ proxy: none: direct connections',
       '✗ reachable: network error (network_error): Connection refused by 127.0.0.1:CLOSED; is the service running there? (gave up after 2 attempts)',
@@ -207,6 +223,7 @@ const cases: CommandCase[] = [
     wantStdout: lines(
       'name,status,message,fix,code',
       `config file,fail,${CONFIG_FILE} is readable by other users (mode 644); company-data refuses to use it,Run: chmod 600 ${CONFIG_FILE},config_error`,
+      "profile,pass,default (none chosen: the config file's top-level settings),,",
       'base URL,pass,http://127.0.0.1:PORT (from environment),,',
       'proxy,pass,none: direct connections,,',
       'reachable,pass,GET /api/errors answered HTTP 200 in <ms> ms,,',
@@ -228,6 +245,7 @@ const cases: CommandCase[] = [
     wantStdout: lines(
       'name,status,message,fix,code',
       `config file,pass,none at ${CONFIG_FILE} (optional),,`,
+      "profile,pass,default (none chosen: the config file's top-level settings),,",
       'settings,fail,"Configuration error (config_error): COMPANY_DATA_TIMEOUT (environment): timeout must be a positive number of seconds, got ""abc""",Run `company-data config show` to see which settings are in effect.,config_error',
       'base URL,pass,http://127.0.0.1:PORT (from environment),,',
       'proxy,pass,none: direct connections,,',
@@ -241,6 +259,112 @@ const cases: CommandCase[] = [
   },
 ];
 
+/** A config file with a named profile whose key is the sandbox's free one. */
+const WITH_CRON = {
+  'config/company-data/config.json': {
+    text: JSON.stringify({ api_key: KEYS.full, profiles: { cron: { api_key: KEYS.free } } }),
+    mode: 0o600,
+  },
+};
+
+const profiles: CommandCase[] = [
+  {
+    name: 'with --profile on a terminal: the profile, why, and its key checked',
+    argv: ['--profile', 'cron', 'doctor'],
+    tty: true,
+    env: { COMPANY_DATA_API_KEY: undefined },
+    files: WITH_CRON,
+    masks: CLOCK,
+    now: Date.now,
+    wantCode: 0,
+    wantStdout: lines(
+      `✓ config file: ${CONFIG_FILE} (mode 600)`,
+      '✓ profile: cron (from --profile)',
+      '✓ base URL: http://127.0.0.1:PORT (from environment)',
+      '✓ proxy: none: direct connections',
+      '✓ reachable: GET /api/errors answered HTTP 200 in <ms> ms',
+      '✓ contract: version 2026-08-26',
+      '✓ clock: in step with the service (skew <0|1> s)',
+      '✓ key: valid (from config file, plan free, balance 1,000)',
+      '✓ auth header: bearer accepted',
+    ),
+    wantStderr: lines('No problems found.'),
+  },
+  {
+    name: 'with current_profile, -o csv: "chosen with `config use`"',
+    argv: ['doctor', '-o', 'csv'],
+    tty: false,
+    env: { COMPANY_DATA_API_KEY: undefined },
+    files: {
+      'config/company-data/config.json': {
+        text: JSON.stringify({ current_profile: 'cron', profiles: { cron: { api_key: KEYS.free } } }),
+        mode: 0o600,
+      },
+    },
+    masks: CLOCK,
+    now: Date.now,
+    wantCode: 0,
+    wantStdout: lines(
+      'name,status,message,fix,code',
+      `config file,pass,${CONFIG_FILE} (mode 600),,`,
+      'profile,pass,cron (chosen with `config use`),,',
+      'base URL,pass,http://127.0.0.1:PORT (from environment),,',
+      'proxy,pass,none: direct connections,,',
+      'reachable,pass,GET /api/errors answered HTTP 200 in <ms> ms,,',
+      'contract,pass,version 2026-08-26,,',
+      'clock,pass,in step with the service (skew <0|1> s),,',
+      'key,pass,"valid (from config file, plan free, balance 1,000)",,',
+      'auth header,pass,bearer accepted,,',
+    ),
+    wantStderr: lines('No problems found.'),
+  },
+  {
+    name: 'an unknown profile from COMPANY_DATA_PROFILE piped: its check fails (exit 2), no stored key is used',
+    argv: ['doctor'],
+    tty: false,
+    env: { COMPANY_DATA_API_KEY: undefined, COMPANY_DATA_PROFILE: 'nightly' },
+    files: WITH_CRON,
+    masks: CLOCK,
+    now: Date.now,
+    wantCode: 2,
+    wantStdout: `${JSON.stringify(
+      {
+        ok: false,
+        checks: [
+          { name: 'config file', status: 'pass', message: `${CONFIG_FILE} (mode 600)` },
+          {
+            name: 'profile',
+            status: 'fail',
+            message:
+              'Usage error (usage_error): there is no profile "nightly" (from COMPANY_DATA_PROFILE); the profiles are: default, cron',
+            fix: 'Create it with `company-data config set-key --profile nightly` (the key from stdin), or use one of those (`company-data config list`).',
+            code: 'usage_error',
+            exitCode: 2,
+          },
+          { name: 'base URL', status: 'pass', message: 'http://127.0.0.1:PORT (from environment)' },
+          { name: 'proxy', status: 'pass', message: 'none: direct connections' },
+          { name: 'reachable', status: 'pass', message: 'GET /api/errors answered HTTP 200 in <ms> ms' },
+          { name: 'contract', status: 'pass', message: 'version 2026-08-26' },
+          { name: 'clock', status: 'pass', message: 'in step with the service (skew <0|1> s)' },
+          {
+            name: 'key',
+            status: 'fail',
+            message: 'No API key (invalid_api_key): No API key configured.',
+            fix: NO_KEY_HINT,
+            code: 'invalid_api_key',
+            exitCode: 3,
+          },
+          { name: 'auth header', status: 'skip', message: 'not checked: no key' },
+        ],
+      },
+      null,
+      2,
+    )}\n`,
+    wantStderr: lines('2 checks failed.'),
+  },
+];
+
 describe('doctor', () => {
   it.each(cases)('$name', expectCase);
+  describe('profiles', () => it.each(profiles)('$name', expectCase));
 });

@@ -433,6 +433,7 @@ const cases: CommandCase[] = [
     wantStderr: lines(
       'error: Usage error (usage_error)',
       '  --budget-month counts the spend recorded in the store, and --no-store keeps none',
+      '  Leave out --no-store, or leave out --budget-month.',
     ),
   },
   {

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
-import { usageLine } from '../helpers/command-cases.js';
+import { lines, usageLine } from '../helpers/command-cases.js';
 import { runInProcess } from '../helpers/in-process.js';
 
 function commandPaths(command: Command, prefix: string[] = []): string[][] {
@@ -30,6 +30,8 @@ describe('help <command>', () => {
       'sandbox',
       'config',
       'config show',
+      'config list',
+      'config use',
       'config path',
       'config set-key',
       'config set',
@@ -81,6 +83,51 @@ describe('help <command>', () => {
       });
     },
   );
+
+  it('--help lists the global options, --profile first: exactly, the same on a terminal and piped', async () => {
+    const options = lines(
+      'Options:',
+      '  -V, --version                        print the version',
+      '  --profile <name>                     settings profile of the config file (env:',
+      '                                       COMPANY_DATA_PROFILE; see `config list`)',
+      '  --base-url <url>                     service root URL (env:',
+      '                                       COMPANY_DATA_BASE_URL)',
+      '  --api-key-file <path>                file holding the API key (default: env',
+      '                                       COMPANY_DATA_API_KEY, then the config',
+      '                                       file)',
+      '  --auth-header <kind>                 how the key is sent (env:',
+      '                                       COMPANY_DATA_AUTH_HEADER) (choices:',
+      '                                       "bearer", "x-api-key")',
+      '  --sandbox                            run against an in-process offline sandbox',
+      '                                       with its demo key',
+      '  -o, --format <format>                output format (default: table on a',
+      '                                       terminal, json otherwise; env:',
+      '                                       COMPANY_DATA_FORMAT) (choices: "table",',
+      '                                       "json", "ndjson", "csv")',
+      '  --timeout <seconds>                  per-attempt timeout for headers and body',
+      '                                       idle (default 30)',
+      '  --retries <n>                        retries of retryable failures (default 3)',
+      '  -q, --quiet                          no progress or summaries on stderr',
+      '  -v, --verbose                        log each request on stderr (key redacted)',
+      '  --no-color                           no colour (also NO_COLOR)',
+      '  --allow-insecure-http                allow sending the key over plain http to',
+      '                                       a non-loopback host',
+      '  --csv-raw                            do not neutralise spreadsheet formulas in',
+      '                                       CSV output',
+      '  --store <path>                       result store and spend ledger (default:',
+      '                                       $XDG_STATE_HOME/company-data/store.db;',
+      '                                       env: COMPANY_DATA_STORE)',
+      '  --no-store                           keep nothing: answers are neither reused',
+      '                                       nor stored, and charges not recorded',
+      '  -h, --help                           display help for command',
+      '',
+    );
+    for (const tty of [true, false]) {
+      const { code, stdout, stderr } = await runInProcess(['--help'], { tty });
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(stdout.slice(stdout.indexOf('Options:\n'), stdout.indexOf('Commands:\n'))).toBe(options);
+    }
+  });
 
   it('help enrich shows the options and examples, not only a usage line', async () => {
     const { stdout } = await runInProcess(['help', 'enrich']);

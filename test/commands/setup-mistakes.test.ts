@@ -255,7 +255,7 @@ describe('a proxy that wants credentials (407)', () => {
 
   it('doctor fails the reachable check with the same problem and fix, exit 2', async () => {
     const r = await run(['--base-url', sandbox.url, 'doctor'], { HTTP_PROXY: proxy.url });
-    expect(r.stdout.split('\n').slice(3, 5)).toEqual([
+    expect(r.stdout.split('\n').slice(4, 6)).toEqual([
       `✗ reachable: Proxy authentication required (proxy_auth_required): The proxy ${proxyHost()} (from HTTP_PROXY) asks for a user name and password (HTTP 407), and HTTP_PROXY gives none.`,
       `    fix: ${PROXY_AUTH_HINT}`,
     ]);
@@ -287,7 +287,7 @@ describe('a proxy that is not there', () => {
   it('doctor fails the reachable check naming the proxy, exit 2', async () => {
     const port = await closedPort();
     const down = await run(['--base-url', sandbox.url, 'doctor'], { HTTP_PROXY: `http://127.0.0.1:${port}` });
-    expect(down.stdout.split('\n').slice(2, 5)).toEqual([
+    expect(down.stdout.split('\n').slice(3, 6)).toEqual([
       `✓ proxy: HTTP_PROXY=http://127.0.0.1:${port}; ${new URL(sandbox.url).host} goes through http://127.0.0.1:${port} (loopback too: the proxy reaches its own loopback, not this machine's)`,
       `✗ reachable: Proxy unreachable (proxy_unreachable): The proxy 127.0.0.1:${port} (from HTTP_PROXY) refused the connection: nothing listens there, so ${new URL(sandbox.url).host} was not reached.`,
       `    fix: ${PROXY_DOWN_HINT}`,
@@ -328,7 +328,7 @@ describe('a server that refuses HTTP/1.1', () => {
   it('doctor fails the reachable check with the same problem, exit 2', async () => {
     const server = await listen(createSecureServer({ key: KEY, cert: CERT, allowHTTP1: false }), 'https');
     const r = await run(['--base-url', server.url, 'doctor']);
-    expect(r.stdout.split('\n').slice(3, 5)).toEqual([
+    expect(r.stdout.split('\n').slice(4, 6)).toEqual([
       `✗ reachable: HTTP/1.1 refused (http1_refused): ${server.host} refused HTTP/1.1 while setting up TLS (no application protocol in common, ALPN): it speaks HTTP/2 only, and company-data speaks HTTP/1.1.`,
       `    fix: ${HTTP1_HINT}`,
     ]);
@@ -344,6 +344,7 @@ describe('doctor on an untrusted certificate', () => {
     expect(r.stdout.replaceAll(r.dir, 'DIR')).toBe(
       lines(
         '✓ config file: none at DIR/config/company-data/config.json (optional)',
+        "✓ profile: default (none chosen: the config file's top-level settings)",
         `✓ base URL: ${server.url} (from flag)`,
         '✓ proxy: none: direct connections',
         `✗ reachable: Untrusted certificate (untrusted_certificate): The certificate of ${server.host} is not signed by an authority this machine trusts (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate).`,

@@ -11,7 +11,14 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { redactKey, resolveConfig, writeConfigFile } from '../../src/config.js';
+import {
+  profileNames,
+  readProfileNames,
+  redactKey,
+  resolveConfig,
+  updateProfile,
+  writeConfigFile,
+} from '../../src/config.js';
 import { Problem } from '../../src/problem.js';
 
 let home: string;
@@ -198,6 +205,124 @@ describe('writeConfigFile', () => {
     await writeConfigFile(configPath, { format: 'json' });
     expect(statSync(configPath).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(configPath, 'utf8'))).toEqual({ format: 'json' });
+  });
+});
+
+describe('profiles', () => {
+  const FILE = {
+    api_key: 'top_key_1234567',
+    format: 'csv',
+    current_profile: 'cron',
+    profiles: { cron: { api_key: 'cron_key_123456', retries: 1 }, ci: { base_url: 'https://ci.example' } },
+  };
+
+  it('a flat file is the default profile, with every member as before', async () => {
+    writeConfig({ api_key: 'top_key_1234567', base_url: 'https://file.example', retries: 2 });
+    const c = await resolveConfig({}, env, false);
+    expect(c.profile).toEqual({ value: 'default', source: 'default' });
+    expect(c.apiKey).toEqual({ value: 'top_key_1234567', source: 'config file' });
+    expect(c.baseUrl).toEqual({ value: 'https://file.example', source: 'config file' });
+    expect(c.retries).toEqual({ value: 2, source: 'config file' });
+  });
+
+  it('--profile > COMPANY_DATA_PROFILE > current_profile > default, each with its source', async () => {
+    writeConfig(FILE);
+    const chosen = async (flags: { profile?: string }, extra: NodeJS.ProcessEnv = {}) =>
+      (await resolveConfig(flags, { ...env, ...extra }, false)).profile;
+    expect(await chosen({})).toEqual({ value: 'cron', source: 'config file' });
+    expect(await chosen({}, { COMPANY_DATA_PROFILE: 'ci' })).toEqual({ value: 'ci', source: 'environment' });
+    expect(await chosen({}, { COMPANY_DATA_PROFILE: '' })).toEqual({ value: 'cron', source: 'config file' });
+    expect(await chosen({ profile: 'default' }, { COMPANY_DATA_PROFILE: 'ci' })).toEqual({
+      value: 'default',
+      source: 'flag',
+    });
+    writeConfig({ ...FILE, current_profile: undefined });
+    expect(await chosen({})).toEqual({ value: 'default', source: 'default' });
+  });
+
+  it("a named profile's settings, and nothing of the top level's", async () => {
+    writeConfig(FILE);
+    const cron = await resolveConfig({}, env, false);
+    expect(cron.apiKey).toEqual({ value: 'cron_key_123456', source: 'config file' });
+    expect(cron.retries).toEqual({ value: 1, source: 'config file' });
+    expect(cron.format).toEqual({ value: 'json', source: 'default' });
+    const ci = await resolveConfig({ profile: 'ci' }, env, false);
+    expect(ci.apiKey).toBeUndefined();
+    expect(ci.baseUrl).toEqual({ value: 'https://ci.example', source: 'config file' });
+    // Flags and the environment still win over the profile.
+    const overridden = await resolveConfig(
+      { retries: '4' },
+      { ...env, COMPANY_DATA_API_KEY: 'env_key_1234567' },
+      false,
+    );
+    expect(overridden.retries).toEqual({ value: 4, source: 'flag' });
+    expect(overridden.apiKey).toEqual({ value: 'env_key_1234567', source: 'environment' });
+  });
+
+  it.each([
+    [
+      { profile: 'nope' },
+      {},
+      'there is no profile "nope" (from --profile); the profiles are: default, cron, ci',
+    ],
+    [{}, { COMPANY_DATA_PROFILE: 'nope' }, 'there is no profile "nope" (from COMPANY_DATA_PROFILE)'],
+    // A name that Object.prototype has is no profile either.
+    [{ profile: 'constructor' }, {}, 'there is no profile "constructor"'],
+  ])('an unknown profile %j %j is a usage error (exit 2)', async (flags, extra, detail) => {
+    writeConfig(FILE);
+    const p = await problemOf(resolveConfig(flags, { ...env, ...extra }, false));
+    expect(p.code).toBe('usage_error');
+    expect(p.exitCode).toBe(2);
+    expect(p.detail).toContain(detail);
+    expect(p.hint).toContain('company-data config set-key --profile');
+  });
+
+  it('an unknown current_profile names the file; a bad name from the environment is a config_error', async () => {
+    writeConfig({ current_profile: 'gone' });
+    const p = await problemOf(resolveConfig({}, env, false));
+    expect(p.detail).toBe(
+      `there is no profile "gone" (current_profile in ${configPath}); the profiles are: default`,
+    );
+    const bad = await problemOf(resolveConfig({}, { ...env, COMPANY_DATA_PROFILE: 'a b' }, false));
+    expect(bad.code).toBe('config_error');
+    expect(bad.detail).toContain('COMPANY_DATA_PROFILE (environment): a profile name is');
+  });
+
+  it.each([
+    [{ profiles: [] }, 'profiles in'],
+    [{ profiles: { cron: 'key' } }, 'profiles.cron in'],
+    [{ profiles: { default: {} } }, 'profiles.default in'],
+  ])('a malformed %j is a config_error', async (data, mention) => {
+    writeConfig(data);
+    const p = await problemOf(resolveConfig({}, env, false));
+    expect(p.code).toBe('config_error');
+    expect(p.detail).toContain(mention);
+  });
+
+  it('profileNames: default first, then the file order; readProfileNames never fails', async () => {
+    expect(profileNames(undefined, configPath)).toEqual(['default']);
+    expect(profileNames(FILE, configPath)).toEqual(['default', 'cron', 'ci']);
+    expect(await readProfileNames(env)).toEqual(['default']);
+    writeConfig(FILE, 0o644);
+    expect(await readProfileNames(env)).toEqual(['default', 'cron', 'ci']);
+    writeConfig({ profiles: 3 });
+    expect(await readProfileNames(env)).toEqual(['default']);
+  });
+
+  it('updateProfile changes one profile; writeConfigFile puts settings, current_profile, profiles in that order', async () => {
+    const withKey = updateProfile(FILE, configPath, 'ci', (m) => ({ ...m, api_key: 'ci_key_12345678' }));
+    expect(withKey.profiles?.ci).toEqual({ base_url: 'https://ci.example', api_key: 'ci_key_12345678' });
+    expect(withKey.profiles?.cron).toEqual(FILE.profiles.cron);
+    const top = updateProfile(FILE, configPath, 'default', ({ format: _f, ...rest }) => rest);
+    await writeConfigFile(configPath, { ...top, retries: 3 });
+    expect(Object.keys(JSON.parse(readFileSync(configPath, 'utf8')))).toEqual([
+      'api_key',
+      'retries',
+      'current_profile',
+      'profiles',
+    ]);
+    const added = updateProfile({}, configPath, 'new', () => ({ format: 'json' }));
+    expect(added).toEqual({ profiles: { new: { format: 'json' } } });
   });
 });
 

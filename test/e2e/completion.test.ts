@@ -5,6 +5,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bashComplete } from '../helpers/bash-complete.js';
 import { type RunResult, runCli } from '../helpers/cli.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 
@@ -32,18 +33,6 @@ function cli(args: string[], where = dirs(), env: Record<string, string> = {}): 
 
 function shellExists(shell: string): boolean {
   return spawnSync(shell, ['-c', 'exit 0']).status === 0;
-}
-
-/** What bash offers for the words typed so far (the last one is the word under the cursor). */
-function bashComplete(scriptPath: string, words: string[]): string[] {
-  const quoted = words.map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(' ');
-  const program = `source '${scriptPath}'
-COMP_WORDS=(${quoted}); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 ))
-_company_data
-printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program], { encoding: 'utf8' });
-  expect(result.stderr).toBe('');
-  return result.stdout.split('\n').filter(Boolean);
 }
 
 /** The command names `company-data --help` lists: cli.ts's table, which completion must cover. */

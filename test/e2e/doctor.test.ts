@@ -91,6 +91,7 @@ describe('against the sandbox', () => {
     const checks = checksOf(r);
     expect(Object.keys(checks)).toEqual([
       'config file',
+      'profile',
       'base URL',
       'proxy',
       'reachable',
@@ -102,6 +103,7 @@ describe('against the sandbox', () => {
     for (const check of Object.values(checks)) expect(check.status).toBe('pass');
     expect(checks.key.message).toMatch(/valid \(from environment, plan pro/);
     expect(checks.contract.message).toContain(CONTRACT_VERSION);
+    expect(checks.profile.message).toBe("default (none chosen: the config file's top-level settings)");
   });
 
   it('prints one line per check, ✓ in a UTF-8 locale and ok in ASCII, and never the key', async () => {
@@ -116,7 +118,7 @@ describe('against the sandbox', () => {
     ]);
     expect(unicode.code).toBe(0);
     expect(unicode.stdout).toMatch(/^✓ key: valid/m);
-    expect(unicode.stdout.trim().split('\n')).toHaveLength(8);
+    expect(unicode.stdout.trim().split('\n')).toHaveLength(9);
     expect(ascii.stdout).toMatch(/^ok {3}reachable: GET \/api\/errors answered HTTP 200/m);
     expect(ascii.stdout).not.toMatch(/[✓✗]/);
     expect(unicode.stderr).toMatch(/GET .*\/api\/me -> 200/);
