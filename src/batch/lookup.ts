@@ -256,6 +256,9 @@ export class Lookups {
       const { scheduler, budget, worstCase } = this.options;
       const slot = scheduler.tryAcquire() ?? (await scheduler.acquire());
       if (!slot) return this.stoppedResult();
+      // The turn in --rate: after the slot, before the reservation and the send.
+      const paced = scheduler.pace();
+      if (paced) await paced;
       const reservation = this.reserve() ?? null;
       const reserved = reservation instanceof Promise ? await reservation : reservation;
       if (!reserved) {
@@ -320,6 +323,8 @@ export class Lookups {
     attempt: number,
     delayMs: number,
   ) {
+    // A retry is a request: it takes its turn in --rate (before its backoff; docs/batch.md).
+    await this.options.scheduler.pace();
     await this.retryHook(problem, attempt, delayMs);
     if (!mayHaveBeenCharged(problem)) return;
     this.options.budget.settleUnknown(held.reservation);

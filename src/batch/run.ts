@@ -8,6 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
 import { normaliseDomain } from '../domain.js';
 import { oneLine } from '../output/sanitize.js';
+import { createPacer, type RateSource } from '../pace.js';
 import { Problem } from '../problem.js';
 import type { Context, Format } from '../types.js';
 import { writerFor } from './answer-columns.js';
@@ -38,6 +39,8 @@ export interface BatchOptions {
   maxCredits?: number;
   budget?: number;
   concurrency: number;
+  /** Requests per second (--rate), or asked of the account at the first request; none: no pacing. */
+  rate?: RateSource;
   fresh?: boolean;
   journal?: string;
   dryRun?: boolean;
@@ -170,7 +173,7 @@ async function runLocked(ctx: Context, options: BatchOptions): Promise<number> {
     chunkChars: OUTPUT_CHUNK_CHARS,
   });
 
-  const scheduler = createScheduler({ concurrency: options.concurrency });
+  const scheduler = createScheduler({ concurrency: options.concurrency, pacer: createPacer(options.rate) });
   const budget = createBudget(options.budget);
   const drain = new AbortController();
   // Every lookup in flight may listen on this signal: Node's warning past 10 listeners must not

@@ -1,6 +1,7 @@
 // `company-data enrich`: a few lookups by domain, or a CSV batch with --input.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type CommandKit, parseIntOption } from '../command-kit.js';
+import { MAX_RATE, parseRate, type RateSource } from '../pace.js';
 import { usageError } from '../problem.js';
 import type { Context } from '../types.js';
 
@@ -16,6 +17,7 @@ export interface EnrichOptions {
   maxCredits?: number;
   budget?: number;
   concurrency?: number;
+  rate?: number;
   fresh?: boolean;
   journal?: string;
   dryRun?: boolean;
@@ -24,6 +26,8 @@ export interface EnrichOptions {
 
 export const DEFAULT_CONCURRENCY = 8;
 export const MAX_CONCURRENCY = 64;
+/** How long a batch without --rate waits for GET /api/me to learn the key's rate limit. */
+const ACCOUNT_RATE_TIMEOUT_MS = 5000;
 
 const BATCH_ONLY: Array<[keyof EnrichOptions, string]> = [
   ['output', '--output'],
@@ -33,11 +37,39 @@ const BATCH_ONLY: Array<[keyof EnrichOptions, string]> = [
   ['bom', '--bom'],
   ['budget', '--budget'],
   ['concurrency', '--concurrency'],
+  ['rate', '--rate'],
   ['fresh', '--fresh'],
   ['journal', '--journal'],
   ['dryRun', '--dry-run'],
   ['progress', '--progress'],
 ];
+
+function parseRateOption(raw: string): number {
+  const value = parseRate(raw);
+  if (value === undefined)
+    throw new InvalidArgumentError(
+      `--rate must be a number of lookups per second between 0 and ${MAX_RATE} (decimals allowed: 0.5 is one every 2 s; 0 turns pacing off), got "${raw}"`,
+    );
+  return value;
+}
+
+/**
+ * --rate as given (0: no pacing); else the key's rate limit, asked of GET /api/me (never charged)
+ * when the batch is about to send its first lookup, so a dry run, a refused output or a run
+ * answered from its journal asks nothing. A failed or slow answer means no pacing.
+ */
+function batchRate(ctx: Context, rate: number | undefined): RateSource {
+  if (rate !== undefined) return rate;
+  return async () => {
+    const [{ getAccount }, { paceForLimit }] = await Promise.all([
+      import('../api/account.js'),
+      import('../pace.js'),
+    ]);
+    const signal = AbortSignal.timeout(ACCOUNT_RATE_TIMEOUT_MS);
+    const { account } = await getAccount(ctx, { spinner: false, signal });
+    return paceForLimit(account.rate_limit_per_second);
+  };
+}
 
 function parseDelimiter(raw: string): string {
   const value = raw === '\\t' || raw === 'tab' ? '\t' : raw;
@@ -72,6 +104,11 @@ export function register(program: Command, kit: CommandKit): void {
       `batch: lookups in flight (default ${DEFAULT_CONCURRENCY}, max ${MAX_CONCURRENCY})`,
       parseIntOption('--concurrency', 1, MAX_CONCURRENCY),
     )
+    .option(
+      '--rate <n>',
+      "batch: at most n lookups per second, retries included (default: 90% of the key's rate limit when `me` reports one; 0: no pacing)",
+      parseRateOption,
+    )
     .option('--journal <path>', 'batch: journal file (default <output>.journal, or <input>.journal)')
     .option('--fresh', 'batch: ignore an existing journal and start over')
     .option('--dry-run', 'batch: count rows, domains and worst-case credits; send no lookup')
@@ -91,6 +128,7 @@ Examples:
   $ company-data --sandbox enrich --input examples/companies.csv --output enriched.csv
   $ company-data --sandbox enrich --input examples/companies.csv --dry-run
   $ company-data enrich --input big.csv --output out.csv --budget 5000 --concurrency 16 --progress
+  $ company-data enrich --input big.csv --output out.csv --rate 45
 
 Exit codes: 0 ok (also found: false), 2 bad input, 3 key, 4 credits or --budget reached,
 5 service unavailable, 6 batch finished with row errors, 7 another run holds this output
@@ -121,6 +159,7 @@ export async function runEnrich(ctx: Context, domains: string[], options: Enrich
       maxCredits: options.maxCredits,
       budget: options.budget,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      rate: batchRate(ctx, options.rate),
       fresh: options.fresh,
       journal: options.journal,
       dryRun: options.dryRun,
