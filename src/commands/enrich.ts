@@ -106,7 +106,7 @@ export function register(program: Command, kit: CommandKit): void {
     )
     .option(
       '--rate <n>',
-      "batch: at most n lookups per second, retries included (default: 90% of the key's rate limit when `me` reports one; 0: no pacing)",
+      'batch: at most n lookups per second, retries included (default: 90% of the rate limit `me` reports; 0: no pacing)',
       parseRateOption,
     )
     .option('--journal <path>', 'batch: journal file (default <output>.journal, or <input>.journal)')

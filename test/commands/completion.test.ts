@@ -79,6 +79,7 @@ function fishScript(c: Catalogs): string {
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l bom -d 'batch: start CSV output with a UTF-8 BOM (for spreadsheets)'",
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l budget -x -d 'batch: never charge more than n credits in this run'",
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l concurrency -x -d 'batch: lookups in flight (default 8, max 64)'",
+    "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l rate -x -d 'batch: at most n lookups per second, retries included (default: 90% of the rate limit `me` reports; 0: no pacing)'",
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l journal -r -F -d 'batch: journal file (default <output>.journal, or <input>.journal)'",
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l fresh -d 'batch: ignore an existing journal and start over'",
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l dry-run -d 'batch: count rows, domains and worst-case credits; send no lookup'",
