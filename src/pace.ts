@@ -69,7 +69,8 @@ export const ACCOUNT_LIMIT_SHARE = 0.9;
 export function paceForLimit(limit: unknown): number | undefined {
   const value = typeof limit === 'string' && limit.trim() !== '' ? Number(limit) : limit;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return undefined;
-  const pace = value * ACCOUNT_LIMIT_SHARE;
+  // Rounded to a thousandth: 13 * 0.9 is 11.700000000000001 in floating point.
+  const pace = Math.round(value * ACCOUNT_LIMIT_SHARE * 1000) / 1000;
   // Beyond what the pacer can space exactly, the scheduler's reaction to a 429 is left to act.
   return pace <= MAX_RATE ? pace : undefined;
 }

@@ -56,7 +56,7 @@ function parseRateOption(raw: string): number {
 /**
  * --rate as given (0: no pacing); else the key's rate limit, asked of GET /api/me (never charged)
  * when the batch is about to send its first lookup, so a dry run, a refused output or a run
- * answered from its journal asks nothing. A failed or slow answer means no pacing.
+ * answered from its journal asks nothing. A failed or slow answer means no pacing. -v says which.
  */
 function batchRate(ctx: Context, rate: number | undefined): RateSource {
   if (rate !== undefined) return rate;
@@ -65,9 +65,27 @@ function batchRate(ctx: Context, rate: number | undefined): RateSource {
       import('../api/account.js'),
       import('../pace.js'),
     ]);
-    const signal = AbortSignal.timeout(ACCOUNT_RATE_TIMEOUT_MS);
-    const { account } = await getAccount(ctx, { spinner: false, signal });
-    return paceForLimit(account.rate_limit_per_second);
+    const { io } = ctx;
+    try {
+      const signal = AbortSignal.timeout(ACCOUNT_RATE_TIMEOUT_MS);
+      const { account } = await getAccount(ctx, { spinner: false, signal });
+      const limit = account.rate_limit_per_second;
+      const pace = paceForLimit(limit);
+      if (pace !== undefined)
+        io.debug(
+          `pacing: ${pace} lookups per second, 90% of the rate limit GET /api/me reports (${limit} per second); --rate changes it`,
+        );
+      else if (limit === undefined || limit === null)
+        io.debug('pacing: off; GET /api/me reports no rate limit');
+      else
+        io.debug(
+          `pacing: off; GET /api/me reports a rate limit of ${JSON.stringify(limit)} per second, beyond what --rate paces`,
+        );
+      return pace;
+    } catch (error) {
+      io.debug(`pacing: off; GET /api/me failed (${(error as { code?: string }).code ?? String(error)})`);
+      return undefined;
+    }
   };
 }
 
