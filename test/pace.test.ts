@@ -53,6 +53,18 @@ function pacerOn(clock: ReturnType<typeof manualClock>, rate: RateSource): Pacer
   return createPacer(rate, { now: clock.now, setTimer: clock.setTimer, clearTimer: clock.clearTimer });
 }
 
+/** Moves the clock to each time in turn and checks the grants made by then. */
+async function expectGrants(
+  clock: ReturnType<typeof manualClock>,
+  granted: number[],
+  steps: Array<[number, number[]]>,
+): Promise<void> {
+  for (const [to, want] of steps) {
+    await clock.advanceTo(to);
+    expect(granted, `at ${to}`).toEqual(want);
+  }
+}
+
 /** Takes one turn and notes when it was granted (at once: the time of the call). */
 function takeAt(pacer: Pacer, clock: ReturnType<typeof manualClock>, granted: number[]): void {
   const waiting = pacer.take();
@@ -65,20 +77,16 @@ describe('createPacer', () => {
     const clock = manualClock();
     const pacer = pacerOn(clock, 4);
     expect(pacer.take()).toBeUndefined();
-    const order: number[] = [];
-    const waits = [1, 2, 3].map((i) => pacer.take()!.then(() => order.push(i)));
-    expect(waits).toHaveLength(3);
+    const granted: number[] = [];
+    for (let i = 0; i < 3; i++) takeAt(pacer, clock, granted);
     expect(pacer.waiting).toBe(3);
-    await clock.advance(249);
-    expect(order).toEqual([]);
-    await clock.advance(1);
-    expect(order).toEqual([1]);
-    await clock.advance(249);
-    expect(order).toEqual([1]);
-    await clock.advance(1);
-    expect(order).toEqual([1, 2]);
-    await clock.advance(250);
-    expect(order).toEqual([1, 2, 3]);
+    await expectGrants(clock, granted, [
+      [5249, []],
+      [5250, [5250]],
+      [5499, [5250]],
+      [5500, [5250, 5500]],
+      [5750, [5250, 5500, 5750]],
+    ]);
     expect(pacer.waiting).toBe(0);
     expect(clock.timers()).toBe(0);
   });
@@ -106,11 +114,11 @@ describe('createPacer', () => {
     expect(clock.nextTimer()).toBe(5100);
     // The event loop was busy: the timer runs at 5130, and the next turn is 100 ms after that.
     await clock.lateTo(5130);
-    expect(granted).toEqual([5000, 5130]);
-    await clock.advanceTo(5229);
-    expect(granted).toEqual([5000, 5130]);
-    await clock.advanceTo(5230);
-    expect(granted).toEqual([5000, 5130, 5230]);
+    await expectGrants(clock, granted, [
+      [5130, [5000, 5130]],
+      [5229, [5000, 5130]],
+      [5230, [5000, 5130, 5230]],
+    ]);
   });
 
   it('holds every turn for a pause, then spaces the waiters from its end', async () => {
@@ -121,12 +129,11 @@ describe('createPacer', () => {
     takeAt(pacer, clock, granted);
     pacer.holdFor(1000);
     takeAt(pacer, clock, granted);
-    await clock.advanceTo(5999);
-    expect(granted).toEqual([5000]);
-    await clock.advanceTo(6000);
-    expect(granted).toEqual([5000, 6000]);
-    await clock.advanceTo(6250);
-    expect(granted).toEqual([5000, 6000, 6250]);
+    await expectGrants(clock, granted, [
+      [5999, [5000]],
+      [6000, [5000, 6000]],
+      [6250, [5000, 6000, 6250]],
+    ]);
     // A pause shorter than what is already due changes nothing.
     pacer.holdFor(100);
     takeAt(pacer, clock, granted);

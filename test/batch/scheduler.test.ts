@@ -30,6 +30,14 @@ function manualClock() {
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A scheduler whose requests are paced at `rate` a second, on a clock the test moves. */
+function pacedScheduler(rate: number, concurrency: number) {
+  const clock = manualClock();
+  const pacer = createPacer(rate, { now: clock.now, setTimer: clock.setTimer, clearTimer: () => {} });
+  const scheduler = createScheduler({ concurrency, now: clock.now, setTimer: clock.setTimer, pacer });
+  return { clock, scheduler, start: clock.now() };
+}
+
 describe('createScheduler', () => {
   it('never has more than the limit in flight and serves waiters in order', async () => {
     const s = createScheduler({ concurrency: 2 });
@@ -152,10 +160,7 @@ describe('createScheduler', () => {
   });
 
   it('holds the requests waiting for their turn in --rate for a pause, then spaces them from its end', async () => {
-    const clock = manualClock();
-    const pacer = createPacer(4, { now: clock.now, setTimer: clock.setTimer, clearTimer: () => {} });
-    const s = createScheduler({ concurrency: 4, now: clock.now, setTimer: clock.setTimer, pacer });
-    const start = clock.now();
+    const { clock, scheduler: s, start } = pacedScheduler(4, 4);
     const sent: number[] = [];
     for (let i = 0; i < 3; i++) {
       await s.acquire();
@@ -172,9 +177,7 @@ describe('createScheduler', () => {
   });
 
   it('releases the requests waiting for their turn in --rate when it stops', async () => {
-    const clock = manualClock();
-    const pacer = createPacer(0.1, { now: clock.now, setTimer: clock.setTimer, clearTimer: () => {} });
-    const s = createScheduler({ concurrency: 4, pacer });
+    const { scheduler: s } = pacedScheduler(0.1, 4);
     expect(s.pace()).toBeUndefined();
     let released = 0;
     for (let i = 0; i < 3; i++) s.pace()!.then(() => released++);
@@ -348,10 +351,7 @@ describe('Lookups', () => {
   });
 
   it('paces every request and every retry with --rate, and a stop sends nothing more', async () => {
-    const clock = manualClock();
-    const pacer = createPacer(4, { now: clock.now, setTimer: clock.setTimer, clearTimer: () => {} });
-    const scheduler = createScheduler({ concurrency: 8, now: clock.now, setTimer: clock.setTimer, pacer });
-    const start = clock.now();
+    const { clock, scheduler, start } = pacedScheduler(4, 8);
     const sent: string[] = [];
     const client: Client = {
       lastCredits: {},

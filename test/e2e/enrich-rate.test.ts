@@ -31,70 +31,64 @@ const env = () => ({
   COMPANY_DATA_RETRY_FLOOR_MS: '10',
 });
 
-/** Writes `name.csv` with these domains and enriches it into `name-out.csv`. */
-function enrich(name: string, domains: string[], args: string[], timeoutMs = 60_000) {
-  const input = join(dir, `${name}.csv`);
-  writeFileSync(input, `domain\n${domains.join('\n')}\n`);
-  const output = join(dir, `${name}-out.csv`);
-  return runCli(['--base-url', sandbox.url, 'enrich', '--input', input, '--output', output, ...args], {
-    env: env(),
-    timeoutMs,
-  });
-}
-
-const found = (name: string) =>
-  (parse(readFileSync(join(dir, `${name}-out.csv`)), { columns: true }) as Array<Record<string, string>>).map(
-    (row) => row.found,
-  );
-
 /** The requests the sandbox logged from `seq` on, with a key (the public catalogs are not limited). */
 const since = (seq: number) => sandbox.requests().filter((r) => r.seq > seq && r.key_name !== null);
 const lastSeq = () => sandbox.requests().at(-1)?.seq ?? 0;
+/** Each of these domains looked up once, answered 200; nothing else in `log`. */
+function expectLookups(log: ReturnType<typeof since>, rows: string[]): void {
+  expect(log.map((e) => e.path).sort()).toEqual(rows.map((d) => `/api/domains/${d}`).sort());
+  expect(log.filter((e) => e.status !== 200)).toEqual([]);
+}
+
 const domains = (from: number, count: number) =>
   sandbox.dataset.companies.slice(from, from + count).map((c) => c.domain);
 
+/**
+ * Enriches these domains (written to `name.csv`) into `name-out.csv` and checks that the run
+ * succeeded with every row found; returns its stderr and the requests the sandbox logged meanwhile.
+ */
+async function batch(name: string, rows: string[], args: string[], timeoutMs = 60_000) {
+  const input = join(dir, `${name}.csv`);
+  writeFileSync(input, `domain\n${rows.join('\n')}\n`);
+  const output = join(dir, `${name}-out.csv`);
+  const start = lastSeq();
+  const r = await runCli(
+    ['--base-url', sandbox.url, 'enrich', '--input', input, '--output', output, ...args],
+    {
+      env: env(),
+      timeoutMs,
+    },
+  );
+  expect(r.code, r.stderr).toBe(0);
+  const out = parse(readFileSync(output), { columns: true }) as Array<Record<string, string>>;
+  expect(out.map((row) => row.found)).toEqual(rows.map(() => 'true'));
+  return { stderr: r.stderr, log: since(start) };
+}
+
 describe('enrich --input --rate', () => {
   it('2,000 rows at --rate 45 under a limit of 50 a second: not one 429', async () => {
-    const start = lastSeq();
     const rows = domains(0, 2000);
-    const r = await enrich('paced', rows, ['--rate', '45', '--concurrency', '4'], 120_000);
-    expect(r.code, r.stderr).toBe(0);
-    const log = since(start);
+    const { log } = await batch('paced', rows, ['--rate', '45', '--concurrency', '4'], 120_000);
     expect(log.filter((e) => e.status === 429)).toEqual([]);
     // Every lookup asked once and answered; --rate given: GET /api/me is not asked.
-    expect(log.map((e) => e.path).sort()).toEqual(rows.map((d) => `/api/domains/${d}`).sort());
-    expect(log.every((e) => e.status === 200)).toBe(true);
-    expect(found('paced')).toEqual(rows.map(() => 'true'));
+    expectLookups(log, rows);
   }, 150_000);
 
   it('without --rate paces at 90% of the limit GET /api/me reports: asked once, before the first lookup', async () => {
-    const start = lastSeq();
     const rows = domains(0, 300);
-    const r = await enrich('default', rows, ['--concurrency', '4', '-v']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(
+    const { stderr, log } = await batch('default', rows, ['--concurrency', '4', '-v']);
+    expect(stderr).toContain(
       'pacing: 45 lookups per second, 90% of the rate limit GET /api/me reports (50 per second); --rate changes it\n',
     );
-    const log = since(start);
-    expect(log[0]?.path).toBe('/api/me');
-    expect(
-      log
-        .slice(1)
-        .map((e) => e.path)
-        .sort(),
-    ).toEqual(rows.map((d) => `/api/domains/${d}`).sort());
-    expect(log.filter((e) => e.status !== 200)).toEqual([]);
-    expect(found('default')).toEqual(rows.map(() => 'true'));
+    expect(log[0]).toMatchObject({ path: '/api/me', status: 200 });
+    expectLookups(log.slice(1), rows);
   }, 90_000);
 
   it('--rate 0 turns pacing off without asking GET /api/me; a dry run asks it only for the balance', async () => {
-    const start = lastSeq();
     const rows = domains(400, 20);
-    const off = await enrich('off', rows, ['--rate', '0', '-v']);
-    expect(off.code, off.stderr).toBe(0);
+    const off = await batch('off', rows, ['--rate', '0', '-v']);
     expect(off.stderr).not.toContain('pacing:');
-    expect(since(start).filter((e) => e.path === '/api/me')).toEqual([]);
-    expect(found('off')).toEqual(rows.map(() => 'true'));
+    expectLookups(off.log, rows);
 
     const dry = lastSeq();
     const r = await runCli(
@@ -117,16 +111,16 @@ describe('enrich --input --rate', () => {
 
   it('a GET /api/me that fails means no pacing, not a failed run', async () => {
     sandbox.faults.add('internal_error', { path: '/api/me', times: 2 });
-    const start = lastSeq();
     const rows = domains(500, 20);
-    const r = await enrich('me-failed', rows, ['--concurrency', '4', '-v', '--retries', '1']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('pacing: off; GET /api/me failed (internal_error)\n');
-    const me = since(start).filter((e) => e.path === '/api/me');
-    expect(me.map((e) => [e.status, e.fault])).toEqual([
+    const { stderr, log } = await batch('me-failed', rows, ['--concurrency', '4', '-v', '--retries', '1']);
+    expect(stderr).toContain('pacing: off; GET /api/me failed (internal_error)\n');
+    expect(log.filter((e) => e.path === '/api/me').map((e) => [e.status, e.fault])).toEqual([
       [500, 'internal_error'],
       [500, 'internal_error'],
     ]);
-    expect(found('me-failed')).toEqual(rows.map(() => 'true'));
+    expectLookups(
+      log.filter((e) => e.path !== '/api/me'),
+      rows,
+    );
   }, 60_000);
 });
