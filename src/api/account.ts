@@ -52,8 +52,17 @@ export function adaptAccount(body: unknown): Account {
   };
 }
 
-export async function getAccount(ctx: Context): Promise<AccountResult> {
-  const response = await ctx.client.request<unknown>({ method: 'GET', path: '/api/me', auth: true });
+/** `spinner: false` and a signal for a call made on the way (a batch asking for its rate limit). */
+export async function getAccount(
+  ctx: Context,
+  options: { spinner?: false; signal?: AbortSignal } = {},
+): Promise<AccountResult> {
+  const response = await ctx.client.request<unknown>({
+    method: 'GET',
+    path: '/api/me',
+    auth: true,
+    ...options,
+  });
   const account = adaptAccount(response.data);
   if (!Number.isFinite(account.balance) && typeof response.credits.remaining === 'number') {
     account.balance = response.credits.remaining;

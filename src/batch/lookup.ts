@@ -296,6 +296,10 @@ export class Lookups {
         await new Promise<void>((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
         if (this.stopReason || this.fatal) return this.stoppedResult();
       }
+      // The turn in --rate: after the slot and the claim, before the reservation and the send (a
+      // domain another run answers takes no turn).
+      const paced = scheduler.pace();
+      if (paced) await paced;
       const reservation = this.reserve() ?? null;
       const reserved = reservation instanceof Promise ? await reservation : reservation;
       if (!reserved) {
@@ -363,6 +367,8 @@ export class Lookups {
     attempt: number,
     delayMs: number,
   ) {
+    // A retry is a request: it takes its turn in --rate (before its backoff; docs/batch.md).
+    await this.options.scheduler.pace();
     await this.retryHook(problem, attempt, delayMs);
     if (!mayHaveBeenCharged(problem)) return;
     this.options.budget.settleUnknown(held.reservation);

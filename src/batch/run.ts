@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
 import { normaliseDomain } from '../domain.js';
 import { oneLine } from '../output/sanitize.js';
+import { createPacer, type RateSource } from '../pace.js';
 import { Problem, usageError } from '../problem.js';
 import { baseOf, freshnessAt, keyIdOf, scopeOf } from '../store/location.js';
 import { bothBudgets, monthBudget } from '../store/month-budget.js';
@@ -52,6 +53,8 @@ export interface BatchOptions {
   notFoundMaxAgeMs?: number;
   /** A cap on the calendar month's spend of this key, across runs (--budget-month). */
   budgetMonth?: number;
+  /** Requests per second (--rate), or asked of the account at the first request; none: no pacing. */
+  rate?: RateSource;
   dryRun?: boolean;
   progress?: boolean;
   /** The command line as typed, for the resume hint. */
@@ -190,11 +193,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
         stored && scopeId !== undefined
           ? (domain) => stored.find(scopeId, domain, fresh()) !== undefined
           : undefined,
-      storeNote: stored
-        ? stored.path
-        : ctx.store.path === false
-          ? 'none (--no-store)'
-          : 'none yet',
+      storeNote: stored ? stored.path : ctx.store.path === false ? 'none (--no-store)' : 'none yet',
       budget: options.budget,
     });
   }
@@ -297,7 +296,7 @@ async function runWithStore(
     chunkChars: OUTPUT_CHUNK_CHARS,
   });
 
-  const scheduler = createScheduler({ concurrency: options.concurrency });
+  const scheduler = createScheduler({ concurrency: options.concurrency, pacer: createPacer(options.rate) });
   const drain = new AbortController();
   // Every lookup in flight may listen on this signal: Node's warning past 10 listeners must not
   // reach a batch's stderr.

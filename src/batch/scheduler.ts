@@ -7,6 +7,10 @@
 // service, or a rate limiter such as nginx's limit_req) does the same with the backoff of the
 // request that saw it, and the retries of such answers wait for the pause too. It also counts consecutive failures, which
 // the run uses to stop burning through a file while the service is down.
+//
+// With a pacer (--rate, src/pace.ts), a request that has its slot also waits for its turn in the
+// rate (`pace()`); a pause holds the pacer too, and a stop releases its waiters.
+import type { Pacer } from '../pace.js';
 
 export type Outcome = 'success' | 'failure';
 
@@ -21,6 +25,8 @@ export interface SchedulerOptions {
   growAfter?: number;
   now?: () => number;
   setTimer?: (fn: () => void, ms: number) => { unref?(): void };
+  /** Paces the requests of the run (--rate); none: no pacing. */
+  pacer?: Pacer;
 }
 
 export interface Scheduler {
@@ -38,6 +44,12 @@ export interface Scheduler {
   /** A slot right now if one is free, nobody waits before us and no pause is on; else undefined. */
   tryAcquire(): Slot | undefined;
   release(slot: Slot, outcome: Outcome): void;
+  /**
+   * The request's turn in the --rate, taken once it has a slot and right before it is sent (a
+   * retry too): undefined when it may go at once, else a promise for when it may (at once
+   * when the scheduler stops).
+   */
+  pace(): Promise<void> | undefined;
   /** A 429 was seen: cut the limit (once per pause) and pause every worker. */
   rateLimited(retryAfterSeconds: number | undefined): void;
   /**
@@ -61,6 +73,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const growAfter = options.growAfter ?? DEFAULT_GROW_AFTER;
   const now = options.now ?? Date.now;
   const setTimer = options.setTimer ?? ((fn: () => void, ms: number) => setTimeout(fn, ms));
+  const { pacer } = options;
 
   let limit = max;
   let inFlight = 0;
@@ -129,6 +142,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       cuts++;
     }
     pausedUntil = Math.max(pausedUntil, at + pauseMs);
+    // Requests that hold a slot and wait for their turn in the rate wait out the pause too.
+    pacer?.holdFor(pausedUntil - at);
     if (waiting() > 0) armTimer();
   };
 
@@ -191,6 +206,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       pump();
       notifyIdle();
     },
+    pace() {
+      return pacer?.take();
+    },
     rateLimited(retryAfterSeconds) {
       const seconds = retryAfterSeconds !== undefined && retryAfterSeconds > 0 ? retryAfterSeconds : 1;
       slowDown(seconds * 1000);
@@ -206,6 +224,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     },
     stop() {
       stopped = true;
+      pacer?.stop();
       pump();
     },
     idle() {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBudget } from '../../src/batch/budget.js';
 import { Lookups } from '../../src/batch/lookup.js';
 import { createScheduler, type Slot } from '../../src/batch/scheduler.js';
+import { createPacer } from '../../src/pace.js';
 import { Problem } from '../../src/problem.js';
 import { freshnessAt } from '../../src/store/location.js';
 import { runStoreOf } from '../../src/store/run-store.js';
@@ -34,6 +35,14 @@ function manualClock() {
 }
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A scheduler whose requests are paced at `rate` a second, on a clock the test moves. */
+function pacedScheduler(rate: number, concurrency: number) {
+  const clock = manualClock();
+  const pacer = createPacer(rate, { now: clock.now, setTimer: clock.setTimer, clearTimer: () => {} });
+  const scheduler = createScheduler({ concurrency, now: clock.now, setTimer: clock.setTimer, pacer });
+  return { clock, scheduler, start: clock.now() };
+}
 
 describe('createScheduler', () => {
   it('never has more than the limit in flight and serves waiters in order', async () => {
@@ -154,6 +163,34 @@ describe('createScheduler', () => {
     expect(s.consecutiveFailures).toBe(3);
     s.release((await s.acquire())!, 'success');
     expect(s.consecutiveFailures).toBe(0);
+  });
+
+  it('holds the requests waiting for their turn in --rate for a pause, then spaces them from its end', async () => {
+    const { clock, scheduler: s, start } = pacedScheduler(4, 4);
+    const sent: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await s.acquire();
+      const paced = s.pace();
+      if (paced) paced.then(() => sent.push(clock.now() - start));
+      else sent.push(clock.now() - start);
+    }
+    s.rateLimited(2);
+    for (let ms = 0; ms < 2600; ms += 50) {
+      clock.advance(50);
+      await flush();
+    }
+    expect(sent).toEqual([0, 2000, 2250]);
+  });
+
+  it('releases the requests waiting for their turn in --rate when it stops', async () => {
+    const { scheduler: s } = pacedScheduler(0.1, 4);
+    expect(s.pace()).toBeUndefined();
+    let released = 0;
+    for (let i = 0; i < 3; i++) s.pace()!.then(() => released++);
+    s.stop();
+    await flush();
+    expect(released).toBe(3);
+    expect(s.pace()).toBeUndefined();
   });
 
   it('after stop, waiters and new acquirers get null while in-flight work drains', async () => {
@@ -345,6 +382,56 @@ describe('Lookups', () => {
     expect(l.stopReason).toBe('too_many_failures');
     expect((await l.resultFor('later.com')).error_code).toBe('too_many_failures');
     expect(stub.calls).not.toContain('later.com');
+  });
+
+  it('paces every request and every retry with --rate, and a stop sends nothing more', async () => {
+    const { clock, scheduler, start } = pacedScheduler(4, 8);
+    const sent: string[] = [];
+    const client: Client = {
+      lastCredits: {},
+      async close() {},
+      async request<T>(options: RequestOptions): Promise<ApiResponse<T>> {
+        const domain = decodeURIComponent(options.path.slice('/api/domains/'.length));
+        sent.push(`${domain}@${clock.now() - start}`);
+        if (domain === 'a.com' && sent.length === 1) {
+          // A 500 (not a throttle), answered once b.com waits for its turn: the retry waits only
+          // for a turn of its own, after b.com's.
+          await flush();
+          await options.onRetry?.(new Problem({ code: 'internal_error', status: 500 }), 1, 0);
+          sent.push(`${domain}@${clock.now() - start}`);
+        }
+        const data = { found: true, domain, company_name: domain, credits: { charged: 1 } };
+        return { status: 200, data: data as T, headers: {}, credits: { charged: 1 }, attempts: 1 };
+      },
+    };
+    const l = new Lookups({
+      client,
+      query: {},
+      worstCase: 1,
+      resultFields: ['domain', 'company_name'],
+      budget: createBudget(undefined),
+      scheduler,
+      store: runStore(),
+      maxConsecutiveFailures: 5,
+    });
+    const advanceTo = async (ms: number) => {
+      while (clock.now() - start < ms) {
+        clock.advance(10);
+        await flush();
+      }
+    };
+    const results = ['a.com', 'b.com', 'c.com'].map((d) => l.resultFor(d));
+    await advanceTo(600);
+    results.push(l.resultFor('d.com'));
+    await advanceTo(1000);
+    // a.com's retry took the turn after the requests already waiting, d.com the next one.
+    expect(sent).toEqual(['a.com@0', 'b.com@250', 'c.com@500', 'a.com@750', 'd.com@1000']);
+    results.push(l.resultFor('e.com'));
+    await advanceTo(1100);
+    l.stop('interrupted');
+    const rows = await Promise.all(results);
+    expect(rows.map((r) => r.error_code)).toEqual([null, null, null, null, 'interrupted']);
+    expect(sent).toHaveLength(5);
   });
 
   it('a 429 seen on a retry cuts the concurrency', async () => {

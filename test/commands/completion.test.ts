@@ -83,6 +83,7 @@ function fishScript(c: Catalogs, profiles = 'default'): string {
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l bom -d 'batch: start CSV output with a UTF-8 BOM (for spreadsheets)'",
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l budget -x -d 'batch: never charge more than n credits in this run'",
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l concurrency -x -d 'batch: lookups in flight (default 8, max 64)'",
+    "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l rate -x -d 'batch: at most n lookups per second, retries included (default: 90% of the rate limit `me` reports; 0: no pacing)'",
     // --journal and --fresh are gone: hidden, so not offered.
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l refresh -d 'buy again, whatever the result store holds'",
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l max-age -x -d 'reuse stored answers younger than this (default 30d; 12h, 2w, 0)'",
@@ -329,9 +330,9 @@ describe.each(['bash', 'zsh'] as const)('completion %s', (shell) => {
         .filter((line) => /^ {4}'(enrich)?'\) printf '%s\\n' '-[-a-zA-Z ]+' ;;$/.test(line));
       expect(optionLists).toEqual([
         "    '') printf '%s\\n' '-V --version --profile --base-url --api-key-file --auth-header --sandbox -o --format --timeout --retries -q --quiet -v --verbose --no-color --allow-insecure-http --csv-raw --store --no-store -h --help' ;;",
-        "    'enrich') printf '%s\\n' '--products --include --max-credits --input --output --column --delimiter --encoding --bom --budget --concurrency --refresh --max-age --not-found-max-age --budget-month --dry-run --progress' ;;",
+        "    'enrich') printf '%s\\n' '--products --include --max-credits --input --output --column --delimiter --encoding --bom --budget --concurrency --rate --refresh --max-age --not-found-max-age --budget-month --dry-run --progress' ;;",
         "    '') printf '%s\\n' '--profile --base-url --api-key-file --auth-header -o --format --timeout --retries --store' ;;",
-        "    'enrich') printf '%s\\n' '--products --include --max-credits --input --output --column --delimiter --encoding --budget --concurrency --max-age --not-found-max-age --budget-month' ;;",
+        "    'enrich') printf '%s\\n' '--products --include --max-credits --input --output --column --delimiter --encoding --budget --concurrency --rate --max-age --not-found-max-age --budget-month' ;;",
       ]);
     },
   );

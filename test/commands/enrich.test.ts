@@ -106,6 +106,9 @@ const ENRICH_HELP = lines(
   '                             spreadsheets)',
   '  --budget <n>               batch: never charge more than n credits in this run',
   '  --concurrency <n>          batch: lookups in flight (default 8, max 64)',
+  '  --rate <n>                 batch: at most n lookups per second, retries',
+  '                             included (default: 90% of the rate limit `me`',
+  '                             reports; 0: no pacing)',
   '  --refresh                  buy again, whatever the result store holds',
   '  --max-age <age>            reuse stored answers younger than this (default',
   '                             30d; 12h, 2w, 0)',
@@ -134,6 +137,7 @@ const ENRICH_HELP = lines(
   '  $ company-data --sandbox enrich --input examples/companies.csv --output enriched.csv',
   '  $ company-data --sandbox enrich --input examples/companies.csv --dry-run',
   '  $ company-data enrich --input big.csv --output out.csv --budget 5000 --concurrency 16 --progress',
+  '  $ company-data enrich --input big.csv --output out.csv --rate 45',
   '',
   'Exit codes: 0 ok (also found: false), 2 bad input, 3 key, 4 credits, --budget or --budget-month',
   'reached, 5 service unavailable, 6 batch finished with row errors, 7 another process is running',
@@ -550,6 +554,28 @@ const cases: CommandCase[] = [
     wantStderr: lines(
       `error: option '--max-credits <n>' argument 'x' is invalid. --max-credits must be a whole number between 0 and ${Number.MAX_SAFE_INTEGER}, got "x"`,
       '(add --help for usage)',
+    ),
+  },
+  {
+    name: 'a --rate that is not a number of lookups per second: exit 2 naming what it takes',
+    argv: ['enrich', '--input', `${DIR}/in.csv`, '--rate', '45/s'],
+    tty: true,
+    files: { 'in.csv': BATCH_INPUT },
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines(
+      `error: option '--rate <n>' argument '45/s' is invalid. --rate must be a number of lookups per second between 0 and 1000 (decimals allowed: 0.5 is one every 2 s; 0 turns pacing off), got "45/s"`,
+      '(add --help for usage)',
+    ),
+  },
+  {
+    name: '--rate without --input: exit 2, piped',
+    argv: ['enrich', '--rate', '5', 'acme-shoes.com'],
+    tty: false,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines(
+      '{"code":"usage_error","status":0,"title":"Usage error","detail":"--rate applies to batches: add --input <file>","retryable":false,"hint":""}',
     ),
   },
   {

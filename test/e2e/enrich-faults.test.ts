@@ -19,6 +19,8 @@ sandboxAndDirForTests(
   },
 );
 
+// The test waits as long as the run may take (its timeoutMs): without --rate the batch is paced
+// at 90% of the sandbox's limit (docs/batch.md, "Pacing"), which adds a few seconds.
 it('5,000 rows under --fault-rate 0.1 and 40 requests/s: every row accounted for, few 429s, progress lines', async () => {
   // Every 429 costs at least its Retry-After (1 s), so 200 distinct domains keep the test short;
   // the 5,000 rows still all go through the reorder window, dedupe and writer.
@@ -82,4 +84,4 @@ it('5,000 rows under --fault-rate 0.1 and 40 requests/s: every row accounted for
   expect(limited).toBeLessThan(log.length / 4);
   const enriched = output.slice(1).filter((row) => row[at('found')] === 'true');
   expect(new Set(enriched.map((row) => row[at('domain')] || row[at('cd_domain')])).size).toBeGreaterThan(100);
-});
+}, 90_000);

@@ -1,0 +1,126 @@
+// Pacing a batch (--rate, src/pace.ts) against a sandbox that allows 50 requests a second per key
+// (a fixed one-second window, src/sandbox/rate-limit.ts): the real binary stays under the limit
+// instead of reacting to 429s, with the rate given or taken from GET /api/me.
+//
+// Why no 429 can happen at --rate 45 with --concurrency 4: the pacer grants at most 45 turns in any
+// second, and a request the sandbox counts in a window was either granted in it or was already
+// on its way when the window opened, holding one of the 4 slots: at most 45 + 4 = 49 of 50,
+// however late the requests reach the sandbox. (At the default concurrency of 8 the bound is 53:
+// right in practice, but not a certainty on a loaded machine.)
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { runCli } from '../helpers/cli.js';
+import { sandboxAndDirForTests } from '../helpers/sandbox.js';
+
+let sandbox: SandboxHandle;
+let dir: string;
+sandboxAndDirForTests('cd-enrich-rate-', { companies: 2000, rateLimit: 50 }, (s, d) => {
+  sandbox = s;
+  dir = d;
+});
+
+const env = () => ({
+  COMPANY_DATA_API_KEY: sandbox.keys.full,
+  XDG_CONFIG_HOME: join(dir, 'config'),
+  XDG_CACHE_HOME: join(dir, 'cache'),
+  COMPANY_DATA_RETRY_BASE_MS: '10',
+  COMPANY_DATA_RETRY_CAP_MS: '50',
+  COMPANY_DATA_RETRY_FLOOR_MS: '10',
+});
+
+/** The requests the sandbox logged from `seq` on, with a key (the public catalogs are not limited). */
+const since = (seq: number) => sandbox.requests().filter((r) => r.seq > seq && r.key_name !== null);
+const lastSeq = () => sandbox.requests().at(-1)?.seq ?? 0;
+/** Each of these domains looked up once, answered 200; nothing else in `log`. */
+function expectLookups(log: ReturnType<typeof since>, rows: string[]): void {
+  expect(log.map((e) => e.path).sort()).toEqual(rows.map((d) => `/api/domains/${d}`).sort());
+  expect(log.filter((e) => e.status !== 200)).toEqual([]);
+}
+
+const domains = (from: number, count: number) =>
+  sandbox.dataset.companies.slice(from, from + count).map((c) => c.domain);
+
+/**
+ * Enriches these domains (written to `name.csv`) into `name-out.csv` and checks that the run
+ * succeeded with every row found; returns its stderr and the requests the sandbox logged meanwhile.
+ */
+async function batch(name: string, rows: string[], args: string[], timeoutMs = 60_000) {
+  const input = join(dir, `${name}.csv`);
+  writeFileSync(input, `domain\n${rows.join('\n')}\n`);
+  const output = join(dir, `${name}-out.csv`);
+  const start = lastSeq();
+  const r = await runCli(
+    ['--base-url', sandbox.url, 'enrich', '--input', input, '--output', output, ...args],
+    {
+      env: env(),
+      timeoutMs,
+    },
+  );
+  expect(r.code, r.stderr).toBe(0);
+  const out = parse(readFileSync(output), { columns: true }) as Array<Record<string, string>>;
+  expect(out.map((row) => row.found)).toEqual(rows.map(() => 'true'));
+  return { stderr: r.stderr, log: since(start) };
+}
+
+describe('enrich --input --rate', () => {
+  it('2,000 rows at --rate 45 under a limit of 50 a second: not one 429', async () => {
+    const rows = domains(0, 2000);
+    const { log } = await batch('paced', rows, ['--rate', '45', '--concurrency', '4'], 120_000);
+    expect(log.filter((e) => e.status === 429)).toEqual([]);
+    // Every lookup asked once and answered; --rate given: GET /api/me is not asked.
+    expectLookups(log, rows);
+  }, 150_000);
+
+  it('without --rate paces at 90% of the limit GET /api/me reports: asked once, before the first lookup', async () => {
+    const rows = domains(0, 300);
+    const { stderr, log } = await batch('default', rows, ['--concurrency', '4', '-v']);
+    expect(stderr).toContain(
+      'pacing: 45 lookups per second, 90% of the rate limit GET /api/me reports (50 per second); --rate changes it\n',
+    );
+    expect(log[0]).toMatchObject({ path: '/api/me', status: 200 });
+    expectLookups(log.slice(1), rows);
+  }, 90_000);
+
+  it('--rate 0 turns pacing off without asking GET /api/me; a dry run asks it only for the balance', async () => {
+    const rows = domains(400, 20);
+    const off = await batch('off', rows, ['--rate', '0', '-v']);
+    expect(off.stderr).not.toContain('pacing:');
+    expectLookups(off.log, rows);
+
+    const dry = lastSeq();
+    const r = await runCli(
+      [
+        '--base-url',
+        sandbox.url,
+        'enrich',
+        '--input',
+        join(dir, 'off.csv'),
+        '--output',
+        join(dir, 'dry.csv'),
+        '--dry-run',
+      ],
+      { env: env() },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    // Its one request with the key is the balance it shows (src/batch/dry-run.ts); nothing for a rate.
+    expect(since(dry).map((e) => e.path)).toEqual(['/api/me']);
+  }, 90_000);
+
+  it('a GET /api/me that fails means no pacing, not a failed run', async () => {
+    sandbox.faults.add('internal_error', { path: '/api/me', times: 2 });
+    const rows = domains(500, 20);
+    const { stderr, log } = await batch('me-failed', rows, ['--concurrency', '4', '-v', '--retries', '1']);
+    expect(stderr).toContain('pacing: off; GET /api/me failed (internal_error)\n');
+    expect(log.filter((e) => e.path === '/api/me').map((e) => [e.status, e.fault])).toEqual([
+      [500, 'internal_error'],
+      [500, 'internal_error'],
+    ]);
+    expectLookups(
+      log.filter((e) => e.path !== '/api/me'),
+      rows,
+    );
+  }, 60_000);
+});
