@@ -35,13 +35,9 @@ export function register(program: Command, kit: CommandKit): void {
   program
     .command('spend')
     .description('Show the credits spent, from the spend ledger of the store (never charged)')
-    .option(
-      '--since <date>',
-      'count from this day or month on: YYYY-MM-DD or YYYY-MM, UTC (default: all)',
-      parseSince,
-    )
+    .option('--since <date>', 'count from this day or month on, UTC: YYYY-MM-DD or YYYY-MM', parseSince)
     .addOption(
-      new Option('--by <group>', 'one row per month, day, command or key (base URL and key)')
+      new Option('--by <group>', 'one row per month, day, command, or key (base URL and key)')
         .choices(['month', 'day', 'command', 'key'])
         .default('month'),
     )

@@ -29,7 +29,7 @@ Examples:
     );
   store
     .command('info')
-    .description('Show where the store is, its size, and its answers by outcome and age')
+    .description("Show the store's path, size, and answers by outcome and age")
     .addHelpText(
       'after',
       `
@@ -43,21 +43,18 @@ Example:
   store
     .command('prune')
     .description('Remove the answers older than their age limit')
-    .option(
-      '--max-age <age>',
-      'remove found answers older than this: 30d, 12h, 2w ... (default 30d)',
-      parseAge('--max-age'),
-    )
+    .option('--max-age <age>', 'found answers older than this go (default 30d)', parseAge('--max-age'))
     .option(
       '--not-found-max-age <age>',
-      'remove not-found answers older than this (default 7d)',
+      'not-found answers older than this go (default 7d)',
       parseAge('--not-found-max-age'),
     )
     .addHelpText(
       'after',
       `
-The spend ledger is kept. The file does not shrink: the freed space is reused by the answers
-bought next (\`store clear\` gives the space back).
+An age is a number and a unit: 90m, 12h, 30d, 2w (0: every answer). The spend ledger is kept.
+The file does not shrink: the space freed is reused by the answers bought next (\`store clear\`
+gives the space back).
 
 Examples:
   $ company-data store prune
@@ -66,7 +63,7 @@ Examples:
     .action(kit.withContext(runStorePrune));
   store
     .command('clear')
-    .description('Remove every stored answer (the spend ledger stays unless --ledger)')
+    .description('Remove every stored answer (the ledger stays unless --ledger)')
     .option('-y, --yes', 'do not ask for confirmation (needed when stdin is not a terminal)')
     .option('--ledger', 'also empty the spend ledger, which --budget-month and `spend` read')
     .addHelpText(
@@ -82,7 +79,7 @@ Examples:
     .action(kit.withContext(runStoreClear));
   store
     .command('export')
-    .description('Write every stored answer to stdout as NDJSON (or -o csv, -o json)')
+    .description('Write every stored answer as NDJSON (or -o csv, -o json)')
     .addHelpText(
       'after',
       `
