@@ -29,7 +29,7 @@ Examples:
     );
   store
     .command('info')
-    .description("Show the store's path, size, and answers by outcome and age")
+    .description('Show the store file, its size, and answers by outcome and age')
     .addHelpText(
       'after',
       `

@@ -511,7 +511,7 @@ const HELP: Array<[string, string]> = [
       '  -h, --help       display help for command',
       '',
       'Commands:',
-      "  info             Show the store's path, size, and answers by outcome and age",
+      '  info             Show the store file, its size, and answers by outcome and age',
       '  prune [options]  Remove the answers older than their age limit',
       '  clear [options]  Remove every stored answer (the ledger stays unless --ledger)',
       '  export           Write every stored answer as NDJSON (or -o csv, -o json)',
@@ -533,7 +533,7 @@ const HELP: Array<[string, string]> = [
     lines(
       'Usage: company-data store info [options]',
       '',
-      "Show the store's path, size, and answers by outcome and age",
+      'Show the store file, its size, and answers by outcome and age',
       '',
       'Options:',
       '  -h, --help  display help for command',
