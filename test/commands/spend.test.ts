@@ -1,6 +1,7 @@
 // `spend`: the spend ledger's totals per month, day, command or key, in every format; --since;
 // a store that does not exist (not created), --no-store, and bad flags.
 import { describe, expect, it } from 'vitest';
+import { parseSince } from '../../src/commands/spend.js';
 import { lines, usageLine } from '../helpers/command-cases.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { expectStoreCase, fillExample, STORE, type StoreCase } from '../helpers/store-cases.js';
@@ -152,6 +153,25 @@ const cases: StoreCase[] = [
     ),
   },
 ];
+
+describe('--since', () => {
+  it.each([
+    ['2026-11', '2026-11-01T00:00:00.000Z', '2026-11-01'],
+    ['2026-11-24', '2026-11-24T00:00:00.000Z', '2026-11-24'],
+    [' 2024-02-29 ', '2024-02-29T00:00:00.000Z', '2024-02-29'],
+  ])('%j starts at %s (UTC)', (raw, instant, label) => {
+    expect(parseSince(raw)).toEqual({ from: Date.parse(instant), label });
+  });
+
+  it.each([['2026-02-29'], ['2026-13'], ['2026-11-31'], ['26-11'], ['2026/11'], ['yesterday'], ['']])(
+    '%j is refused, naming the forms',
+    (raw) => {
+      expect(() => parseSince(raw)).toThrow(
+        `--since takes a date as YYYY-MM-DD or YYYY-MM (UTC), got "${raw}"`,
+      );
+    },
+  );
+});
 
 describe('spend', () => {
   it.each(cases.map((c) => [c.name, c]))('%s', async (_name, c) => {
