@@ -9,12 +9,11 @@ import { expect } from 'vitest';
 import { groupDigits } from '../../src/output/numbers.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
 import type { Scope } from '../../src/store/types.js';
+import { type CommandCase, caseEnvironment, DIR } from './command-cases.js';
 import { FIXED_NOW, runInProcess } from './in-process.js';
 
-/** The case's scratch directory as cases write it (the real one: `/tmp/cds-` and six characters). */
-export const STORE_DIR = '/tmp/cds-XXXXXX';
-/** The store of a case, as cases write it. */
-export const STORE = `${STORE_DIR}/store.db`;
+/** The store of a case, as cases write it: in the case's scratch directory (DIR). */
+export const STORE = `${DIR}/store.db`;
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -108,18 +107,13 @@ export function fillExample(store: SqliteStore): void {
   });
 }
 
-export interface StoreCase {
-  name: string;
-  argv: string[];
-  tty: boolean;
-  env?: Record<string, string | undefined>;
-  stdin?: string;
-  stdinTTY?: boolean;
+export interface StoreCase
+  extends Pick<
+    CommandCase,
+    'name' | 'argv' | 'tty' | 'env' | 'stdin' | 'stdinTTY' | 'wantCode' | 'wantStdout' | 'wantStderr'
+  > {
   /** Fills the store before the run; without it there is no store file at all. */
   fill?: (store: SqliteStore) => void;
-  wantCode: number;
-  wantStdout: string;
-  wantStderr: string;
   /** Whether the store file exists after the run (a command must not create one to report on). */
   wantStoreExists?: boolean;
   /** Checks the store after the run (opened again through openSqliteStore). */
@@ -128,29 +122,28 @@ export interface StoreCase {
 
 /** Runs the case and compares the exit code and the whole stdout and stderr. */
 export async function expectStoreCase(c: StoreCase): Promise<void> {
-  const dir = mkdtempSync('/tmp/cds-');
+  const dir = mkdtempSync('/tmp/cdt-');
   const path = join(dir, 'store.db');
-  const real = (text: string) => text.replaceAll(STORE_DIR, dir);
-  const named = (text: string) => text.replaceAll(dir, STORE_DIR);
+  const real = (text: string) => text.replaceAll(DIR, dir);
+  const named = (text: string) => text.replaceAll(dir, DIR);
   try {
     if (c.fill) {
       const store = await openSqliteStore(path);
       c.fill(store);
       store.close();
     }
-    const env: Record<string, string | undefined> = {
-      HOME: `${dir}/home`,
-      XDG_CONFIG_HOME: `${dir}/config`,
-      XDG_CACHE_HOME: `${dir}/cache`,
-      COMPANY_DATA_STORE: path,
-      NO_COLOR: '1',
-      ...c.env,
-    };
+    // The environment of every command case, without a service: these commands never call one.
+    const env = caseEnvironment({
+      env: {
+        COMPANY_DATA_BASE_URL: undefined,
+        COMPANY_DATA_API_KEY: undefined,
+        COMPANY_DATA_STORE: STORE,
+        ...c.env,
+      },
+    });
     const result = await runInProcess(c.argv.map(real), {
       tty: c.tty,
-      env: Object.fromEntries(
-        Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : [[k, real(v)]])),
-      ),
+      env: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, real(v)])),
       stdin: c.stdin,
       stdinTTY: c.stdinTTY,
     });
