@@ -64,7 +64,7 @@ Examples:
   store
     .command('clear')
     .description('Remove every stored answer (the ledger stays unless --ledger)')
-    .option('-y, --yes', 'do not ask for confirmation (needed when stdin is not a terminal)')
+    .option('-y, --yes', 'do not ask first (needed off a terminal)')
     .option('--ledger', 'also empty the spend ledger, which --budget-month and `spend` read')
     .addHelpText(
       'after',
@@ -156,7 +156,7 @@ export async function runStoreClear(ctx: Context, options: ClearOptions): Promis
   const canAsk = ctx.io.isStdinTTY && ctx.io.isStderrTTY;
   if (!options.yes && !canAsk) {
     throw usageError(
-      `store clear removes every stored answer from ${path} and asks first, but stdin is not a terminal`,
+      `store clear removes every stored answer from ${path} and asks first, but there is no terminal to ask on`,
       'Add --yes to remove them without asking.',
     );
   }

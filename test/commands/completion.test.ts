@@ -148,7 +148,7 @@ function fishScript(c: Catalogs): string {
     "complete -c company-data -n '__fish_seen_subcommand_from store; and __fish_seen_subcommand_from prune' -l max-age -x -d 'found answers older than this go (default 30d)'",
     "complete -c company-data -n '__fish_seen_subcommand_from store; and __fish_seen_subcommand_from prune' -l not-found-max-age -x -d 'not-found answers older than this go (default 7d)'",
     "complete -c company-data -n '__fish_seen_subcommand_from store; and __fish_seen_subcommand_from prune' -s h -l help -d 'display help for command'",
-    "complete -c company-data -n '__fish_seen_subcommand_from store; and __fish_seen_subcommand_from clear' -s y -l yes -d 'do not ask for confirmation (needed when stdin is not a terminal)'",
+    "complete -c company-data -n '__fish_seen_subcommand_from store; and __fish_seen_subcommand_from clear' -s y -l yes -d 'do not ask first (needed off a terminal)'",
     "complete -c company-data -n '__fish_seen_subcommand_from store; and __fish_seen_subcommand_from clear' -l ledger -d 'also empty the spend ledger, which --budget-month and `spend` read'",
     "complete -c company-data -n '__fish_seen_subcommand_from store; and __fish_seen_subcommand_from clear' -s h -l help -d 'display help for command'",
     "complete -c company-data -n '__fish_seen_subcommand_from store; and __fish_seen_subcommand_from export' -s h -l help -d 'display help for command'",
