@@ -1,14 +1,16 @@
 // The built CLI against a sandbox over HTTP: what `spend` reports is what the balance lost, and
 // the ledger lives in a 0600 store. Also `store clear` on a real pseudo-terminal, where a person
-// answers its question (this file holds the end-to-end tests of both store-reading commands).
+// answers its question, and `store export` into a reader that leaves early (this file holds the
+// end-to-end tests of both store-reading commands).
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
-import { runCli } from '../helpers/cli.js';
+import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
 import { type SandboxHandle, sandboxAndDirForTests } from '../helpers/sandbox.js';
-import { fillExample } from '../helpers/store-cases.js';
+import { fillExample, SCOPE_PROFILE } from '../helpers/store-cases.js';
 import { runOnTerminal } from '../helpers/terminal.js';
 
 let sandbox: SandboxHandle;
@@ -126,6 +128,39 @@ describe('store clear on a real terminal', () => {
       expect(await counts(path)).toEqual({ answers: 5, ledger: 5 });
     } finally {
       rmSync(join(path, '..'), { recursive: true, force: true });
+    }
+  });
+});
+
+describe('store export into a reader that goes away', () => {
+  it('| head -1 of 20,000 answers: one line, and the export stops with exit 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cd-store-export-'));
+    try {
+      const path = join(dir, 'store.db');
+      const store = await openSqliteStore(path);
+      const scope = store.scopeId(SCOPE_PROFILE);
+      const record = { company_name: 'x'.repeat(200) };
+      store.db.transaction(() => {
+        for (let i = 0; i < 20_000; i++) {
+          store.save(scope, `c${i}.example`, { found: true, record, credits: 1, boughtAt: 0, run: null });
+        }
+      })();
+      store.close();
+      const r = spawnSync(
+        'bash',
+        ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" store export | head -1`],
+        {
+          env: cleanEnv({ COMPANY_DATA_STORE: path }),
+          encoding: 'utf8',
+        },
+      );
+      expect({ code: r.status, lines: r.stdout.split('\n').length, stderr: r.stderr }).toEqual({
+        code: 0,
+        lines: 2,
+        stderr: '',
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
