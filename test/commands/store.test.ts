@@ -244,34 +244,30 @@ const pruneCases: StoreCase[] = [
 
 const PROMPT = `Remove all 5 stored answers from ${STORE}? The spend ledger stays (5 entries): --budget-month counts it. [y/N] `;
 
+/** `store clear` where it cannot ask: refused before anything is removed. */
+const CANNOT_ASK: Omit<StoreCase, 'name'> = {
+  argv: ['store', 'clear'],
+  tty: false,
+  fill: fillExample,
+  wantCode: 2,
+  wantStdout: '',
+  wantStderr: usageLine(
+    `store clear removes every stored answer from ${STORE} and asks first, but there is no terminal to ask on`,
+    'Add --yes to remove them without asking.',
+  ),
+  after: (store) => expect(domains(store)).toEqual(ALL),
+};
+
 const clearCases: StoreCase[] = [
   {
     name: 'clear piped without --yes: exit 2 naming --yes, nothing removed',
-    argv: ['store', 'clear'],
-    tty: false,
-    fill: fillExample,
-    wantCode: 2,
-    wantStdout: '',
-    wantStderr: usageLine(
-      `store clear removes every stored answer from ${STORE} and asks first, but there is no terminal to ask on`,
-      'Add --yes to remove them without asking.',
-    ),
-    after: (store) => expect(domains(store)).toEqual(ALL),
+    ...CANNOT_ASK,
   },
   {
     name: 'clear with stdin a terminal but stderr piped (no one would see the question): exit 2',
-    argv: ['store', 'clear'],
-    tty: false,
+    ...CANNOT_ASK,
     stdinTTY: true,
     stdin: 'y\n',
-    fill: fillExample,
-    wantCode: 2,
-    wantStdout: '',
-    wantStderr: usageLine(
-      `store clear removes every stored answer from ${STORE} and asks first, but there is no terminal to ask on`,
-      'Add --yes to remove them without asking.',
-    ),
-    after: (store) => expect(domains(store)).toEqual(ALL),
   },
   {
     name: 'clear on a terminal, answered y: the answers go, the ledger stays',
