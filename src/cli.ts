@@ -24,6 +24,8 @@ import * as me from './commands/me.js';
 import * as products from './commands/products.js';
 import * as sandbox from './commands/sandbox.js';
 import * as search from './commands/search.js';
+import * as spend from './commands/spend.js';
+import * as store from './commands/store.js';
 import type { GlobalFlags } from './config.js';
 import { Problem } from './problem.js';
 import { version } from './version.js';
@@ -40,8 +42,10 @@ export const COMMANDS: ReadonlyArray<{ register(program: Command, kit: CommandKi
   fields,
   errors,
   me,
+  spend,
   sandbox,
   config,
+  store,
   doctor,
   api,
   completion,

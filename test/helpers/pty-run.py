@@ -4,7 +4,8 @@
 #
 #   python3 pty-run.py <json>   with {"argv": [...], "cols": 100, "rows": 40,
 #                                     "interruptAfter": "<text seen on the terminal>" | null,
-#                                     "interruptDelay": seconds after it, "timeout": seconds}
+#                                     "interruptDelay": seconds after it, "timeout": seconds,
+#                                     "typeAfter": "<text seen>" | null, "type": "<keys>"}
 # Prints one JSON line: {"output", "exitCode", "signal", "interruptedAt", "endedAt"} (seconds
 # since the start).
 import fcntl, json, os, pty, select, signal, struct, sys, termios, time
@@ -21,6 +22,8 @@ output = b""
 wanted = spec.get("interruptAfter")
 seen_at = None
 interrupted_at = None
+type_after = spec.get("typeAfter")
+typed = False
 status = None
 deadline = start + spec.get("timeout", 30)
 while time.monotonic() < deadline:
@@ -31,6 +34,9 @@ while time.monotonic() < deadline:
         except OSError:
             chunk = b""
         output += chunk
+    if type_after is not None and not typed and type_after.encode() in output:
+        os.write(fd, spec["type"].encode())
+        typed = True
     if wanted is not None and seen_at is None and wanted.encode() in output:
         seen_at = time.monotonic()
     if seen_at is not None and interrupted_at is None and time.monotonic() - seen_at >= spec.get("interruptDelay", 0):

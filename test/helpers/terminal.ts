@@ -23,6 +23,8 @@ export interface TerminalOptions {
   /** Press Ctrl-C once this text has appeared (and `interruptDelay` seconds more have passed). */
   interruptAfter?: string;
   interruptDelay?: number;
+  /** Type `keys` (as a person would, "y\r" say) once `after` has appeared. */
+  type?: { after: string; keys: string };
   timeoutSeconds?: number;
   columns?: number;
 }
@@ -34,6 +36,8 @@ export function runOnTerminal(args: string[], options: TerminalOptions = {}): Pr
     rows: 40,
     interruptAfter: options.interruptAfter ?? null,
     interruptDelay: options.interruptDelay ?? 0,
+    typeAfter: options.type?.after ?? null,
+    type: options.type?.keys ?? '',
     timeout: options.timeoutSeconds ?? 30,
   };
   return new Promise((resolve, reject) => {
