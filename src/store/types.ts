@@ -6,7 +6,7 @@
 export interface Scope {
   /** The service's base URL ('sandbox' for the in-process sandbox, whose port changes). */
   baseUrl: string;
-  /** A hash of the key (never the key): src/store/identity.ts. */
+  /** A hash of the key (never the key): `keyIdOf` in src/store/location.ts. */
   keyId: string;
   products: readonly string[] | undefined;
   include: readonly string[] | undefined;
