@@ -87,8 +87,8 @@ Examples:
   $ printf 'domain\\nacme-shoes.com\\nglobex.io\\n' | company-data --sandbox lookalike --seeds - --exclude examples/customers.csv -o csv
 
 Exit codes: 0 ok (also seeds without lookalikes), 2 bad input, 3 key, 4 --budget reached or
-insufficient credits (what was answered is printed), 5 service unavailable, 6 some seeds failed
-(the others are printed).`,
+insufficient credits (what was answered is printed), 5 service unavailable (no seed answered),
+6 some seeds failed (the others are fused and printed).`,
     )
     .action(kit.withContext(runLookalike));
 }
@@ -144,6 +144,12 @@ export async function planLookalike(
     throw usageError(
       `--seeds ${oneLine(flags.seeds ?? '')} holds no domain`,
       'Give one seed domain per line, or a CSV with a domain column.',
+    );
+  }
+  if (seeds.duplicates > 0) {
+    const { duplicates, domains } = seeds;
+    ctx.io.info(
+      `Using ${domains.length} seed${domains.length === 1 ? '' : 's'} (${duplicates} duplicate${duplicates === 1 ? '' : 's'} dropped).`,
     );
   }
   const excluded = await loadExcluded(ctx, flags);

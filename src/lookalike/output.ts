@@ -177,12 +177,9 @@ export function printFused(ctx: Context, run: SeedRun, view: FusedView): number 
     printList(ctx, shown, { columns: listColumns(view, rows, mode === 'table') });
   }
   reportSeeds(ctx, outcomes, run);
-  if (answered > 0) {
-    const seeds = plural(outcomes.length, 'seed');
-    ctx.io.info(
-      rows.length === 0 ? `No lookalikes of ${seeds}.` : `${plural(rows.length, 'lookalike')} of ${seeds}`,
-    );
-  }
+  const fused = outcomes.filter((o) => o.status === 'found').length;
+  if (rows.length > 0) ctx.io.info(`${plural(rows.length, 'lookalike')} from ${plural(fused, 'seed')}`);
+  else if (answered > 0) ctx.io.info(`No lookalikes from ${plural(answered, 'seed')}.`);
   printCredits(ctx, run.credits);
   if (run.stopped) return 4;
   return firstFailure ? 6 : 0;

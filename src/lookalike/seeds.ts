@@ -81,9 +81,11 @@ async function readSeedFile(
     const input = await openInput(source, { column });
     const entries: Array<{ raw: string; where: string; error?: string }> = [];
     await forEachRow(input.rows, (row) => {
-      const where = `--seeds ${name} line ${row.line}`;
-      if (row.error) entries.push({ raw: row.cells.join(','), where, error: row.error.detail });
-      else if (row.domainRaw.trim() !== '') entries.push({ raw: row.domainRaw, where });
+      // A malformed record's detail already says its line.
+      if (row.error)
+        entries.push({ raw: row.cells.join(','), where: `--seeds ${name}`, error: row.error.detail });
+      else if (row.domainRaw.trim() !== '')
+        entries.push({ raw: row.domainRaw, where: `--seeds ${name} line ${row.line}` });
     });
     return { entries, title: doubtfulTitle(input.header, column) };
   } catch (error) {
@@ -114,8 +116,9 @@ export async function loadSeeds(sources: SeedSources, io: Pick<IO, 'stdin'>): Pr
     const result = error === undefined ? normaliseDomain(raw) : { ok: false as const, reason: error };
     if (!result.ok) {
       badCount++;
-      const place = where ? `${where}: ` : '';
-      if (bad.length < SHOWN_BAD_SEEDS) bad.push(`${place}"${oneLine(raw)}" ${oneLine(result.reason)}`);
+      if (bad.length >= SHOWN_BAD_SEEDS) continue;
+      if (error !== undefined) bad.push(`${where} ${oneLine(error)}`);
+      else bad.push(`${where ? `${where}: ` : ''}"${oneLine(raw)}" ${oneLine(result.reason)}`);
     } else if (domains.includes(result.domain)) duplicates++;
     else domains.push(result.domain);
   }
