@@ -4,7 +4,6 @@
 import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { type LookalikeRequest, MAX_K } from '../api/lookalike.js';
-import type { Row } from '../api/search.js';
 import { type CommandKit, parseIntOption } from '../command-kit.js';
 import { usageError } from '../problem.js';
 import {
@@ -200,37 +199,9 @@ async function loadExcluded(ctx: Context, flags: LookalikeFlags): Promise<string
   return list.domains;
 }
 
-function roundScore(score: unknown): unknown {
-  return typeof score === 'number' ? Math.round(score * 1000) / 1000 : score;
-}
-
-/** The columns a person sees: rank, domain, score, the included fields, and "why". */
-function tableColumns(
-  evidence: boolean,
-  include: readonly string[] | undefined,
-  candidates: Row[],
-): string[] {
-  const seen = new Set<string>();
-  for (const row of candidates) for (const key of Object.keys(row)) seen.add(key);
-  // With --evidence and no --include, the "why" needs the room more than the default fields
-  // do (they stay in every other format); --include brings any of them back.
-  const defaults = evidence ? [] : [...seen].filter((k) => k !== 'evidence');
-  const fields = include ?? defaults;
-  const columns = [
-    'rank',
-    'domain',
-    'score',
-    ...fields.filter((f) => !['rank', 'domain', 'score'].includes(f)),
-  ];
-  return evidence ? [...columns, 'why'] : columns;
-}
-
 export async function runLookalike(ctx: Context, args: string[], flags: LookalikeFlags): Promise<number> {
   const plan = await planLookalike(ctx, args, flags);
-  const [{ fetchSeeds }, format] = await Promise.all([
-    import('../lookalike/fetch.js'),
-    import('../output/format.js'),
-  ]);
+  const { fetchSeeds } = await import('../lookalike/fetch.js');
   const first = plan.requests[0];
   const explain = (error: unknown) => explainProblem(ctx, error, { filters: first.filters, limit: first.k });
   const spinner = plan.single ? undefined : ctx.io.spinner(`Lookalikes of ${plan.requests.length} seeds…`);
@@ -245,62 +216,20 @@ export async function runLookalike(ctx: Context, args: string[], flags: Lookalik
   } finally {
     spinner?.stop();
   }
-  if (!plan.single) {
-    const { printFused } = await import('../lookalike/output.js');
-    try {
-      return printFused(ctx, run, {
-        k: plan.k,
-        evidence: first.evidence,
-        include: first.include,
-        exclude: plan.exclude,
-      });
-    } catch (error) {
-      throw await explain(error);
+  // Either printer throws the problem a run ends with; the filters' hints are added here.
+  try {
+    if (plan.single) {
+      const { printSingle } = await import('../lookalike/single.js');
+      return await printSingle(ctx, run, plan);
     }
+    const { printFused } = await import('../lookalike/output.js');
+    return printFused(ctx, run, {
+      k: plan.k,
+      evidence: first.evidence,
+      include: first.include,
+      exclude: plan.exclude,
+    });
+  } catch (error) {
+    throw await explain(error);
   }
-
-  const outcome = run.outcomes[0];
-  if (run.fatal) throw await explain(run.fatal);
-  if (outcome.status === 'failed') throw await explain(outcome.problem);
-  if (outcome.status === 'not_requested') {
-    ctx.io.warn(`warning: ${outcome.problem.detail}: lookalikes of ${first.seed} not requested`);
-    return 4;
-  }
-  if (outcome.status === 'unrecognised') {
-    format.printUnrecognised(
-      ctx,
-      outcome.response,
-      'lookalike response has no recognisable list of candidates',
-    );
-    return 0;
-  }
-  const { result, response } = outcome;
-  const mode = format.formatOf(ctx);
-  if (!result.found) {
-    ctx.io.info(`no lookalikes available for ${first.seed}; nothing charged`);
-    if (mode === 'json') format.printJson(ctx, result.document);
-    return 0;
-  }
-  // The service's ranks stay as they are: a gap is where an excluded company was.
-  let candidates = result.candidates;
-  let document = result.document;
-  if (plan.exclusions > 0) {
-    candidates = candidates.filter((c) => !plan.exclude.has(String(c.domain))).slice(0, plan.k);
-    document = { ...document, k: plan.k, results: candidates };
-  }
-  if (mode === 'json') format.printJson(ctx, document);
-  else if (mode === 'ndjson') format.printList(ctx, candidates);
-  else {
-    const { summariseEvidence } = await import('../search/evidence.js');
-    const rows = candidates.map((c) => ({
-      ...c,
-      score: mode === 'table' ? roundScore(c.score) : c.score,
-      why: first.evidence ? summariseEvidence(c.evidence) : undefined,
-    }));
-    format.printList(ctx, rows, { columns: tableColumns(first.evidence, first.include, candidates) });
-  }
-  if (candidates.length === 0) ctx.io.info(`No lookalikes for ${first.seed} match.`);
-  else ctx.io.info(`${candidates.length} lookalike${candidates.length === 1 ? '' : 's'} of ${first.seed}`);
-  format.printCredits(ctx, response.credits);
-  return 0;
 }

@@ -1,6 +1,6 @@
 // What a run over several seeds prints (docs/lookalike.md): the fused rows on stdout in the
 // chosen format, each seed's fate and the totals on stderr, and the exit code the outcomes add
-// up to. The single-seed form keeps its own output in src/commands/lookalike.ts.
+// up to. The one-seed form prints through src/lookalike/single.ts, with the helpers shared here.
 import type { Row } from '../api/search.js';
 import { normaliseDomain } from '../domain.js';
 import { formatOf, printCredits, printJson, printList } from '../output/format.js';
@@ -36,7 +36,7 @@ function plural(n: number, word: string): string {
 }
 
 /** The domain a candidate is fused and excluded by: normalised like the seeds and exclusions. */
-function candidateDomain(value: unknown): string | undefined {
+export function candidateDomain(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const result = normaliseDomain(value);
   return result.ok ? result.domain : value.toLowerCase();
@@ -82,16 +82,41 @@ export function fusedRows(outcomes: readonly SeedOutcome[], view: FusedView): Ro
   });
 }
 
-/**
- * Table and CSV columns. On a terminal similar_to takes the room of the default fields, as "why"
- * does with one seed; -o csv keeps them; --include names the fields either shows.
- */
-function listColumns(view: FusedView, rows: Row[], table: boolean): string[] {
+/** The keys of the rows in first-seen order, but those in `skip`. */
+export function fieldsOf(rows: readonly Row[], skip: ReadonlySet<string>): string[] {
   const seen = new Set<string>();
-  for (const row of rows) for (const key of Object.keys(row)) if (!PER_SEED_MEMBERS.has(key)) seen.add(key);
-  const fields = view.include ?? (table || view.evidence ? [] : [...seen]);
-  const columns = [...FUSED_MEMBERS, ...fields.filter((f) => !FUSED_MEMBERS.includes(f))];
+  for (const row of rows) for (const key of Object.keys(row)) if (!skip.has(key)) seen.add(key);
+  return [...seen];
+}
+
+/**
+ * Table and CSV columns: the leading members, the fields (--include's, else `defaults`), and
+ * "why" with --evidence.
+ */
+export function listColumns(
+  lead: readonly string[],
+  defaults: readonly string[],
+  view: Pick<FusedView, 'include' | 'evidence'>,
+): string[] {
+  const fields = view.include ?? defaults;
+  const columns = [...lead, ...fields.filter((f) => !lead.includes(f))];
   return view.evidence ? [...columns, 'why'] : columns;
+}
+
+/** Rows as a table or CSV shows them: the score rounded for a person, and "why" with --evidence. */
+export function shownRows(
+  ctx: Context,
+  rows: readonly Row[],
+  decimals: number,
+  why: ((row: Row) => string) | undefined,
+): Row[] {
+  const table = formatOf(ctx) === 'table';
+  const scale = 10 ** decimals;
+  return rows.map((row) => ({
+    ...row,
+    score: table && typeof row.score === 'number' ? Math.round(row.score * scale) / scale : row.score,
+    why: why?.(row),
+  }));
 }
 
 /** Each seed in the -o json document: what happened to it, the same members for every seed. */
@@ -165,16 +190,16 @@ export function printFused(ctx: Context, run: SeedRun, view: FusedView): number 
     });
   } else if (mode === 'ndjson') printList(ctx, rows);
   else {
-    const shown = rows.map((row) => ({
-      ...row,
-      score: mode === 'table' ? Math.round((row.score as number) * 10_000) / 10_000 : row.score,
-      why: view.evidence
-        ? Object.entries(row.evidence as Record<string, unknown>)
+    // On a terminal similar_to takes the room of the default fields, as "why" does with one
+    // seed; -o csv keeps them; --include names the fields either shows.
+    const defaults = mode === 'table' || view.evidence ? [] : fieldsOf(rows, PER_SEED_MEMBERS);
+    const why = view.evidence
+      ? (row: Row) =>
+          Object.entries(row.evidence as Record<string, unknown>)
             .map(([seed, evidence]) => `${seed}: ${summariseEvidence(evidence)}`)
             .join(' | ')
-        : undefined,
-    }));
-    printList(ctx, shown, { columns: listColumns(view, rows, mode === 'table') });
+      : undefined;
+    printList(ctx, shownRows(ctx, rows, 4, why), { columns: listColumns(FUSED_MEMBERS, defaults, view) });
   }
   reportSeeds(ctx, outcomes, run);
   const fused = outcomes.filter((o) => o.status === 'found').length;
