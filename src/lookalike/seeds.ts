@@ -44,15 +44,8 @@ function invalidSeeds(bad: string[], count: number): Problem {
 }
 
 function unreadable(file: string, error: unknown): Problem {
-  const code = (error as NodeJS.ErrnoException).code;
-  const reason =
-    code === 'ENOENT'
-      ? 'no such file'
-      : code === 'EISDIR'
-        ? 'is a directory'
-        : error instanceof Error
-          ? error.message
-          : String(error);
+  const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+  const reason = missing ? 'no such file' : error instanceof Error ? error.message : String(error);
   return new Problem({
     code: 'invalid_input',
     title: 'Cannot read seeds',
