@@ -169,14 +169,15 @@ export async function fetchSeeds(
       while (options.budget !== undefined && !priced && inFlight > 0 && !stopped && !fatal) await settled();
       if (stopped || fatal || next >= requests.length) return;
       const index = next++;
-      const reservation = await reserve();
-      if (!reservation) return;
+      // Counted before the first await, so no other worker passes the check above meanwhile.
       inFlight++;
       try {
+        const reservation = await reserve();
+        if (!reservation) return;
         outcomes[index] = await send(requests[index], reservation);
+        options.onSettled?.(++settledCount);
       } finally {
         inFlight--;
-        options.onSettled?.(++settledCount);
         wake();
       }
     }

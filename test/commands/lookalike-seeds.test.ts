@@ -5,6 +5,7 @@
 // test/lookalike/fusion.test.ts; here ionmimi-store.io, acme-shoes.com and termarviozen.com are
 // one another's lookalikes, so every case also shows the seeds left out of the results.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CommandCase,
@@ -16,7 +17,8 @@ import {
   SANDBOX_URL,
 } from '../helpers/command-cases.js';
 import { runInProcess } from '../helpers/in-process.js';
-import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
+import { call, type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
+import { listenLocal } from '../helpers/server.js';
 
 const SEEDS = ['acme-shoes.com', 'termarviozen.com', 'ionmimi-store.io'];
 
@@ -598,4 +600,83 @@ describe('lookalike with a seed whose request fails', () => {
       ),
     });
   });
+});
+
+// A service whose lookalike costs 3 credits: a front that passes every call on to a sandbox and
+// reports 3 in the charge header of each lookalike answer. --budget learns the price from the
+// first answer, so the first request goes alone and the cap holds however many are allowed.
+describe('lookalike with --budget when a lookalike costs 3 credits', () => {
+  let sandbox: SandboxHandle;
+  let front: { url: string; close: () => Promise<void> };
+  let dir: string;
+  let active = 0;
+  let mostActive = 0;
+  let lookalikes = 0;
+  beforeAll(async () => {
+    sandbox = await startTestSandbox();
+    dir = mkdtempSync('/tmp/cdt-');
+    const server = createServer(async (req, res) => {
+      const url = new URL(req.url ?? '/', 'http://front');
+      const lookalike = url.pathname.startsWith('/api/lookalike/');
+      if (lookalike) {
+        lookalikes++;
+        mostActive = Math.max(mostActive, ++active);
+      }
+      const answer = await call(sandbox.url, url.pathname, {
+        query: Object.fromEntries(url.searchParams),
+        headers: req.headers.authorization ? { authorization: req.headers.authorization } : {},
+      });
+      const headers = { ...answer.headers };
+      delete headers['content-length'];
+      delete headers['transfer-encoding'];
+      if (lookalike) headers['x-credits-charged'] = '3';
+      // Long enough for any other request allowed in flight to arrive before this one ends.
+      if (lookalike) await new Promise((resolve) => setTimeout(resolve, 100));
+      res.writeHead(answer.status, headers);
+      res.end(answer.text);
+      if (lookalike) active--;
+    });
+    front = await listenLocal(server);
+  });
+  afterAll(async () => {
+    await front?.close();
+    await sandbox?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    [5, 1, 3],
+    [7, 2, 6],
+  ])(
+    '--budget %i: %i request(s), one at a time until the price is known, %i credits',
+    async (budget, sent, charged) => {
+      lookalikes = 0;
+      mostActive = 0;
+      const env = {
+        ...caseEnvironment({}),
+        COMPANY_DATA_BASE_URL: front.url,
+        HOME: dir,
+        XDG_CONFIG_HOME: dir,
+        XDG_CACHE_HOME: dir,
+      };
+      const result = await runInProcess(
+        ['-o', 'json', 'lookalike', ...SEEDS, '-k', '1', '--budget', String(budget), '--concurrency', '3'],
+        { env },
+      );
+      expect(result.code).toBe(4);
+      expect(lookalikes).toBe(sent);
+      expect(mostActive).toBe(1);
+      const skipped = SEEDS.slice(sent);
+      expect(result.stderr).toBe(
+        lines(
+          `warning: --budget ${budget} reached: ${skipped.length} seed${skipped.length === 1 ? '' : 's'} not requested (${skipped.join(', ')})`,
+          `1 lookalike from ${sent} seed${sent === 1 ? '' : 's'}`,
+        ),
+      );
+      // What the answers reported charging: within the budget.
+      const document = JSON.parse(result.stdout);
+      expect(document.credits.charged).toBe(charged);
+      expect(document.results).toHaveLength(1);
+    },
+  );
 });
