@@ -265,6 +265,20 @@ describe('lookalike over three seeds', () => {
     }
   });
 
+  it("keeps each seed's evidence with --evidence, under the seeds the row is similar to", async () => {
+    const r = await cli(['-o', 'json', 'lookalike', ...SEEDS, '-k', '8', '--evidence']);
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.stdout).results as Array<
+      FusedRow & { evidence: Record<string, Candidate['evidence']> }
+    >;
+    expect(rows).toHaveLength(8);
+    for (const row of rows) {
+      expect(Object.keys(row.evidence)).toEqual(row.similar_to);
+      for (const evidence of Object.values(row.evidence))
+        expect(Array.isArray(evidence?.shared_tech)).toBe(true);
+    }
+  });
+
   it('reads the seeds from stdin and writes CSV rows naming them', async () => {
     const r = await cli(
       ['-o', 'csv', 'lookalike', '--seeds', '-', '-k', '5'],
