@@ -161,10 +161,19 @@ function reportSeeds(ctx: Context, outcomes: readonly SeedOutcome[], run: SeedRu
   }
   const skipped = outcomes.filter((o) => o.status === 'not_requested').map((o) => oneLine(o.seed));
   if (skipped.length > 0 && run.stopped) {
-    const { code, title, detail } = run.stopped;
-    const why = code === 'budget_exhausted' ? detail : `${oneLine(title)} (${code})`;
-    ctx.io.warn(`warning: ${why}: ${plural(skipped.length, 'seed')} not requested (${skipped.join(', ')})`);
+    warnStopped(ctx, run.stopped, `${plural(skipped.length, 'seed')} not requested (${skipped.join(', ')})`);
   }
+}
+
+/** What stopped the run for credits, what it left out, and what to do next. */
+export function warnStopped(ctx: Context, stopped: Problem, left: string): void {
+  const budget = stopped.code === 'budget_exhausted';
+  const why = budget ? stopped.detail : `${oneLine(stopped.title)} (${stopped.code})`;
+  ctx.io.warn(`warning: ${why}: ${left}`);
+  // The batch's hint speaks of its journal; a lookalike run keeps nothing, so every seed is bought again.
+  ctx.io.warn(
+    `  ${budget ? 'Raise --budget and run again; every seed is requested again.' : oneLine(stopped.hint)}`,
+  );
 }
 
 /**

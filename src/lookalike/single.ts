@@ -6,7 +6,7 @@ import { formatOf, printCredits, printJson, printList, printUnrecognised } from 
 import { summariseEvidence } from '../search/evidence.js';
 import type { Context } from '../types.js';
 import type { SeedRun } from './fetch.js';
-import { candidateDomain, fieldsOf, listColumns, shownRows } from './output.js';
+import { candidateDomain, fieldsOf, listColumns, shownRows, warnStopped } from './output.js';
 
 export interface SingleView {
   requests: ReadonlyArray<{ seed: string; evidence: boolean; include?: readonly string[] }>;
@@ -25,7 +25,7 @@ export async function printSingle(ctx: Context, run: SeedRun, view: SingleView):
   if (run.fatal) throw run.fatal;
   if (outcome.status === 'failed') throw outcome.problem;
   if (outcome.status === 'not_requested') {
-    ctx.io.warn(`warning: ${outcome.problem.detail}: lookalikes of ${seed} not requested`);
+    warnStopped(ctx, outcome.problem, `lookalikes of ${seed} not requested`);
     return 4;
   }
   if (outcome.status === 'unrecognised') {

@@ -343,6 +343,7 @@ const cases: CommandCase[] = [
     ),
     wantStderr: lines(
       'warning: --budget 2 reached: 1 seed not requested (ionmimi-store.io)',
+      '  Raise --budget and run again; every seed is requested again.',
       '3 lookalikes from 2 seeds',
       'Credits: charged 2, balance 999,998',
     ),
@@ -362,6 +363,7 @@ const cases: CommandCase[] = [
     }),
     wantStderr: lines(
       'warning: --budget 0 reached: 2 seeds not requested (acme-shoes.com, termarviozen.com)',
+      '  Raise --budget and run again; every seed is requested again.',
     ),
   },
   {
@@ -370,7 +372,23 @@ const cases: CommandCase[] = [
     tty: true,
     wantCode: 4,
     wantStdout: '',
-    wantStderr: lines('warning: --budget 0 reached: lookalikes of acme-shoes.com not requested'),
+    wantStderr: lines(
+      'warning: --budget 0 reached: lookalikes of acme-shoes.com not requested',
+      '  Raise --budget and run again; every seed is requested again.',
+    ),
+  },
+  {
+    name: 'insufficient credits: the run stops at the first refusal, the rest not requested, exit 4',
+    argv: ['lookalike', 'acme-shoes.com', 'lonely-seed.com', 'termarviozen.com', '--concurrency', '1'],
+    tty: true,
+    env: { COMPANY_DATA_API_KEY: KEYS.empty },
+    wantCode: 4,
+    wantStdout: '',
+    wantStderr: lines(
+      'warning: lookalikes of acme-shoes.com failed: Insufficient credits (insufficient_credits): a lookalike costs 1 credit; the balance is 0',
+      'warning: Insufficient credits (insufficient_credits): 2 seeds not requested (lonely-seed.com, termarviozen.com)',
+      '  Top up the balance or use a key with enough credits; `company-data me` shows the balance.',
+    ),
   },
   {
     name: 'the same seed twice is one seed, in the fused form',
@@ -670,6 +688,7 @@ describe('lookalike with --budget when a lookalike costs 3 credits', () => {
       expect(result.stderr).toBe(
         lines(
           `warning: --budget ${budget} reached: ${skipped.length} seed${skipped.length === 1 ? '' : 's'} not requested (${skipped.join(', ')})`,
+          '  Raise --budget and run again; every seed is requested again.',
           `1 lookalike from ${sent} seed${sent === 1 ? '' : 's'}`,
         ),
       );
