@@ -32,8 +32,16 @@ export function buildLookalikeCall(req: LookalikeRequest): RequestOptions {
   };
 }
 
-export async function fetchLookalikes(ctx: Context, req: LookalikeRequest): Promise<ApiResponse<unknown>> {
-  return ctx.client.request<unknown>({ ...buildLookalikeCall(req), onRetry: catalogRetryHook(ctx) });
+export async function fetchLookalikes(
+  ctx: Context,
+  req: LookalikeRequest,
+  options: Pick<RequestOptions, 'onRetry' | 'spinner'> = {},
+): Promise<ApiResponse<unknown>> {
+  return ctx.client.request<unknown>({
+    ...buildLookalikeCall(req),
+    onRetry: options.onRetry ?? catalogRetryHook(ctx),
+    ...(options.spinner === false ? { spinner: false as const } : {}),
+  });
 }
 
 export interface LookalikeResult {
