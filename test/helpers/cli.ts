@@ -1,6 +1,5 @@
 // Runs the real built binary (bin/company-data.js) as a child process.
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withOwnState } from './state.js';
 

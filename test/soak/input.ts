@@ -1,6 +1,6 @@
 // The chaos harness's input side (test/soak/lib.ts runs it): a seeded CSV of messy rows that
 // name a set of domains, and the readers the checks use on input and output.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { normaliseDomain } from '../../src/domain.js';
 import { mulberry32 } from '../../src/sandbox/dataset.js';

@@ -1,7 +1,6 @@
 // Running the real binary in the chaos harness (test/soak/lib.ts): one run with its kill plan,
 // runs repeated until the batch reaches a final state, and what the sandbox saw bought.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { BIN, cleanEnv } from '../helpers/cli.js';
