@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream';
 import { doubtfulTitle } from './batch/domain-columns.js';
 import { forEachRow, openInput } from './batch/input.js';
 import { normaliseDomain } from './domain.js';
+import { groupDigits } from './output/numbers.js';
 import { oneLine } from './output/sanitize.js';
 import { Problem, usageError } from './problem.js';
 import type { IO } from './types.js';
@@ -254,4 +255,25 @@ export async function loadExclusions(
     duplicates: collector.duplicates,
     doubtfulTitles: collector.doubtfulTitles,
   };
+}
+
+/**
+ * The exclusions of --exclude and --exclude-domain, read, checked and reported as every command
+ * that takes them reports them: a note for a first line read as a title, and how many there are.
+ */
+export async function loadReportedExclusions(
+  flags: { exclude?: string[]; excludeDomain?: string[] },
+  io: IO,
+): Promise<string[]> {
+  const list = await loadExclusions({ files: flags.exclude ?? [], domains: flags.excludeDomain ?? [] }, io);
+  for (const { file, title } of list.doubtfulTitles) {
+    io.warn(
+      `note: the first line of --exclude ${oneLine(file)}, "${oneLine(title)}", was read as the column's title, not as a domain to exclude; put a title line such as "domain" above the domains if it is one`,
+    );
+  }
+  const dropped =
+    list.duplicates > 0 ? ` (${list.duplicates} duplicate${list.duplicates === 1 ? '' : 's'} dropped)` : '';
+  const count = list.domains.length;
+  io.info(`Excluding ${groupDigits(count)} domain${count === 1 ? '' : 's'}${dropped}.`);
+  return list.domains;
 }

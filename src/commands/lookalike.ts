@@ -178,25 +178,8 @@ export async function planLookalike(
 /** The --exclude and --exclude-domain domains, read and checked as search reads them. */
 async function loadExcluded(ctx: Context, flags: LookalikeFlags): Promise<string[]> {
   if (!flags.exclude?.length && !flags.excludeDomain?.length) return [];
-  const [{ loadExclusions }, { groupDigits }, { oneLine }] = await Promise.all([
-    import('../exclusions.js'),
-    import('../output/numbers.js'),
-    import('../output/sanitize.js'),
-  ]);
-  const list = await loadExclusions(
-    { files: flags.exclude ?? [], domains: flags.excludeDomain ?? [] },
-    ctx.io,
-  );
-  for (const { file, title } of list.doubtfulTitles) {
-    ctx.io.warn(
-      `note: the first line of --exclude ${oneLine(file)}, "${oneLine(title)}", was read as the column's title, not as a domain to exclude; put a title line such as "domain" above the domains if it is one`,
-    );
-  }
-  const dropped =
-    list.duplicates > 0 ? ` (${list.duplicates} duplicate${list.duplicates === 1 ? '' : 's'} dropped)` : '';
-  const count = list.domains.length;
-  ctx.io.info(`Excluding ${groupDigits(count)} domain${count === 1 ? '' : 's'}${dropped}.`);
-  return list.domains;
+  const { loadReportedExclusions } = await import('../exclusions.js');
+  return loadReportedExclusions(flags, ctx.io);
 }
 
 export async function runLookalike(ctx: Context, args: string[], flags: LookalikeFlags): Promise<number> {

@@ -7,7 +7,6 @@ import { MAX_SEARCH_LIMIT, type SearchRequest } from '../api/search.js';
 import { type CommandKit, parseIntOption } from '../command-kit.js';
 import { MAX_EXCLUSIONS } from '../exclusions.js';
 import { groupDigits } from '../output/numbers.js';
-import { oneLine } from '../output/sanitize.js';
 import { usageError } from '../problem.js';
 import {
   addFilterOptions,
@@ -101,21 +100,8 @@ export async function planSearch(
   // Exclusions first: they are local, and a refused list must not even fetch the catalog.
   let excludeDomains: string[] | undefined;
   if (flags.exclude?.length || flags.excludeDomain?.length) {
-    const { loadExclusions } = await import('../exclusions.js');
-    const list = await loadExclusions(
-      { files: flags.exclude ?? [], domains: flags.excludeDomain ?? [] },
-      ctx.io,
-    );
-    excludeDomains = list.domains;
-    for (const { file, title } of list.doubtfulTitles) {
-      ctx.io.warn(
-        `note: the first line of --exclude ${oneLine(file)}, "${oneLine(title)}", was read as the column's title, not as a domain to exclude; put a title line such as "domain" above the domains if it is one`,
-      );
-    }
-    const dropped =
-      list.duplicates > 0 ? ` (${list.duplicates} duplicate${list.duplicates === 1 ? '' : 's'} dropped)` : '';
-    const count = list.domains.length;
-    ctx.io.info(`Excluding ${groupDigits(count)} domain${count === 1 ? '' : 's'}${dropped}.`);
+    const { loadReportedExclusions } = await import('../exclusions.js');
+    excludeDomains = await loadReportedExclusions(flags, ctx.io);
   }
   const fields = await fieldsForChecks(ctx);
   if (fields) {

@@ -1,13 +1,12 @@
 // Runs that share one result store, as processes against one sandbox: a second run of the same
 // batch pays nothing; two runs at once over overlapping inputs pay once per domain (the claims);
 // --budget-month holds across runs, two of them at once included; the ledger matches the balance.
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { BIN, cleanEnv, type RunResult, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 import { ledgerTotal } from '../helpers/store.js';
 
@@ -43,29 +42,9 @@ const lookups = (from: number) =>
     .filter((r) => r.path.startsWith('/api/domains/'))
     .map((r) => decodeURIComponent(r.path.slice('/api/domains/'.length)));
 
-/** A batch as its own process, not awaited: two of them run at the same time. */
-function start(args: string[], store: string): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '-q', 'enrich', ...args], {
-      env: cleanEnv(env(store)),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-    });
-    const guard = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(guard);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
+/** A batch as its own process: two of them, started together, run at the same time. */
+const start = (args: string[], store: string) =>
+  runCli(['-q', 'enrich', ...args], { env: env(store), timeoutMs: 60_000 });
 
 const column = (path: string, name: string): string[] => {
   const [header, ...rows] = parse(readFileSync(path)) as string[][];
