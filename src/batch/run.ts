@@ -225,6 +225,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
         format,
         store: runStoreOf(store, scopeId, fresh(run.id, run.startedAt), run, ctx.now),
         storePath: ctx.store.path === false ? undefined : store.path,
+        seen: store.seenSet(),
         budget:
           options.budgetMonth === undefined
             ? budget
@@ -271,6 +272,8 @@ interface RunPlan {
   store: RunStore;
   /** The user's store; undefined with --no-store (nothing kept: a re-run buys again). */
   storePath: string | undefined;
+  /** Domains met by this run (src/store/sqlite.ts, seenSet). */
+  seen: { add(domain: string): boolean };
   budget: Budget & { refusedBy?: 'run' | 'month' };
   run: RunHandle;
 }
@@ -352,8 +355,8 @@ async function runWithStore(
   const signals = watchSignals(io, stopSending);
   failures.whenFailed(stopSending);
 
-  // Domains met in this run, each held once.
-  const seen = new Set<string>();
+  // Domains met in this run: in the store's temporary tables, not in memory.
+  const seen = plan.seen;
   let complete = true;
   const entryFor = (row: {
     cells: string[];
@@ -364,14 +367,13 @@ async function runWithStore(
     const normalised = normaliseDomain(row.domainRaw);
     if (!normalised.ok)
       return { cells: row.cells, result: errorResult('invalid_domain', `domain ${normalised.reason}`) };
-    if (seen.has(normalised.domain)) {
+    if (!seen.add(normalised.domain)) {
       // A duplicate shares the first row's result but costs nothing itself, so the column sums to
       // what the run cost, and a resumed output equals an uninterrupted one.
       const shared = lookups.resultFor(normalised.domain);
       return entryOf(row.cells, shared instanceof Promise ? shared.then(asDuplicate) : asDuplicate(shared));
     }
     const domain = ownCopy(normalised.domain);
-    seen.add(domain);
     counts.uniqueDomains++;
     return entryOf(row.cells, lookups.resultFor(domain));
   };

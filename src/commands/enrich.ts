@@ -1,8 +1,8 @@
 // `company-data enrich`: a few lookups by domain, or a CSV batch with --input.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type CommandKit, parseIntOption } from '../command-kit.js';
-import { MAX_RATE, parseRate, type RateSource } from '../pace.js';
 import { usageError } from '../problem.js';
+import { parseRateOption, rateFor } from '../rate-option.js';
 import { parseAge } from '../store/location.js';
 import type { Context } from '../types.js';
 
@@ -31,8 +31,6 @@ export interface EnrichOptions {
 
 export const DEFAULT_CONCURRENCY = 8;
 export const MAX_CONCURRENCY = 64;
-/** How long a batch without --rate waits for GET /api/me to learn the key's rate limit. */
-const ACCOUNT_RATE_TIMEOUT_MS = 5000;
 
 const BATCH_ONLY: Array<[keyof EnrichOptions, string]> = [
   ['output', '--output'],
@@ -46,51 +44,6 @@ const BATCH_ONLY: Array<[keyof EnrichOptions, string]> = [
   ['dryRun', '--dry-run'],
   ['progress', '--progress'],
 ];
-
-function parseRateOption(raw: string): number {
-  const value = parseRate(raw);
-  if (value === undefined)
-    throw new InvalidArgumentError(
-      `--rate must be a number of lookups per second between 0 and ${MAX_RATE} (decimals allowed: 0.5 is one every 2 s; 0 turns pacing off), got "${raw}"`,
-    );
-  return value;
-}
-
-/**
- * --rate as given (0: no pacing); else the key's rate limit, asked of GET /api/me (never charged)
- * when the batch is about to send its first lookup, so a dry run, a refused output or a run
- * answered from its journal asks nothing. A failed or slow answer means no pacing. -v says which.
- */
-function batchRate(ctx: Context, rate: number | undefined): RateSource {
-  if (rate !== undefined) return rate;
-  return async () => {
-    const [{ getAccount }, { paceForLimit }] = await Promise.all([
-      import('../api/account.js'),
-      import('../pace.js'),
-    ]);
-    const { io } = ctx;
-    try {
-      const signal = AbortSignal.timeout(ACCOUNT_RATE_TIMEOUT_MS);
-      const { account } = await getAccount(ctx, { spinner: false, signal });
-      const limit = account.rate_limit_per_second;
-      const pace = paceForLimit(limit);
-      if (pace !== undefined)
-        io.debug(
-          `pacing: ${pace} lookups per second, 90% of the rate limit GET /api/me reports (${limit} per second); --rate changes it`,
-        );
-      else if (limit === undefined || limit === null)
-        io.debug('pacing: off; GET /api/me reports no rate limit');
-      else
-        io.debug(
-          `pacing: off; GET /api/me reports a rate limit of ${JSON.stringify(limit)} per second, beyond what --rate paces`,
-        );
-      return pace;
-    } catch (error) {
-      io.debug(`pacing: off; GET /api/me failed (${(error as { code?: string }).code ?? String(error)})`);
-      return undefined;
-    }
-  };
-}
 
 function parseDelimiter(raw: string): string {
   const value = raw === '\\t' || raw === 'tab' ? '\t' : raw;
@@ -224,7 +177,7 @@ export async function runEnrich(ctx: Context, domains: string[], options: Enrich
       budget: options.budget,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
       ...reuse,
-      rate: batchRate(ctx, options.rate),
+      rate: rateFor(ctx, options.rate),
       dryRun: options.dryRun,
       progress: options.progress,
       argv: [...ctx.argv],

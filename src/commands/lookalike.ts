@@ -5,7 +5,9 @@ import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { type LookalikeRequest, MAX_K } from '../api/lookalike.js';
 import { type CommandKit, parseIntOption } from '../command-kit.js';
+import { createPacer } from '../pace.js';
 import { usageError } from '../problem.js';
+import { parseRateOption, rateFor } from '../rate-option.js';
 import {
   addFilterOptions,
   collect,
@@ -26,6 +28,7 @@ export interface LookalikeFlags extends Omit<FilterFlags, 'operator'> {
   excludeDomain?: string[];
   concurrency?: number;
   budget?: number;
+  rate?: number;
 }
 
 /** The service's k when none is given (docs/contract.md); the final count of a fused run. */
@@ -60,6 +63,11 @@ export function register(program: Command, kit: CommandKit): void {
       parseIntOption('--concurrency', 1, MAX_CONCURRENCY),
     )
     .option('--budget <n>', 'never charge more than n credits in this run', parseIntOption('--budget'))
+    .option(
+      '--rate <n>',
+      'several seeds: at most n requests per second (default: 90% of the rate limit `me` reports; 0: no pacing)',
+      parseRateOption,
+    )
     .addHelpText(
       'after',
       `
@@ -193,6 +201,8 @@ export async function runLookalike(ctx: Context, args: string[], flags: Lookalik
     run = await fetchSeeds(ctx, plan.requests, {
       concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
       budget: flags.budget,
+      // One request needs no pacing (nor a question to the account about its limit).
+      pacer: plan.requests.length > 1 ? createPacer(rateFor(ctx, flags.rate)) : undefined,
       ...(plan.single ? {} : { spinner: false as const }),
       onSettled: (n) => spinner?.update(`Lookalikes: ${n} of ${plan.requests.length} seeds…`),
     });

@@ -8,6 +8,7 @@ import { type CommandKit, parseIntOption } from '../command-kit.js';
 import { MAX_EXCLUSIONS } from '../exclusions.js';
 import { groupDigits } from '../output/numbers.js';
 import { usageError } from '../problem.js';
+import { parseRateOption } from '../rate-option.js';
 import {
   addFilterOptions,
   collect,
@@ -26,6 +27,7 @@ export interface SearchFlags extends FilterFlags {
   all?: boolean;
   maxRows?: number;
   budget?: number;
+  rate?: number;
 }
 
 export function register(program: Command, kit: CommandKit): void {
@@ -56,6 +58,11 @@ export function register(program: Command, kit: CommandKit): void {
       'with --all or --max-rows: never charge more than n credits in this run',
       parseIntOption('--budget'),
     )
+    .option(
+      '--rate <n>',
+      'with --all or --max-rows: at most n searches per second (default: 90% of the rate limit `me` reports; 0: no pacing)',
+      parseRateOption,
+    )
     .addHelpText(
       'after',
       `
@@ -75,7 +82,8 @@ a table is printed at the end. The service takes at most ${groupDigits(MAX_EXCLU
 so one run reaches at most ${groupDigits(MAX_EXCLUSIONS + MAX_SEARCH_LIMIT)} companies: the rest is counted on stderr (exit 0).
 --budget stops before a page that could pass it (exit 4). After a page that fails (exit 5
 when unavailable, 4 for credits, ...) or Ctrl-C (130) the rows written stay, and stderr
-gives the command that continues: --exclude reads the file they went to.
+gives the command that continues: --exclude reads the file they went to. --rate spaces
+the pages under the service's rate limit.
 
 Examples:
   $ company-data --sandbox search "shopify shoes" --filter country=US --limit 5
@@ -125,6 +133,9 @@ export async function runSearch(
   }
   if (!paging && flags.budget !== undefined) {
     throw usageError('--budget caps a paging run', 'Add --all or --max-rows <n>, or drop --budget.');
+  }
+  if (!paging && flags.rate !== undefined) {
+    throw usageError('--rate paces a paging run', 'Add --all or --max-rows <n>, or drop --rate.');
   }
   const request = await planSearch(ctx, query, flags);
   if (paging) {

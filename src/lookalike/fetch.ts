@@ -14,6 +14,7 @@ import {
 } from '../api/lookalike.js';
 import { type Budget, createBudget, type Reservation } from '../batch/budget.js';
 import { mayHaveBeenCharged } from '../http/outcome.js';
+import type { Pacer } from '../pace.js';
 import { Problem } from '../problem.js';
 import type { ApiResponse, Context, Credits } from '../types.js';
 
@@ -50,6 +51,8 @@ export interface SeedRun {
 export interface SeedRunOptions {
   concurrency: number;
   budget?: number;
+  /** Spaces the requests under --rate, across the workers (src/pace.ts). */
+  pacer?: Pacer;
   /** false: no spinner per request (the caller draws its own progress). */
   spinner?: false;
   /** Called as each seed settles, with how many have. */
@@ -172,6 +175,8 @@ export async function fetchSeeds(
       // Counted before the first await, so no other worker passes the check above meanwhile.
       inFlight++;
       try {
+        const turn = options.pacer?.take();
+        if (turn) await turn;
         const reservation = await reserve();
         if (!reservation) return;
         outcomes[index] = await send(requests[index], reservation);

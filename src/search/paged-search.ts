@@ -8,7 +8,9 @@ import { MAX_SEARCH_LIMIT } from '../api/search.js';
 import { MAX_EXCLUSIONS } from '../exclusions.js';
 import { formatOf, printCredits } from '../output/format.js';
 import { groupDigits } from '../output/numbers.js';
+import { createPacer } from '../pace.js';
 import { Problem, type ProblemInit } from '../problem.js';
+import { rateFor } from '../rate-option.js';
 import type { Context } from '../types.js';
 import { explainProblem } from './options.js';
 import { fetchPages, type PageProgress, type PagingOutcome } from './paging.js';
@@ -18,6 +20,7 @@ export interface PagingFlags {
   all?: boolean;
   maxRows?: number;
   budget?: number;
+  rate?: number;
 }
 
 /** A stop whose hint is the way to continue, instead of its code's usual remedy. */
@@ -165,6 +168,7 @@ export async function runPagedSearch(
     outcome = await fetchPages(ctx, request, stream, {
       maxRows: flags.maxRows,
       budget: flags.budget,
+      pacer: createPacer(rateFor(ctx, flags.rate)),
       signal: interrupts.signal,
       onPage: (p) => progress?.update(progressText(p)),
       outputGone: () => Boolean(ctx.io.stdout.errored || ctx.io.stdout.destroyed),

@@ -12,6 +12,7 @@ import {
 } from '../api/search.js';
 import { createBudget } from '../batch/budget.js';
 import { MAX_EXCLUSIONS } from '../exclusions.js';
+import type { Pacer } from '../pace.js';
 import { Problem } from '../problem.js';
 import type { Context } from '../types.js';
 
@@ -59,6 +60,8 @@ export interface PagingOptions {
   maxRows?: number;
   /** Never let charged credits pass this. */
   budget?: number;
+  /** Spaces the pages under --rate (src/pace.ts); none: as fast as they come. */
+  pacer?: Pacer;
   /** Aborted by Ctrl-C: the page in flight is abandoned and the run stops. */
   signal?: AbortSignal;
   onPage?(progress: PageProgress): void;
@@ -151,6 +154,9 @@ export async function fetchPages(
     outcome.exclusions = excluded.size;
     let response: Awaited<ReturnType<typeof searchCompanies>>;
     try {
+      // The page's turn under --rate; Ctrl-C while waiting ends the run as in flight.
+      const turn = options.pacer?.take(signal);
+      if (turn) await turn;
       response = await searchCompanies(
         ctx,
         { ...request, limit, excludeDomains: excluded.size > 0 ? [...excluded] : undefined },

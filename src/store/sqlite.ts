@@ -207,6 +207,7 @@ export class SqliteStore implements AnswerStore {
   private readonly timer: NodeJS.Timeout;
   /** Things this process owns and renews: claims, open runs, reservations. */
   private owned = 0;
+  private seenSets = 0;
   private closed = false;
 
   constructor(
@@ -394,6 +395,18 @@ export class SqliteStore implements AnswerStore {
 
   settleMonth(reservation: MonthReservation, unknown?: LedgerEntry): void {
     this.guard(() => this.settleTx.immediate(reservation, unknown));
+  }
+
+  /**
+   * The domains one batch has met, for telling a first row from a duplicate: a table of this
+   * connection's temporary database (pages beyond SQLite's small cache go to a temporary file),
+   * so a million domains take disk, not the process's memory. `add` is true the first time.
+   */
+  seenSet(): { add(domain: string): boolean } {
+    const name = `seen_${++this.seenSets}`;
+    this.db.exec(`CREATE TEMP TABLE ${name} (domain TEXT PRIMARY KEY) WITHOUT ROWID`);
+    const insert = this.db.prepare(`INSERT OR IGNORE INTO ${name} (domain) VALUES (?)`);
+    return { add: (domain) => this.guard(() => insert.run(domain).changes === 1) };
   }
 
   /** Gives up everything this process owns (claims, reservations, runs), and closes the file. */

@@ -564,7 +564,7 @@ const cases: CommandCase[] = [
     wantCode: 2,
     wantStdout: '',
     wantStderr: lines(
-      `error: option '--rate <n>' argument '45/s' is invalid. --rate must be a number of lookups per second between 0 and 1000 (decimals allowed: 0.5 is one every 2 s; 0 turns pacing off), got "45/s"`,
+      `error: option '--rate <n>' argument '45/s' is invalid. --rate must be a number of requests per second between 0 and 1000 (decimals allowed: 0.5 is one every 2 s; 0 turns pacing off), got "45/s"`,
       '(add --help for usage)',
     ),
   },

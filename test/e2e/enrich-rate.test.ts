@@ -78,7 +78,7 @@ describe('enrich --input --rate', () => {
     const rows = domains(0, 300);
     const { stderr, log } = await batch('default', rows, ['--concurrency', '4', '-v']);
     expect(stderr).toContain(
-      'pacing: 45 lookups per second, 90% of the rate limit GET /api/me reports (50 per second); --rate changes it\n',
+      'pacing: 45 requests per second, 90% of the rate limit GET /api/me reports (50 per second); --rate changes it\n',
     );
     expect(log[0]).toMatchObject({ path: '/api/me', status: 200 });
     expectLookups(log.slice(1), rows);

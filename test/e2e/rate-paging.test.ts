@@ -1,0 +1,90 @@
+// --rate beyond batches: `search --all` spaces its pages and a lookalike of many seeds its seed
+// requests (all workers sharing one pacer), against a sandbox that allows 5 requests a second per
+// key. With --rate 4 the sandbox never answers 429; without --rate the pace is 90% of the limit
+// GET /api/me reports (4.5 a second), asked once before the first request.
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { runCli } from '../helpers/cli.js';
+import { sandboxAndDirForTests } from '../helpers/sandbox.js';
+
+let sandbox: SandboxHandle;
+let dir: string;
+sandboxAndDirForTests('cd-rate-paging-', { companies: 25_000, rateLimit: 5 }, (s, d) => {
+  sandbox = s;
+  dir = d;
+});
+
+const env = () => ({
+  COMPANY_DATA_BASE_URL: sandbox.url,
+  COMPANY_DATA_API_KEY: sandbox.keys.full,
+  XDG_CONFIG_HOME: join(dir, 'config'),
+  XDG_CACHE_HOME: join(dir, 'cache'),
+});
+const lastSeq = () => sandbox.requests().at(-1)?.seq ?? 0;
+/** The keyed requests logged after `seq` (the public catalogs are not limited). */
+const since = (seq: number) => sandbox.requests().filter((r) => r.seq > seq && r.key_name !== null);
+const statuses = (log: ReturnType<typeof since>) => [...new Set(log.map((e) => e.status))];
+
+describe('--rate for search --all and lookalike', () => {
+  // The sandbox counts every request of the key in fixed one-second windows: each case starts in a
+  // window of its own, so the last requests of the one before cannot count against it.
+  beforeEach(() => new Promise((resolve) => setTimeout(resolve, 1100)));
+
+  it('search --all --rate 4: every page under the limit, no 429', async () => {
+    const start = lastSeq();
+    const r = await runCli(['search', '--filter', 'country=US', '--all', '--rate', '4', '-o', 'ndjson'], {
+      env: env(),
+      timeoutMs: 60_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const log = since(start);
+    const pages = log.filter((e) => e.path === '/api/search');
+    // A segment of several pages, each one a request: more than the limit allows in one second.
+    expect(pages.length).toBeGreaterThan(5);
+    expect(log.map((e) => e.path)).toEqual(pages.map(() => '/api/search'));
+    expect(statuses(log)).toEqual([200]);
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(
+      sandbox.dataset.companies.filter((c) => c.country === 'US').length,
+    );
+  });
+
+  it('search --all without --rate asks me once and paces at 90% of its limit: no 429', async () => {
+    const start = lastSeq();
+    const r = await runCli(['-v', 'search', '--filter', 'country=US', '--all', '-o', 'ndjson'], {
+      env: env(),
+      timeoutMs: 60_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const log = since(start);
+    expect(log[0].path).toBe('/api/me');
+    expect(log.slice(1).every((e) => e.path === '/api/search')).toBe(true);
+    expect(statuses(log)).toEqual([200]);
+    expect(r.stderr).toContain(
+      'pacing: 4.5 requests per second, 90% of the rate limit GET /api/me reports (5 per second); --rate changes it',
+    );
+  });
+
+  it('lookalike of 12 seeds, 4 at a time, --rate 4: no 429', async () => {
+    const seeds = sandbox.dataset.companies.slice(100, 112).map((c) => c.domain);
+    const start = lastSeq();
+    const r = await runCli(
+      ['lookalike', ...seeds, '-k', '5', '--concurrency', '4', '--rate', '4', '-o', 'csv'],
+      {
+        env: env(),
+        timeoutMs: 60_000,
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const log = since(start);
+    expect(log.filter((e) => e.path.startsWith('/api/lookalike/'))).toHaveLength(12);
+    expect(statuses(log)).toEqual([200]);
+  });
+
+  it('one seed asks nothing of the account and is not paced', async () => {
+    const start = lastSeq();
+    const r = await runCli(['lookalike', 'acme-shoes.com', '-k', '3', '-o', 'csv'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(since(start).map((e) => e.path)).toEqual(['/api/lookalike/acme-shoes.com']);
+  });
+});
