@@ -105,7 +105,9 @@ function storeProblem(path: string, error: unknown): Problem {
   if (error instanceof Problem) return error;
   if (isWriteFailure(error)) return writeProblem(error, path);
   const code = (error as { code?: string }).code;
-  const notAStore = code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
+  // SQLITE_ERROR at open: the tables are not the ones this schema version has (a damaged file,
+  // or one some other program wrote).
+  const notAStore = code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || code === 'SQLITE_ERROR';
   return new Problem({
     code: 'store_unavailable',
     title: 'Cannot use the result store',
@@ -188,11 +190,11 @@ export async function openSqliteStore(path: string): Promise<SqliteStore> {
       }).immediate();
     }
     chmodSync(path, 0o600);
+    return new SqliteStore(path, db);
   } catch (error) {
     db.close();
     throw storeProblem(path, error);
   }
-  return new SqliteStore(path, db);
 }
 
 export class SqliteStore implements AnswerStore {

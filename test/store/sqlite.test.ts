@@ -118,3 +118,18 @@ describe('claims and runs between processes', () => {
     store.close();
   });
 });
+
+describe('a file with the schema version but not the tables', () => {
+  it('is refused as not a store, not reported as a bug (exit 2)', async () => {
+    const path = join(dir, 'half.db');
+    const db = new Database(path);
+    db.exec('CREATE TABLE notes (text TEXT)');
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    db.close();
+    const problem = await refusal(path);
+    expect(problem.message).toBe(
+      `Cannot use the result store: ${path} is not a company-data store (or is damaged)`,
+    );
+    expect(exitCodeFor(problem)).toBe(2);
+  });
+});
