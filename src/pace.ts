@@ -124,10 +124,14 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
 
   const resolve = (rate: () => Promise<number | undefined>) => {
     resolving = true;
+    // Asking for the rate is a request too (GET /api/me, under the same limit): it takes the
+    // first turn, and the first grant comes one interval after it.
+    const askedAt = now();
     const known = (value: number | undefined) => {
       pending = undefined;
       resolving = false;
       interval = typeof value === 'number' ? intervalOf(value) : undefined;
+      if (interval !== undefined) next = Math.max(next, askedAt + interval);
       pump();
     };
     Promise.resolve()

@@ -210,7 +210,7 @@ describe('createPacer', () => {
     await expect(pacer.take(controller.signal)!).rejects.toThrow('stop waiting');
   });
 
-  it('asks a deferred rate once, at the first turn, and paces the turns that waited for it', async () => {
+  it('asks a deferred rate once, at the first turn, counts the asking as a turn, and paces the turns that waited for it', async () => {
     const clock = manualClock();
     let asked = 0;
     let answer: (rate: number | undefined) => void = () => {};
@@ -233,8 +233,9 @@ describe('createPacer', () => {
     answer(2);
     await flush();
     expect(pacer.rate).toBe(2);
-    await clock.advanceTo(6040);
-    expect(granted).toEqual([5040, 5540, 6040]);
+    // Asked at 5000 (a request under the same limit): the first grant is one interval later.
+    await clock.advanceTo(6500);
+    expect(granted).toEqual([5500, 6000, 6500]);
     expect(asked).toBe(1);
   });
 
