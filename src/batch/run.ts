@@ -5,7 +5,7 @@
 // window is full. Memory therefore holds the window and the set of domains seen; never the results
 // of the whole file, which are in the result store (src/store/).
 import { setMaxListeners } from 'node:events';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
@@ -15,7 +15,7 @@ import { createPacer, type RateSource } from '../pace.js';
 import { Problem, usageError } from '../problem.js';
 import { baseOf, freshnessAt, keyIdOf, scopeOf } from '../store/location.js';
 import { bothBudgets, monthBudget } from '../store/month-budget.js';
-import { type RunStore, runStoreOf } from '../store/run-store.js';
+import { isoSecond, type RunStore, runStoreOf } from '../store/run-store.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
 import type { RunHandle } from '../store/types.js';
 import type { Context, Format } from '../types.js';
@@ -183,8 +183,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   }
   if (options.dryRun) {
     // Only an existing store is read: a dry run creates nothing.
-    const stored =
-      ctx.store.path !== false && (await exists(ctx.store.path)) ? await ctx.store.open() : undefined;
+    const stored = await ctx.store.openIfExists();
     const scopeId = stored?.scopeId(scope);
     return runDryRun(ctx, {
       reader,
@@ -255,13 +254,6 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   } finally {
     await discard();
   }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }
 
 interface RunPlan {
@@ -513,7 +505,7 @@ function finish(
         hint: 'Re-run the same command afterwards: answers already bought are reused from the store at no cost.',
       });
     case 'retry_after_too_long': {
-      const at = new Date(lookups.retryAt ?? Date.now()).toISOString().replace(/\.\d+Z$/, 'Z');
+      const at = isoSecond(lookups.retryAt ?? Date.now());
       throw new Problem({
         code: 'retry_after_too_long',
         title: 'Service asked to wait too long',

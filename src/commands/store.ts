@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
 import { groupDigits } from '../output/numbers.js';
 import { usageError } from '../problem.js';
-import { DEFAULT_MAX_AGE_MS, DEFAULT_NOT_FOUND_MAX_AGE_MS, parseAge } from '../store/location.js';
+import { DEFAULT_MAX_AGE_MS, DEFAULT_NOT_FOUND_MAX_AGE_MS, parseAge, TIME_UNITS } from '../store/location.js';
 import type { Context } from '../types.js';
 
 export function register(program: Command, kit: CommandKit): void {
@@ -311,12 +311,6 @@ function plural(n: number, one: string, many = `${one}s`): string {
 
 /** 30 days, 12 hours, 90 minutes: an age as --max-age took it, in its largest whole unit. */
 function durationText(ms: number): string {
-  const units: Array<[number, string]> = [
-    [86_400_000, 'day'],
-    [3_600_000, 'hour'],
-    [60_000, 'minute'],
-    [1000, 'second'],
-  ];
-  for (const [size, name] of units) if (ms >= size && ms % size === 0) return plural(ms / size, name);
+  for (const [size, name] of TIME_UNITS) if (ms >= size && ms % size === 0) return plural(ms / size, name);
   return plural(ms / 1000, 'second');
 }

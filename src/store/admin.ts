@@ -1,13 +1,12 @@
 // The queries behind `company-data spend` and `store info|prune|clear|export`, on the store's
 // better-sqlite3 handle. They read and delete; they never buy, claim or reserve anything, and a
 // store that does not exist is reported as empty rather than created (existingStore).
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { usageError } from '../problem.js';
 import type { StoreHandle } from './handle.js';
+import { DAY_MS } from './location.js';
 import type { SqliteStore } from './sqlite.js';
-
-const DAY_MS = 86_400_000;
 
 /**
  * The store of a command that only inspects or removes: undefined when its file does not exist
@@ -18,7 +17,7 @@ export async function existingStore(
   command: string,
 ): Promise<{ path: string; opened: SqliteStore | undefined }> {
   const path = storeFile(store, command);
-  return { path, opened: existsSync(path) ? await store.open() : undefined };
+  return { path, opened: await store.openIfExists() };
 }
 
 /** The store's file; a usage error with --no-store, naming what `command` cannot do. */

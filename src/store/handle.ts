@@ -1,5 +1,6 @@
 // The store as a command sees it (ctx.store): opened on first use, closed when the command ends,
 // and the spend ledger fed by every charge the service reports through this invocation's client.
+import { existsSync } from 'node:fs';
 import type { ApiResponse, Client, Config, IO, RequestOptions } from '../types.js';
 import { baseOf, keyIdOf } from './location.js';
 import type { SqliteStore } from './sqlite.js';
@@ -9,6 +10,8 @@ export interface StoreHandle {
   readonly path: string | false;
   /** Opens the store (once); a problem naming the file when it cannot be used. */
   open(): Promise<SqliteStore>;
+  /** Opens the store only if its file exists (a command that only reads creates nothing). */
+  openIfExists(): Promise<SqliteStore | undefined>;
   /** The store if it was opened already. */
   readonly opened: SqliteStore | undefined;
 }
@@ -20,6 +23,9 @@ export function storeHandle(path: string | false, cleanups: Array<() => unknown>
     path,
     get opened() {
       return opened;
+    },
+    openIfExists() {
+      return path !== false && existsSync(path) ? this.open() : Promise.resolve(undefined);
     },
     open() {
       if (path === false) return Promise.reject(new Error('the store is off (--no-store)'));

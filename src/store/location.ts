@@ -46,7 +46,7 @@ export function scopeOf(
   };
 }
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 export const DEFAULT_MAX_AGE_MS = 30 * DAY_MS;
 export const DEFAULT_NOT_FOUND_MAX_AGE_MS = 7 * DAY_MS;
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS };
@@ -79,14 +79,18 @@ export function freshnessAt(
   };
 }
 
+/** The units an age is told in, largest first. */
+export const TIME_UNITS: ReadonlyArray<readonly [number, string]> = [
+  [DAY_MS, 'day'],
+  [3_600_000, 'hour'],
+  [60_000, 'minute'],
+  [1000, 'second'],
+];
+
 /** "3 days ago", "5 hours ago", "just now": how old a stored answer is, for a person. */
 export function ageText(ms: number): string {
-  const units: Array<[number, string]> = [
-    [DAY_MS, 'day'],
-    [3_600_000, 'hour'],
-    [60_000, 'minute'],
-  ];
-  for (const [size, name] of units) {
+  for (const [size, name] of TIME_UNITS) {
+    if (size < 60_000) break;
     const n = Math.floor(ms / size);
     if (n >= 1) return `${n} ${name}${n === 1 ? '' : 's'} ago`;
   }
