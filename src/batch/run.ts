@@ -13,8 +13,8 @@ import { normaliseDomain } from '../domain.js';
 import { oneLine } from '../output/sanitize.js';
 import { createPacer, type RateSource } from '../pace.js';
 import { Problem, usageError } from '../problem.js';
-import { baseOf, freshnessAt, keyIdOf, scopeOf } from '../store/location.js';
-import { bothBudgets, monthBudget } from '../store/month-budget.js';
+import { freshnessAt, scopeOf } from '../store/location.js';
+import { bothBudgets, monthBudgetOf } from '../store/month-budget.js';
 import { isoSecond, type RunStore, runStoreOf } from '../store/run-store.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
 import type { RunHandle } from '../store/types.js';
@@ -228,17 +228,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
         budget:
           options.budgetMonth === undefined
             ? budget
-            : bothBudgets(
-                budget,
-                monthBudget({
-                  store,
-                  baseUrl: baseOf(ctx.config),
-                  keyId: keyIdOf(ctx.config.apiKey?.value),
-                  cap: options.budgetMonth,
-                  command: ctx.command,
-                  now: ctx.now,
-                }),
-              ),
+            : bothBudgets(budget, monthBudgetOf(ctx, store, options.budgetMonth)),
         run,
       };
       const outcome = await runWithStore(ctx, options, runPlan);

@@ -13,8 +13,8 @@ import { mayHaveBeenCharged } from '../http/outcome.js';
 import { formatOf, printCredits, printJson, printList, printRecord } from '../output/format.js';
 import { oneLine } from '../output/sanitize.js';
 import { isProblem, Problem } from '../problem.js';
-import { ageText, baseOf, freshnessAt, keyIdOf, scopeOf } from '../store/location.js';
-import { monthBudget } from '../store/month-budget.js';
+import { ageText, freshnessAt, scopeOf } from '../store/location.js';
+import { monthBudgetOf } from '../store/month-budget.js';
 import { isoSecond } from '../store/run-store.js';
 import type { SqliteStore } from '../store/sqlite.js';
 import type { Context } from '../types.js';
@@ -99,16 +99,7 @@ export async function runLookups(
   const now = ctx.now();
   const fresh = freshnessAt(now, { ...flags, refreshSince: flags.refresh ? now : undefined });
   const month =
-    store && flags.budgetMonth !== undefined
-      ? monthBudget({
-          store,
-          baseUrl: baseOf(ctx.config),
-          keyId: keyIdOf(ctx.config.apiKey?.value),
-          cap: flags.budgetMonth,
-          command: ctx.command,
-          now: ctx.now,
-        })
-      : undefined;
+    store && flags.budgetMonth !== undefined ? monthBudgetOf(ctx, store, flags.budgetMonth) : undefined;
   const results: DomainResult[] = [];
   const costs: Array<number | undefined> = [];
   const bought: Array<string | null> = [];

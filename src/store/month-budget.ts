@@ -5,7 +5,8 @@
 // charge the service reports reaches the ledger (src/store/handle.ts) before the reservation is
 // dropped; an attempt whose answer never came is kept in the ledger as possibly charged.
 import type { Budget, Reservation } from '../batch/budget.js';
-import { monthOf } from './location.js';
+import type { Context } from '../types.js';
+import { baseOf, keyIdOf, monthOf } from './location.js';
 import type { AnswerStore, MonthReservation } from './types.js';
 
 export interface MonthCap {
@@ -18,6 +19,18 @@ export interface MonthCap {
 }
 
 type Held = Reservation & { month: MonthReservation };
+
+/** The --budget-month of a command: the month of the key in force, its charges named by the command. */
+export function monthBudgetOf(ctx: Context, store: AnswerStore, cap: number): Budget {
+  return monthBudget({
+    store,
+    baseUrl: baseOf(ctx.config),
+    keyId: keyIdOf(ctx.config.apiKey?.value),
+    cap,
+    command: ctx.command,
+    now: ctx.now,
+  });
+}
 
 export function monthBudget(options: MonthCap): Budget {
   const { store, baseUrl, keyId, cap } = options;
