@@ -12,7 +12,7 @@ import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
 import { normaliseDomain } from '../domain.js';
 import { oneLine } from '../output/sanitize.js';
 import { createPacer, type RateSource } from '../pace.js';
-import { Problem, usageError } from '../problem.js';
+import { Problem } from '../problem.js';
 import { freshnessAt, scopeOf } from '../store/location.js';
 import { bothBudgets, monthBudgetOf } from '../store/month-budget.js';
 import { isoSecond, type RunStore, runStoreOf } from '../store/run-store.js';
@@ -144,11 +144,6 @@ function asDuplicate(result: RowResult): RowResult {
 
 export async function runBatch(ctx: Context, options: BatchOptions): Promise<number> {
   const { io } = ctx;
-  if (options.budgetMonth !== undefined && ctx.store.path === false)
-    throw usageError(
-      '--budget-month counts the spend recorded in the store, and --no-store keeps none',
-      'Leave out --no-store, or cap this run alone with --budget.',
-    );
   // An output that is the input (or the store) under any name would destroy it.
   await assertSeparateFiles({
     input: options.input,

@@ -31,17 +31,7 @@ export interface LookupFlags {
 
 /** The store for a few lookups: one that cannot be opened costs a warning, not the answers. */
 async function lookupStore(ctx: Context, needed: boolean): Promise<SqliteStore | undefined> {
-  if (ctx.store.path === false) {
-    if (needed)
-      throw new Problem({
-        code: 'usage_error',
-        title: 'Usage error',
-        detail: '--budget-month counts the spend recorded in the store, and --no-store keeps none',
-        source: 'client',
-        hint: 'Leave out --no-store, or leave out --budget-month.',
-      });
-    return undefined;
-  }
+  if (ctx.store.path === false) return undefined;
   try {
     return await ctx.store.open();
   } catch (error) {

@@ -150,6 +150,14 @@ export async function runEnrich(ctx: Context, domains: string[], options: Enrich
     );
   }
   const budgetMonth = budgetMonthOf(ctx, options.budgetMonth);
+  if (budgetMonth !== undefined && ctx.store.path === false) {
+    throw usageError(
+      '--budget-month counts the spend recorded in the store, and --no-store keeps none',
+      options.input !== undefined
+        ? 'Leave out --no-store, or cap this run alone with --budget.'
+        : 'Leave out --no-store, or leave out --budget-month.',
+    );
+  }
   const reuse = {
     refresh: options.refresh,
     maxAgeMs: options.maxAge,

@@ -441,6 +441,18 @@ const cases: CommandCase[] = [
     ),
   },
   {
+    name: '--budget-month with --no-store in a batch: exit 2, and --budget is the cap to use',
+    argv: ['--no-store', 'enrich', '--input', `${DIR}/in.csv`, '--budget-month', '100'],
+    tty: true,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines(
+      'error: Usage error (usage_error)',
+      '  --budget-month counts the spend recorded in the store, and --no-store keeps none',
+      '  Leave out --no-store, or cap this run alone with --budget.',
+    ),
+  },
+  {
     name: '--journal, which is gone: exit 2 naming the store and --refresh',
     argv: ['enrich', '--input', `${DIR}/in.csv`, '--journal', `${DIR}/in.journal`],
     tty: true,
