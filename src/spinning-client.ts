@@ -42,6 +42,7 @@ export function spinningClient(
     get lastCredits() {
       return client.lastCredits;
     },
+    watchRateLimits: client.watchRateLimits && ((listener) => client.watchRateLimits!(listener)),
     close: () => client.close(),
   };
 }

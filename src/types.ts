@@ -105,6 +105,12 @@ export interface RequestOptions {
     delayMs: number,
   ) => void | Promise<void>;
   /**
+   * A caller that paces its own refusals (a batch, src/pace.ts): while this returns true, a 429
+   * or a gateway's 503 without Retry-After is retried without a backoff and without counting
+   * against --retries (onRetry takes the retry's turn in the rate).
+   */
+  pacesRefusals?: () => boolean;
+  /**
    * false: no spinner for this call (a batch draws its own progress). A hint for the command
    * layer's spinner (src/spinning-client.ts); the HTTP client itself never draws anything.
    */
@@ -125,6 +131,11 @@ export interface Client {
   request<T = unknown>(options: RequestOptions): Promise<ApiResponse<T>>;
   /** Credits of the most recent authenticated response. */
   readonly lastCredits: Credits;
+  /**
+   * Calls `listener` with what each response's RateLimit headers say (src/http/rate-limit-headers.ts);
+   * returns what stops it.
+   */
+  watchRateLimits?(listener: (limits: import('./http/rate-limit-headers.js').RateLimits) => void): () => void;
   close(): Promise<void>;
 }
 

@@ -18,6 +18,8 @@ export interface EnrichQuery {
 
 export interface EnrichCallOptions {
   onRetry?: RequestOptions['onRetry'];
+  /** A batch pacing its own refusals (RequestOptions.pacesRefusals). */
+  pacesRefusals?: RequestOptions['pacesRefusals'];
   /** false in batches, which draw their own progress. */
   spinner?: false;
   signal?: AbortSignal;
@@ -74,6 +76,7 @@ export function domainLookup(
       auth: true,
       onRetry,
       signal: options.signal,
+      pacesRefusals: options.pacesRefusals,
     };
     if (options.spinner === false) request.spinner = false;
     const response = await ctx.client.request<unknown>(request);

@@ -146,10 +146,8 @@ export class Lookups {
       if (problem.code === 'rate_limited' || problem.status === 429) {
         scheduler.rateLimited(problem.retryAfterSeconds);
       } else if (problem.status !== undefined && THROTTLE_STATUSES.has(problem.status)) {
-        // Every worker pauses for this retry's backoff, and the retry waits for the pause (which
-        // other 503s may have made longer), then for its own backoff: retries do not come back
-        // together, and not request by request.
-        scheduler.overloaded(delayMs);
+        // The rate is cut (src/batch/scheduler.ts); with Retry-After every worker pauses for it.
+        scheduler.overloaded(problem.retryAfterSeconds);
         await scheduler.resumed();
       }
       return options.onRetry?.(problem, attempt, delayMs);
@@ -160,6 +158,7 @@ export class Lookups {
       // The record is narrowed as it is read, so the store keeps what the output shows.
       fields: options.resultFields,
       onRetry: this.retryHook,
+      pacesRefusals: () => scheduler.pacesRefusals(),
     };
     this.lookup = domainLookup({ client: options.client }, options.query, callOptions);
   }

@@ -276,7 +276,10 @@ async function runWithStore(
     chunkChars: OUTPUT_CHUNK_CHARS,
   });
 
-  const scheduler = createScheduler({ concurrency: options.concurrency, pacer: createPacer(options.rate) });
+  const pacer = createPacer(options.rate);
+  // The service's RateLimit headers, when it sends them, pace the run too (src/pace.ts).
+  const unwatch = ctx.client.watchRateLimits?.((limits) => pacer.observe(limits));
+  const scheduler = createScheduler({ concurrency: options.concurrency, pacer });
   const drain = new AbortController();
   // Every lookup in flight may listen on this signal: Node's warning past 10 listeners must not
   // reach a batch's stderr.
@@ -417,6 +420,7 @@ async function runWithStore(
   // (the timer armed by the signal).
   await scheduler.idle();
   signals.dispose();
+  unwatch?.();
   counts.reused = lookups.reused;
   if (failures.problem) outcome = 'unwritable';
   else if (lookups.fatal) outcome = 'aborted';

@@ -1,15 +1,12 @@
 // How many enrichment requests are in flight, and when the next one may start.
 //
-// A FIFO gate with a limit that adapts to the service: a 429 halves the limit (never below 1) and
-// pauses every worker for the Retry-After period, so a rate-limited key settles into the rate it is
-// allowed instead of producing a storm of 429s; after `growAfter` consecutive successes the limit
-// grows back by one, up to the configured concurrency. A gateway's 502, 503 or 504 (an overloaded
-// service, or a rate limiter such as nginx's limit_req) does the same with the backoff of the
-// request that saw it, and the retries of such answers wait for the pause too. It also counts consecutive failures, which
-// the run uses to stop burning through a file while the service is down.
-//
-// With a pacer (--rate, src/pace.ts), a request that has its slot also waits for its turn in the
-// rate (`pace()`); a pause holds the pacer too, and a stop releases its waiters.
+// A FIFO gate of `--concurrency` slots. A request that has its slot also waits for its turn in
+// the rate (`pace()`, src/pace.ts). Refusals act on the rate, not on the slots: a 429 or a
+// gateway's 502, 503 or 504 without Retry-After cuts the pacer's rate (AIMD; a run without a rate
+// starts pacing at the rate it was sending), and every answer raises it again; requests keep
+// flowing at the adapted rate, nobody pauses. A refusal with Retry-After pauses every worker,
+// and the pacer, for that long: the service said when to come back. It also counts consecutive
+// failures, which the run uses to stop burning through a file while the service is down.
 import type { Pacer } from '../pace.js';
 
 export type Outcome = 'success' | 'failure';
@@ -19,10 +16,8 @@ export interface Slot {
 }
 
 export interface SchedulerOptions {
-  /** The configured --concurrency: the starting and the highest limit. */
+  /** The configured --concurrency. */
   concurrency: number;
-  /** Consecutive successes before the limit grows by one (default 50). */
-  growAfter?: number;
   now?: () => number;
   setTimer?: (fn: () => void, ms: number) => { unref?(): void };
   /** Paces the requests of the run (--rate); none: no pacing. */
@@ -37,8 +32,10 @@ export interface Scheduler {
   /** Epoch ms until which no request may start (0 when not paused). */
   readonly pausedUntil: number;
   readonly consecutiveFailures: number;
-  /** Times the limit was cut because of a 429, 502, 503 or 504. */
+  /** Times a 429, 502, 503 or 504 cut the rate. */
   readonly rateLimitCuts: number;
+  /** Epoch ms of the last answer (a row's success), or of the scheduler's start. */
+  readonly lastProgressAt: number;
   /** A slot once one is free and no pause is on; null once the scheduler is stopped. */
   acquire(): Promise<Slot | null>;
   /** A slot right now if one is free, nobody waits before us and no pause is on; else undefined. */
@@ -50,13 +47,18 @@ export interface Scheduler {
    * when the scheduler stops).
    */
   pace(): Promise<void> | undefined;
-  /** A 429 was seen: cut the limit (once per pause) and pause every worker. */
-  rateLimited(retryAfterSeconds: number | undefined): void;
   /**
-   * A 502, 503 or 504 was seen: cut the limit (once per pause) and pause every worker for `pauseMs`
-   * (the jittered backoff of the request that saw it).
+   * A 429 was seen: the rate is cut (once for the requests already on their way), and with a
+   * Retry-After every worker and the pacer pause for it.
    */
-  overloaded(pauseMs: number): void;
+  rateLimited(retryAfterSeconds: number | undefined): void;
+  /** A 502, 503 or 504 was seen: as a 429 (a gateway's limiter answers 503). */
+  overloaded(retryAfterSeconds?: number): void;
+  /**
+   * True while the run makes progress (an answer within PROGRESS_MS): its refusals without
+   * Retry-After are then retried at the adapted rate without counting against --retries.
+   */
+  pacesRefusals(): boolean;
   /** Resolves once no pause is on (at once when none is, or the scheduler is stopped). */
   resumed(): Promise<void>;
   /** No new slots: every waiter gets null now, later acquirers too. In-flight work finishes. */
@@ -66,21 +68,20 @@ export interface Scheduler {
   idle(): Promise<void>;
 }
 
-export const DEFAULT_GROW_AFTER = 50;
+/** How long a run may go without an answer before its refusals count against --retries again. */
+export const PROGRESS_MS = 30_000;
 
 export function createScheduler(options: SchedulerOptions): Scheduler {
-  const max = Math.max(1, Math.floor(options.concurrency));
-  const growAfter = options.growAfter ?? DEFAULT_GROW_AFTER;
+  const limit = Math.max(1, Math.floor(options.concurrency));
   const now = options.now ?? Date.now;
   const setTimer = options.setTimer ?? ((fn: () => void, ms: number) => setTimeout(fn, ms));
   const { pacer } = options;
 
-  let limit = max;
   let inFlight = 0;
   let pausedUntil = 0;
-  let successes = 0;
   let failures = 0;
   let cuts = 0;
+  let lastProgressAt = now();
   let stopped = false;
   let timerArmed = false;
   // A FIFO of waiting acquirers: an array read from `head`, compacted now and then, because
@@ -132,16 +133,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
   };
 
-  const slowDown = (pauseMs: number) => {
+  /** A refusal: the rate is cut, and a Retry-After pauses everyone for that long. */
+  const refused = (retryAfterSeconds: number | undefined) => {
+    if (pacer?.refused(inFlight)) cuts++;
+    if (retryAfterSeconds === undefined || !(retryAfterSeconds > 0)) return;
     const at = now();
-    successes = 0;
-    // Several workers see the same refusal window at once; one cut per pause is the signal, the
-    // rest are echoes of it.
-    if (at >= pausedUntil) {
-      limit = Math.max(1, Math.floor(limit / 2));
-      cuts++;
-    }
-    pausedUntil = Math.max(pausedUntil, at + pauseMs);
+    pausedUntil = Math.max(pausedUntil, at + retryAfterSeconds * 1000);
     // Requests that hold a slot and wait for their turn in the rate wait out the pause too.
     pacer?.holdFor(pausedUntil - at);
     if (waiting() > 0) armTimer();
@@ -173,6 +170,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     get rateLimitCuts() {
       return cuts;
     },
+    get lastProgressAt() {
+      return lastProgressAt;
+    },
     get stopped() {
       return stopped;
     },
@@ -194,27 +194,23 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       inFlight--;
       if (outcome === 'success') {
         failures = 0;
-        successes++;
-        if (successes >= growAfter && limit < max) {
-          limit++;
-          successes = 0;
-        }
-      } else {
-        failures++;
-        successes = 0;
-      }
+        lastProgressAt = now();
+        pacer?.succeeded();
+      } else failures++;
       pump();
       notifyIdle();
     },
     pace() {
       return pacer?.take();
     },
-    rateLimited(retryAfterSeconds) {
-      const seconds = retryAfterSeconds !== undefined && retryAfterSeconds > 0 ? retryAfterSeconds : 1;
-      slowDown(seconds * 1000);
+    pacesRefusals() {
+      return !stopped && now() - lastProgressAt < PROGRESS_MS;
     },
-    overloaded(pauseMs) {
-      slowDown(Math.max(0, pauseMs));
+    rateLimited(retryAfterSeconds) {
+      refused(retryAfterSeconds);
+    },
+    overloaded(retryAfterSeconds) {
+      refused(retryAfterSeconds);
     },
     async resumed() {
       // A timer that keeps the process alive: a retry waiting here may be all the run has left.

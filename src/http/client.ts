@@ -9,8 +9,10 @@ import { oneLine } from '../text.js';
 import type { ApiResponse, Client, Config, Credits, RequestOptions } from '../types.js';
 import { readCredits } from './credits.js';
 import { decodeBody } from './decode.js';
+import { isRateRefusal } from './outcome.js';
 import { makeRedactor, parseSuccess, problemFromError, problemFromResponse } from './problems.js';
 import { proxyFor, proxyRoute, proxySettings } from './proxy-env.js';
+import { type RateLimits, readRateLimits } from './rate-limit-headers.js';
 import {
   parseRetryAfter,
   type RetryPolicy,
@@ -134,6 +136,7 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
   const proxies = options.direct ? {} : proxySettings(env);
   let dispatcher: Dispatcher | undefined;
   let lastCredits: Credits = {};
+  const rateWatchers = new Set<(limits: RateLimits) => void>();
   let resolvedBase: { raw: string | undefined; url: URL } | undefined;
 
   const verbose = options.log !== undefined;
@@ -199,6 +202,10 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
       progress.status = status;
       const chunks = await readBody(res.body, progress);
       const responseHeaders = flattenHeaders(res.headers);
+      if (rateWatchers.size > 0) {
+        const limits = readRateLimits(responseHeaders);
+        if (limits) for (const watch of rateWatchers) watch(limits);
+      }
       const credits = readCredits(responseHeaders);
       if (request.auth) lastCredits = credits;
       if (verbose) {
@@ -272,6 +279,8 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
     call: Call,
     headers: Record<string, string>,
   ): Promise<ApiResponse<T>> {
+    // Attempts that count against --retries: all of them, except refusals the caller paces.
+    let counted = 0;
     for (let number = 1; ; number++) {
       const outcome = await attemptOnce(request, call, headers, number);
       if (outcome.response) return outcome.response as ApiResponse<T>;
@@ -279,13 +288,20 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
       if (!problem.retryable) throw problem;
       if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > policy.maxRetryAfterMs)
         throw retryAfterTooLong(problem, outcome.retryAfterMs);
-      if (number > retries) throw gaveUp(problem, number);
-      const delay = retryDelayMs(number - 1, {
-        retryAfterMs: outcome.retryAfterMs,
-        throttled: problem.status !== undefined && THROTTLE_STATUSES.has(problem.status),
-        random: options.random,
-        policy,
-      });
+      // A refusal without Retry-After that the caller paces itself (a batch at its adapted rate):
+      // retried at the caller's next turn, without a backoff and without counting.
+      const paced =
+        outcome.retryAfterMs === undefined && isRateRefusal(problem) && request.pacesRefusals?.() === true;
+      if (!paced) counted++;
+      if (counted > retries) throw gaveUp(problem, number);
+      const delay = paced
+        ? 0
+        : retryDelayMs(counted - 1, {
+            retryAfterMs: outcome.retryAfterMs,
+            throttled: problem.status !== undefined && THROTTLE_STATUSES.has(problem.status),
+            random: options.random,
+            policy,
+          });
       if (Date.now() + delay >= call.deadlineAt) throw gaveUp(problem, number);
       log(`http: retrying in ${delay} ms after ${problem.code}`);
       await request.onRetry?.(problem, number, delay);
@@ -299,6 +315,10 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
     request,
     get lastCredits(): Credits {
       return lastCredits;
+    },
+    watchRateLimits(listener) {
+      rateWatchers.add(listener);
+      return () => rateWatchers.delete(listener);
     },
     async close() {
       const open = dispatcher;

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBudget } from '../../src/batch/budget.js';
 import { Lookups } from '../../src/batch/lookup.js';
-import { createScheduler, type Slot } from '../../src/batch/scheduler.js';
+import { createScheduler, PROGRESS_MS, type Slot } from '../../src/batch/scheduler.js';
 import { createPacer } from '../../src/pace.js';
 import { Problem } from '../../src/problem.js';
 import { freshnessAt } from '../../src/store/location.js';
@@ -41,7 +41,7 @@ function pacedScheduler(rate: number, concurrency: number) {
   const clock = manualClock();
   const pacer = createPacer(rate, { now: clock.now, setTimer: clock.setTimer, clearTimer: () => {} });
   const scheduler = createScheduler({ concurrency, now: clock.now, setTimer: clock.setTimer, pacer });
-  return { clock, scheduler, start: clock.now() };
+  return { clock, scheduler, pacer, start: clock.now() };
 }
 
 describe('createScheduler', () => {
@@ -72,13 +72,14 @@ describe('createScheduler', () => {
     expect(s.inFlight).toBe(0);
   });
 
-  it('halves the limit on a 429, pauses everyone for Retry-After, then lets work resume', async () => {
-    const clock = manualClock();
-    const s = createScheduler({ concurrency: 8, now: clock.now, setTimer: clock.setTimer });
+  it('a 429 with Retry-After cuts the rate and pauses every worker and the pacer for that long', async () => {
+    const { clock, scheduler: s, pacer } = pacedScheduler(10, 8);
     const held = await Promise.all(Array.from({ length: 8 }, () => s.acquire()));
     s.rateLimited(2);
-    expect(s.limit).toBe(4);
     expect(s.pausedUntil).toBe(clock.now() + 2000);
+    expect(pacer.rate).toBeCloseTo(7, 9);
+    expect(s.rateLimitCuts).toBe(1);
+    expect(s.limit).toBe(8);
     for (const slot of held) s.release(slot!, 'failure');
     let started = 0;
     for (let i = 0; i < 6; i++) s.acquire().then(() => started++);
@@ -89,72 +90,66 @@ describe('createScheduler', () => {
     expect(started).toBe(0);
     clock.advance(1);
     await flush();
-    expect(started).toBe(4); // the new, lower limit
+    expect(started).toBe(6); // the concurrency is not cut: the rate is
   });
 
-  it('cuts once per pause however many workers report the same 429 window', () => {
-    const clock = manualClock();
-    const s = createScheduler({ concurrency: 16, now: clock.now, setTimer: clock.setTimer });
-    for (let i = 0; i < 10; i++) s.rateLimited(1);
-    expect(s.limit).toBe(8);
+  it('a refusal without Retry-After cuts the rate once for the requests on their way, and pauses nobody', async () => {
+    const { scheduler: s, pacer } = pacedScheduler(100, 16);
+    const held = await Promise.all(Array.from({ length: 8 }, () => s.acquire()));
+    // Eight requests on their way see the same gateway's refusal: one cut.
+    for (let i = 0; i < 8; i++) s.overloaded();
+    s.rateLimited(undefined);
+    expect(pacer.rate).toBeCloseTo(70, 9);
     expect(s.rateLimitCuts).toBe(1);
-    clock.advance(1000);
-    s.rateLimited(1);
-    expect(s.limit).toBe(4);
-  });
-
-  it('never cuts below one and treats a missing Retry-After as one second', () => {
-    const clock = manualClock();
-    const s = createScheduler({ concurrency: 2, now: clock.now, setTimer: clock.setTimer });
-    for (let i = 0; i < 5; i++) {
-      s.rateLimited(undefined);
-      expect(s.pausedUntil).toBe(clock.now() + 1000);
-      clock.advance(1000);
-    }
-    expect(s.limit).toBe(1);
-  });
-
-  it("halves the limit on a gateway's 503 and holds retries and new work until the pause ends", async () => {
-    const clock = manualClock();
-    const s = createScheduler({ concurrency: 8, now: clock.now, setTimer: clock.setTimer });
-    s.overloaded(300);
-    s.overloaded(500); // an echo in the same pause: no second cut, a longer pause
-    expect(s.limit).toBe(4);
-    expect(s.tryAcquire()).toBeUndefined();
+    expect(s.pausedUntil).toBe(0);
+    expect(s.tryAcquire()).toBeDefined();
     let resumed = false;
     s.resumed().then(() => {
       resumed = true;
     });
-    clock.advance(300);
-    await flush();
-    expect(resumed).toBe(false);
-    clock.advance(200);
     await flush();
     expect(resumed).toBe(true);
-    expect(s.tryAcquire()).toBeDefined();
-    s.overloaded(100); // after the pause: a new signal, a new cut
-    expect(s.limit).toBe(2);
+    for (const slot of held) s.release(slot!, 'success');
   });
 
-  it('grows back by one after every run of consecutive successes, up to the configured concurrency', async () => {
-    const clock = manualClock();
-    const s = createScheduler({ concurrency: 4, growAfter: 3, now: clock.now, setTimer: clock.setTimer });
-    s.rateLimited(1);
-    s.rateLimited(1);
-    expect(s.limit).toBe(2);
+  it('a 503 with Retry-After pauses every worker for it', () => {
+    const { clock, scheduler: s } = pacedScheduler(100, 4);
+    s.overloaded(3);
+    expect(s.pausedUntil).toBe(clock.now() + 3000);
+    expect(s.tryAcquire()).toBeUndefined();
+  });
+
+  it('answers raise a cut rate again, additively', async () => {
+    const { clock, scheduler: s, pacer } = pacedScheduler(100, 4);
+    s.overloaded();
+    expect(pacer.rate).toBeCloseTo(70, 9);
     clock.advance(1000);
-    const succeed = async (n: number) => {
-      for (let i = 0; i < n; i++) s.release((await s.acquire())!, 'success');
-    };
-    await succeed(2);
-    expect(s.limit).toBe(2);
-    s.release((await s.acquire())!, 'failure'); // breaks the run
-    await succeed(2);
-    expect(s.limit).toBe(2);
-    await succeed(1);
-    expect(s.limit).toBe(3);
-    await succeed(30);
-    expect(s.limit).toBe(4);
+    s.release((await s.acquire())!, 'success');
+    // 5 % of the rate cut (100) for each second.
+    expect(pacer.rate).toBeCloseTo(75, 9);
+  });
+
+  it('paces refusals while the run makes progress: an answer in the last 30 s', async () => {
+    const { clock, scheduler: s } = pacedScheduler(10, 4);
+    expect(s.pacesRefusals()).toBe(true);
+    clock.advance(PROGRESS_MS);
+    expect(s.pacesRefusals()).toBe(false);
+    s.release((await s.acquire())!, 'success');
+    expect(s.pacesRefusals()).toBe(true);
+    s.release((await s.acquire())!, 'failure');
+    expect(s.pacesRefusals()).toBe(true);
+    s.stop();
+    expect(s.pacesRefusals()).toBe(false);
+  });
+
+  it('without a pacer a refusal cuts nothing, and a Retry-After still pauses', () => {
+    const clock = manualClock();
+    const s = createScheduler({ concurrency: 2, now: clock.now, setTimer: clock.setTimer });
+    s.overloaded();
+    expect(s.rateLimitCuts).toBe(0);
+    expect(s.pausedUntil).toBe(0);
+    s.rateLimited(1);
+    expect(s.pausedUntil).toBe(clock.now() + 1000);
   });
 
   it('counts consecutive failures and resets on a success', async () => {
@@ -166,20 +161,23 @@ describe('createScheduler', () => {
   });
 
   it('holds the requests waiting for their turn in --rate for a pause, then spaces them from its end', async () => {
-    const { clock, scheduler: s, start } = pacedScheduler(4, 4);
+    const { clock, scheduler: s, start } = pacedScheduler(4, 8);
     const sent: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 6; i++) {
       await s.acquire();
       const paced = s.pace();
       if (paced) paced.then(() => sent.push(clock.now() - start));
       else sent.push(clock.now() - start);
     }
+    // The burst of three went at once; a 429 then holds the rest for 2 s and cuts the rate to
+    // 2.8 a second: one every 357 ms from the end of the pause, no burst for the wait.
+    expect(sent).toEqual([0, 0, 0]);
     s.rateLimited(2);
-    for (let ms = 0; ms < 2600; ms += 50) {
-      clock.advance(50);
+    for (let ms = 0; ms < 3000; ms += 10) {
+      clock.advance(10);
       await flush();
     }
-    expect(sent).toEqual([0, 2000, 2250]);
+    expect(sent).toEqual([0, 0, 0, 2000, 2360, 2720]);
   });
 
   it('releases the requests waiting for their turn in --rate when it stops', async () => {
@@ -423,23 +421,25 @@ describe('Lookups', () => {
     const results = ['a.com', 'b.com', 'c.com'].map((d) => l.resultFor(d));
     await advanceTo(600);
     results.push(l.resultFor('d.com'));
-    await advanceTo(1000);
-    // a.com's retry took the turn after the requests already waiting, d.com the next one.
-    expect(sent).toEqual(['a.com@0', 'b.com@250', 'c.com@500', 'a.com@750', 'd.com@1000']);
-    results.push(l.resultFor('e.com'));
     await advanceTo(1100);
+    // The burst of three at once; a.com's retry took the next turn, and d.com the one after it,
+    // once the first turn left the window (4 in any 1,025 ms; the clock moves 10 ms at a time).
+    expect(sent).toEqual(['a.com@0', 'b.com@0', 'c.com@0', 'a.com@250', 'd.com@1030']);
+    results.push(l.resultFor('e.com'));
+    await advanceTo(1200);
     l.stop('interrupted');
     const rows = await Promise.all(results);
     expect(rows.map((r) => r.error_code)).toEqual([null, null, null, null, 'interrupted']);
     expect(sent).toHaveLength(5);
   });
 
-  it('a 429 seen on a retry cuts the concurrency', async () => {
+  it('a 429 seen on a retry pauses the run for its Retry-After, and keeps the concurrency', async () => {
     const limited = new Problem({ code: 'rate_limited', status: 429, retryAfterSeconds: 1 });
     const stub = stubClient((_, call) => (call === 1 ? { problem: limited } : { charged: 1 }));
     const { lookups: l, scheduler } = lookups(stub.client, { concurrency: 8 });
+    const before = Date.now();
     await l.resultFor('a.com');
-    expect(scheduler.limit).toBe(4);
-    expect(scheduler.rateLimitCuts).toBe(1);
+    expect(scheduler.pausedUntil).toBeGreaterThanOrEqual(before + 1000);
+    expect(scheduler.limit).toBe(8);
   });
 });

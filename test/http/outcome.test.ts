@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mayHaveBeenCharged } from '../../src/http/outcome.js';
+import { isRateRefusal, mayHaveBeenCharged } from '../../src/http/outcome.js';
 import { problemFromError, problemFromResponse } from '../../src/http/problems.js';
 import { Problem } from '../../src/problem.js';
 
@@ -21,7 +21,7 @@ describe('mayHaveBeenCharged', () => {
     expect(mayHaveBeenCharged(answer(200, '{"found": tru'))).toBe(true);
     expect(mayHaveBeenCharged(answer(502, '<html>Bad Gateway</html>'))).toBe(true);
     expect(mayHaveBeenCharged(answer(504, '<html>Gateway Time-out</html>'))).toBe(true);
-    expect(mayHaveBeenCharged(answer(503, '<html>unavailable</html>'))).toBe(true);
+    expect(mayHaveBeenCharged(answer(500, '<html>Internal Server Error</html>'))).toBe(true);
     // The call's own deadline, and a call cancelled by the run while in flight.
     expect(mayHaveBeenCharged(new Problem({ code: 'timeout', source: 'network' }))).toBe(true);
     expect(mayHaveBeenCharged(new Problem({ code: 'interrupted', source: 'client' }))).toBe(true);
@@ -31,6 +31,11 @@ describe('mayHaveBeenCharged', () => {
     expect(mayHaveBeenCharged(answer(400, problemJson('invalid_request')))).toBe(false);
     expect(mayHaveBeenCharged(answer(429, '<html>slow down</html>'))).toBe(false);
     expect(mayHaveBeenCharged(answer(503, '<html>busy</html>', { 'retry-after': '5' }))).toBe(false);
+    // A gateway's limiter (nginx limit_req) answers 503 with a page and no Retry-After: the request
+    // never reached the service.
+    expect(mayHaveBeenCharged(answer(503, '<html>503 Service Temporarily Unavailable</html>'))).toBe(false);
+    expect(mayHaveBeenCharged(answer(503, ''))).toBe(false);
+    expect(mayHaveBeenCharged(answer(503, problemJson('search_unavailable')))).toBe(false);
     expect(mayHaveBeenCharged(answer(500, problemJson('internal_error')))).toBe(false);
     expect(mayHaveBeenCharged(answer(404, ''))).toBe(false);
     expect(mayHaveBeenCharged(transport('ECONNREFUSED'))).toBe(false);
@@ -38,5 +43,17 @@ describe('mayHaveBeenCharged', () => {
     expect(mayHaveBeenCharged(transport('UND_ERR_CONNECT_TIMEOUT'))).toBe(false);
     expect(mayHaveBeenCharged(transport('DEPTH_ZERO_SELF_SIGNED_CERT'))).toBe(false);
     expect(mayHaveBeenCharged(new Problem({ code: 'insecure_http', source: 'client' }))).toBe(false);
+  });
+});
+
+describe('isRateRefusal', () => {
+  it("is a 429, or a 503 that is not the service's own problem", () => {
+    expect(isRateRefusal(answer(429, problemJson('rate_limited')))).toBe(true);
+    expect(isRateRefusal(answer(429, '<html>slow down</html>'))).toBe(true);
+    expect(isRateRefusal(answer(503, '<html>503 Service Temporarily Unavailable</html>'))).toBe(true);
+    expect(isRateRefusal(answer(503, problemJson('search_unavailable')))).toBe(false);
+    expect(isRateRefusal(answer(502, '<html>Bad Gateway</html>'))).toBe(false);
+    expect(isRateRefusal(answer(504, '<html>Gateway Time-out</html>'))).toBe(false);
+    expect(isRateRefusal(transport('ECONNRESET'))).toBe(false);
   });
 });
