@@ -15,6 +15,8 @@ export interface RequestLogEntry {
   fault: string | null;
   content_type: string | null;
   body_bytes: number;
+  /** When it arrived, epoch ms: what a pacing test reads rates and windows from. */
+  at: number;
 }
 
 export const REQUEST_LOG_CAPACITY = 100_000;
@@ -28,9 +30,9 @@ export class RequestLog {
   constructor(private readonly capacity = REQUEST_LOG_CAPACITY) {}
 
   /** Returns the stored entry, which the caller fills in (status, ...) once it has answered. */
-  add(entry: Omit<RequestLogEntry, 'seq'>): RequestLogEntry {
+  add(entry: Omit<RequestLogEntry, 'seq' | 'at'>, at = Date.now()): RequestLogEntry {
     this.seq += 1;
-    const full: RequestLogEntry = { seq: this.seq, ...entry };
+    const full: RequestLogEntry = { seq: this.seq, ...entry, at };
     if (this.ring.length < this.capacity) this.ring.push(full);
     else this.ring[this.next] = full;
     this.next = (this.next + 1) % this.capacity;
