@@ -73,55 +73,56 @@ function takeAt(pacer: Pacer, clock: ReturnType<typeof manualClock>, granted: nu
 }
 
 describe('createPacer', () => {
-  it('grants a burst of three at once, then one turn every 1000/rate ms, in order', async () => {
+  it('grants one turn every 1000/rate ms, in order, up to 50 ms early, and at most the rate in any 1,025 ms', async () => {
     const clock = manualClock();
     const pacer = pacerOn(clock, 4);
     const granted: number[] = [];
     for (let i = 0; i < 6; i++) takeAt(pacer, clock, granted);
-    expect(granted).toEqual([5000, 5000, 5000]);
-    expect(pacer.waiting).toBe(3);
+    expect(granted).toEqual([5000]);
+    expect(pacer.waiting).toBe(5);
     await expectGrants(clock, granted, [
-      [5249, [5000, 5000, 5000]],
-      [5250, [5000, 5000, 5000, 5250]],
+      [5199, [5000]],
+      [5200, [5000, 5200]],
+      [5450, [5000, 5200, 5450]],
+      [5700, [5000, 5200, 5450, 5700]],
       // The window: 4 in any 1,025 ms, so the fifth waits for the first to leave it, and owes
       // no burst for that wait.
-      [6024, [5000, 5000, 5000, 5250]],
-      [6025, [5000, 5000, 5000, 5250, 6025]],
-      [6274, [5000, 5000, 5000, 5250, 6025]],
-      [6275, [5000, 5000, 5000, 5250, 6025, 6275]],
+      [6024, [5000, 5200, 5450, 5700]],
+      [6025, [5000, 5200, 5450, 5700, 6025]],
+      [6274, [5000, 5200, 5450, 5700, 6025]],
+      [6275, [5000, 5200, 5450, 5700, 6025, 6275]],
     ]);
     expect(pacer.waiting).toBe(0);
     expect(clock.timers()).toBe(0);
     expect(pacer.granted).toBe(6);
   });
 
-  it('makes up for a late timer up to its burst: the turns it owed go at once', async () => {
+  it('makes up for a late timer up to its tolerance: the turns it owed go at once', async () => {
     const clock = manualClock(0);
-    const pacer = pacerOn(clock, 10);
+    const pacer = pacerOn(clock, 50);
     const granted: number[] = [];
-    for (let i = 0; i < 8; i++) takeAt(pacer, clock, granted);
+    for (let i = 0; i < 10; i++) takeAt(pacer, clock, granted);
+    // Two intervals (40 ms) of tolerance: three at once to start.
     expect(granted).toEqual([0, 0, 0]);
-    expect(clock.nextTimer()).toBe(100);
-    // The event loop was busy: the timer due at 100 runs at 230. The turns due at 100 and 200
-    // go at once, the one due at 300 when it is due.
-    await clock.lateTo(230);
-    expect(granted).toEqual([0, 0, 0, 230, 230]);
-    await clock.advanceTo(300);
-    expect(granted).toEqual([0, 0, 0, 230, 230, 300]);
-    await clock.advanceTo(500);
-    expect(granted).toEqual([0, 0, 0, 230, 230, 300, 400, 500]);
+    expect(clock.nextTimer()).toBe(20);
+    // The event loop was busy: the timer due at 20 runs at 55. The turns due at 20 and 40 go
+    // at once, the next ones when they are due.
+    await clock.lateTo(55);
+    expect(granted).toEqual([0, 0, 0, 55, 55]);
+    await clock.advanceTo(100);
+    expect(granted).toEqual([0, 0, 0, 55, 55, 60, 80, 100]);
   });
 
-  it('owes no burst for time nobody used beyond three turns', async () => {
+  it('owes no burst for time nobody used beyond its tolerance', async () => {
     const clock = manualClock();
-    const pacer = pacerOn(clock, 4);
+    const pacer = pacerOn(clock, 50);
     expect(pacer.take()).toBeUndefined();
     await clock.advance(10_000);
     const granted: number[] = [];
-    for (let i = 0; i < 5; i++) takeAt(pacer, clock, granted);
+    for (let i = 0; i < 6; i++) takeAt(pacer, clock, granted);
     expect(granted).toEqual([15_000, 15_000, 15_000]);
-    await clock.advance(1100);
-    expect(granted).toEqual([15_000, 15_000, 15_000, 15_250, 16_025]);
+    await clock.advance(60);
+    expect(granted).toEqual([15_000, 15_000, 15_000, 15_020, 15_040, 15_060]);
   });
 
   it('holds every turn for a pause, then spaces the waiters from its end without a burst', async () => {
@@ -217,15 +218,15 @@ describe('createPacer', () => {
   it('rejects a waiter whose signal aborts, and gives its turn to the next', async () => {
     const clock = manualClock();
     const pacer = pacerOn(clock, 4);
-    for (let i = 0; i < 3; i++) expect(pacer.take()).toBeUndefined();
+    expect(pacer.take()).toBeUndefined();
     const controller = new AbortController();
     const aborted = pacer.take(controller.signal)!;
     const granted: number[] = [];
     takeAt(pacer, clock, granted);
     controller.abort(new Error('stop waiting'));
     await expect(aborted).rejects.toThrow('stop waiting');
-    await clock.advanceTo(5250);
-    expect(granted).toEqual([5250]);
+    await clock.advanceTo(5200);
+    expect(granted).toEqual([5200]);
     await expect(pacer.take(controller.signal)!).rejects.toThrow('stop waiting');
   });
 
@@ -371,7 +372,7 @@ describe("the service's RateLimit headers", () => {
     takeAt(busy, own, times);
     // Only the window rule: the sixth goes 1,025 ms after the first.
     await own.advanceTo(1025);
-    expect(times).toEqual([0, 0, 0, 200, 400, 1025]);
+    expect(times).toEqual([0, 150, 350, 550, 750, 1025]);
   });
 });
 
