@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --markdown] [-- --only startup,exclusions,latency,cpu,memory]`
+// `npm run bench [-- --quick] [-- --markdown] [-- --only startup,exclusions,latency,cpu,memory,store,pacing,gateway,me]`
 //
 // Measures the performance budget side by side on this machine: every figure is a ratio to
 // something measured in the same run (bare `node -e 0`, the ideal rate of the sandbox's latency,
@@ -17,6 +17,8 @@ import { bareLoopProcess, enrichRun, warmSandbox } from './lib/batch.mjs';
 import { mixedDomains, sandboxDomains, writeDomainFiles } from './lib/data.mjs';
 import { exclusionsFigure } from './lib/exclusions.mjs';
 import { duplicatedInput, peakRss } from './lib/memory.mjs';
+import { oneRequestFigure } from './lib/one-request.mjs';
+import { gatewayRun, pacedRun } from './lib/pacing.mjs';
 import { DROPPED_NODE_VARIABLES, makeScratch, ROOT, startSandbox } from './lib/proc.mjs';
 import { startupFigures } from './lib/startup.mjs';
 import { cheapest, fastest, figure, renderMarkdown, renderTable } from './lib/stats.mjs';
@@ -36,7 +38,7 @@ const SIZES = QUICK
 // (stats.mjs, fastest and cheapest).
 const REPEATS = QUICK ? 1 : 2;
 const CONCURRENCY = 16;
-const GROUPS = ['startup', 'exclusions', 'latency', 'cpu', 'memory', 'store'];
+const GROUPS = ['startup', 'exclusions', 'latency', 'cpu', 'memory', 'store', 'pacing', 'gateway', 'me'];
 const selected = new Set(args.only ? args.only.split(',') : GROUPS);
 for (const name of selected) if (!GROUPS.includes(name)) throw new Error(`unknown figure group ${name}`);
 
@@ -240,6 +242,85 @@ async function storeFigure() {
   }
 }
 
+/**
+ * `--rate n` against a sandbox limited to n a second, at 50, 400 and 1,000: the share of n
+ * reached (at least 0.95) with no 429 at all; one figure per rate, from one sandbox each. Beside
+ * each, the same rows with `--rate 0` against an unlimited sandbox: what the client reaches on
+ * this machine right now, unpaced. When that is below n, no pacer can reach n, and the figure is
+ * the share of that instead (the note says which).
+ */
+async function pacingFigures() {
+  const seconds = QUICK ? 2 : 4;
+  for (const limit of [50, 400, 1000]) {
+    const rows = Math.max(200, limit * seconds);
+    const domains = mixedDomains(await sandboxDomains(rows, scratch.dir), rows);
+    const free = await startSandbox({ companies: rows, scratch: scratch.dir });
+    const limited = await startSandbox({ companies: rows, rateLimit: limit, scratch: scratch.dir });
+    try {
+      log(`pacing: enrich ${rows} domains at --rate 0 against an unlimited sandbox (the reference)`);
+      const unpaced = await pacedRun({ sandbox: free, limit: 0, domains, scratch: scratch.dir });
+      log(`pacing: enrich ${rows} domains at --rate ${limit} against a limit of ${limit} a second`);
+      const r = await pacedRun({ sandbox: limited, limit, domains, scratch: scratch.dir });
+      const reachable = Math.min(limit, unpaced.rate);
+      figures.push(
+        figure({
+          id: `pacing.rate-${limit}`,
+          name: `--rate ${limit} against a sandbox limited to ${limit}/s: share of the rate (429s must be 0)`,
+          ratio: r.refused429 === 0 && r.exit === 0 ? r.rate / reachable : 0,
+          target: { op: '>=', value: 0.95 },
+          note: `${r.rate.toFixed(1)}/s${reachable < limit ? ` of ${reachable.toFixed(0)}/s reached unpaced` : ''}, ${r.refused429} 429s, busiest second ${r.busiestSecond}`,
+          details: {
+            ...r,
+            rate: round(r.rate),
+            unpacedRate: round(unpaced.rate),
+            shareOfLimit: round(r.rate / limit),
+          },
+        }),
+      );
+    } finally {
+      await free.stop();
+      await limited.stop();
+    }
+  }
+}
+
+/**
+ * A batch with default options behind a gateway allowing 50 lookups a second (burst 10) that
+ * refuses the rest with an HTML 503 page and no Retry-After: the rate reaching the service
+ * (at least 0.8 of the gateway's) and the share refused (at most 10 %).
+ */
+async function gatewayFigure() {
+  const rows = QUICK ? 300 : 1000;
+  const rate = 50;
+  const domains = mixedDomains(await sandboxDomains(rows, scratch.dir), rows);
+  const sandbox = await startSandbox({ companies: rows, scratch: scratch.dir });
+  try {
+    log(`gateway: enrich ${rows} domains behind a gateway of ${rate}/s (HTML 503 beyond, no Retry-After)`);
+    const r = await gatewayRun({ sandbox, rate, burst: 10, domains, scratch: scratch.dir });
+    const details = { ...r, rate: round(r.rate), refusedShare: round(r.refusedShare) };
+    figures.push(
+      figure({
+        id: 'gateway.rate',
+        name: `batch behind a gateway of ${rate}/s (503 page, no Retry-After): share of its rate`,
+        ratio: r.exit === 0 ? r.rate / rate : 0,
+        target: { op: '>=', value: 0.8 },
+        note: `${r.rate.toFixed(1)}/s, ${r.passed} passed, ${r.refused} refused, exit ${r.exit}`,
+        details,
+      }),
+      figure({
+        id: 'gateway.refused',
+        name: `batch behind a gateway of ${rate}/s: requests refused`,
+        ratio: r.refusedShare * 100,
+        target: { op: '<=', value: 10, unit: '%' },
+        note: r.summary.replace(/^Enriched: /, ''),
+        details,
+      }),
+    );
+  } finally {
+    await sandbox.stop();
+  }
+}
+
 try {
   log(`${QUICK ? 'quick' : 'full'} run; machine ${JSON.stringify(machine)}`);
   if (selected.has('startup'))
@@ -253,6 +334,10 @@ try {
   if (selected.has('cpu')) await cpuFigure();
   if (selected.has('memory')) await memoryFigures();
   if (selected.has('store')) await storeFigure();
+  if (selected.has('pacing')) await pacingFigures();
+  if (selected.has('gateway')) await gatewayFigure();
+  if (selected.has('me'))
+    figures.push(await oneRequestFigure({ rounds: SIZES.rounds, scratch: scratch.dir, log }));
 } finally {
   scratch.remove();
 }

@@ -149,9 +149,10 @@ async function runPollingHighWaterMark(argv, options) {
  * Starts `company-data sandbox` on a free loopback port and waits for its handshake line
  * ({"url","keys"}). Returns the url, the keys and stop().
  */
-export async function startSandbox({ companies, latency = 0, scratch }) {
+export async function startSandbox({ companies, latency = 0, rateLimit = 0, scratch }) {
   const argv = [BIN, '--quiet', 'sandbox', '--port', '0', '--companies', String(companies)];
   if (latency) argv.push('--latency', String(latency));
+  if (rateLimit) argv.push('--rate-limit', String(rateLimit));
   return startServer([process.execPath, ...argv], cliEnv(scratch));
 }
 

@@ -1,6 +1,6 @@
 // A batch slows down when the service (or a gateway in front of it) says it is overloaded: a
 // Retry-After longer than the client sleeps stops the batch with the time to come back, and 503s
-// from a gateway's rate limiter slow every worker instead of being retried request by request.
+// from a gateway's rate limiter lower the batch's rate (src/pace.ts) while every row is kept.
 // The real binary talks to a loopback front server that forwards to a sandbox.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
@@ -55,7 +55,7 @@ const env = () => ({
   COMPANY_DATA_RETRY_FLOOR_MS: '200',
 });
 
-function enrich(name: string, domains: string[], concurrency: number) {
+function enrich(name: string, domains: string[], concurrency: number, extra: string[] = []) {
   const input = join(home, `${name}.csv`);
   writeFileSync(input, `domain\n${domains.join('\n')}\n`);
   const args = [
@@ -67,7 +67,7 @@ function enrich(name: string, domains: string[], concurrency: number) {
     '--output',
     join(home, `${name}-out.csv`),
   ];
-  return runCli([...args, '--concurrency', String(concurrency)], { env: env(), timeoutMs: 60_000 });
+  return runCli([...args, '--concurrency', String(concurrency), ...extra], { env: env(), timeoutMs: 60_000 });
 }
 
 describe('enrich --input when the service asks to wait', () => {
@@ -103,8 +103,8 @@ describe('enrich --input when the service asks to wait', () => {
     expect(rows.length).toBe(domains.length + 1);
   }, 90_000);
 
-  it("slows the whole batch on a gateway's 503 pages instead of retrying request by request", async () => {
-    const domains = sandbox.dataset.companies.slice(100, 180).map((c) => c.domain);
+  it("behind a gateway's limiter (HTML 503, no Retry-After) keeps every row, buys each domain once, and counts no refusal as possibly charged", async () => {
+    const domains = sandbox.dataset.companies.slice(100, 220).map((c) => c.domain);
     arrivals = [];
     // nginx limit_req: 20 requests a second, a burst of 4, the rest answered 503 with a page.
     const rate = 20 / 1000;
@@ -124,19 +124,42 @@ describe('enrich --input when the service asks to wait', () => {
       );
       return true;
     };
-    const r = await enrich('gateway', domains, 8);
-    expect(r.signal, r.stderr).toBeNull();
-    expect([0, 6], r.stderr).toContain(r.code);
+    const log = sandbox.requests().at(-1)?.seq ?? 0;
+    const ledger = async () => {
+      const spend = await runCli(['spend', '-o', 'json'], { env: env() });
+      expect(spend.code, spend.stderr).toBe(0);
+      return JSON.parse(spend.stdout).total as { charged: number; possibly_charged: number };
+    };
+    const before = await ledger();
+    // A budget of exactly what the rows cost, and one retry: a refusal counted as possibly
+    // charged would leave rows without room (exit 4), one counted against --retries would fail
+    // its row (exit 6).
+    const r = await enrich('gateway', domains, 8, ['--budget', String(domains.length), '--retries', '1']);
     answer = () => false;
+    expect(r.code, r.stderr).toBe(0);
+    const refused = arrivals.filter((a) => a.status === 503);
+    // The gateway did refuse: without refusals this test would show nothing.
+    expect(refused.length).toBeGreaterThan(0);
     const rows = parse(readFileSync(join(home, 'gateway-out.csv')), { columns: true }) as Array<
       Record<string, string>
     >;
-    const failed = rows.filter((row) => row.error_code !== '').length;
-    expect(failed, r.stderr).toBeLessThanOrEqual(2);
-    expect([0, 6]).toContain(r.code);
-    // After the first 503, only what was already on its way arrives during the pause.
-    const firstRefusal = arrivals.find((a) => a.status === 503)!;
-    const during = arrivals.filter((a) => a.at > firstRefusal.at && a.at < firstRefusal.at + 150);
-    expect(during.length).toBeLessThanOrEqual(8);
+    expect(rows.map((row) => [row.domain, row.found, row.error_code])).toEqual(
+      domains.map((d) => [d, 'true', '']),
+    );
+    // Each domain reached the service once, and was charged once.
+    const bought = sandbox
+      .requests()
+      .filter((e) => e.seq > log && e.path.startsWith('/api/domains/'))
+      .map((e) => [e.path, e.status]);
+    expect(bought.sort()).toEqual(domains.map((d) => [`/api/domains/${d}`, 200]).sort());
+    expect(rows.map((row) => row.credits_charged)).toEqual(domains.map(() => '1'));
+    expect(r.stderr).toContain(`${domains.length} credits charged`);
+    expect(r.stderr).not.toContain('possibly charged');
+    // The spend ledger: every credit charged, none possibly charged.
+    const after = await ledger();
+    expect([after.charged - before.charged, after.possibly_charged - before.possibly_charged]).toEqual([
+      domains.length,
+      0,
+    ]);
   }, 90_000);
 });
