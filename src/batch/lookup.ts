@@ -147,7 +147,7 @@ export class Lookups {
         scheduler.rateLimited(problem.retryAfterSeconds);
       } else if (problem.status !== undefined && THROTTLE_STATUSES.has(problem.status)) {
         // The rate is cut (src/batch/scheduler.ts); with Retry-After every worker pauses for it.
-        scheduler.overloaded(problem.retryAfterSeconds);
+        scheduler.overloaded(problem.retryAfterSeconds, problem.status);
         await scheduler.resumed();
       }
       return options.onRetry?.(problem, attempt, delayMs);

@@ -1,11 +1,11 @@
 // How many enrichment requests are in flight, and when the next one may start.
 //
 // A FIFO gate of `--concurrency` slots. A request that has its slot also waits for its turn in
-// the rate (`pace()`, src/pace.ts). Refusals act on the rate, not on the slots: a 429 or a
-// gateway's 502, 503 or 504 without Retry-After cuts the pacer's rate (AIMD; a run without a rate
-// starts pacing at the rate it was sending), and every answer raises it again; requests keep
-// flowing at the adapted rate, nobody pauses. A refusal with Retry-After pauses every worker,
-// and the pacer, for that long: the service said when to come back. It also counts consecutive
+// the rate (`pace()`, src/pace.ts). Refusals act on the rate, not on the slots: a 429 or a 503
+// without Retry-After cuts the pacer's rate (AIMD; a run without a rate starts pacing at the rate
+// it was sending), and every answer raises it again; requests keep flowing at the adapted rate,
+// nobody pauses. A refusal with Retry-After pauses every worker, and the pacer, for that long:
+// the service said when to come back. A 502 or 504 without one is that request's to retry. It also counts consecutive
 // failures, which the run uses to stop burning through a file while the service is down.
 import type { Pacer } from '../pace.js';
 
@@ -48,12 +48,15 @@ export interface Scheduler {
    */
   pace(): Promise<void> | undefined;
   /**
-   * A 429 was seen: the rate is cut (once for the requests already on their way), and with a
-   * Retry-After every worker and the pacer pause for it.
+   * A 429 was seen: with Retry-After every worker and the pacer pause for it; without, the rate
+   * is cut (once for the requests already on their way).
    */
   rateLimited(retryAfterSeconds: number | undefined): void;
-  /** A 502, 503 or 504 was seen: as a 429 (a gateway's limiter answers 503). */
-  overloaded(retryAfterSeconds?: number): void;
+  /**
+   * A 502, 503 or 504 was seen: a 503 as a 429 (a gateway's limiter answers 503); a 502 or 504
+   * pauses only for a Retry-After, and its own retry waits for its backoff.
+   */
+  overloaded(retryAfterSeconds?: number, status?: number): void;
   /**
    * True while the run makes progress (an answer within PROGRESS_MS): its refusals without
    * Retry-After are then retried at the adapted rate without counting against --retries.
@@ -133,15 +136,20 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
   };
 
-  /** A refusal: the rate is cut, and a Retry-After pauses everyone for that long. */
-  const refused = (retryAfterSeconds: number | undefined) => {
-    if (pacer?.refused(inFlight)) cuts++;
-    if (retryAfterSeconds === undefined || !(retryAfterSeconds > 0)) return;
-    const at = now();
-    pausedUntil = Math.max(pausedUntil, at + retryAfterSeconds * 1000);
-    // Requests that hold a slot and wait for their turn in the rate wait out the pause too.
-    pacer?.holdFor(pausedUntil - at);
-    if (waiting() > 0) armTimer();
+  /**
+   * A refusal: with Retry-After everyone pauses for that long (the service said when to come
+   * back; the rate stays); without, the rate is cut when `cut` (a 429 or a 503).
+   */
+  const refused = (retryAfterSeconds: number | undefined, cut: boolean) => {
+    if (retryAfterSeconds !== undefined && retryAfterSeconds > 0) {
+      const at = now();
+      pausedUntil = Math.max(pausedUntil, at + retryAfterSeconds * 1000);
+      // Requests that hold a slot and wait for their turn in the rate wait out the pause too.
+      pacer?.holdFor(pausedUntil - at);
+      if (waiting() > 0) armTimer();
+      return;
+    }
+    if (cut && pacer?.refused(inFlight)) cuts++;
   };
 
   const notifyIdle = () => {
@@ -207,10 +215,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return !stopped && now() - lastProgressAt < PROGRESS_MS;
     },
     rateLimited(retryAfterSeconds) {
-      refused(retryAfterSeconds);
+      refused(retryAfterSeconds, true);
     },
-    overloaded(retryAfterSeconds) {
-      refused(retryAfterSeconds);
+    overloaded(retryAfterSeconds, status) {
+      refused(retryAfterSeconds, status === undefined || status === 503);
     },
     async resumed() {
       // A timer that keeps the process alive: a retry waiting here may be all the run has left.

@@ -72,13 +72,13 @@ describe('createScheduler', () => {
     expect(s.inFlight).toBe(0);
   });
 
-  it('a 429 with Retry-After cuts the rate and pauses every worker and the pacer for that long', async () => {
+  it('a 429 with Retry-After pauses every worker and the pacer for that long, and keeps the rate', async () => {
     const { clock, scheduler: s, pacer } = pacedScheduler(10, 8);
     const held = await Promise.all(Array.from({ length: 8 }, () => s.acquire()));
     s.rateLimited(2);
     expect(s.pausedUntil).toBe(clock.now() + 2000);
-    expect(pacer.rate).toBeCloseTo(7, 9);
-    expect(s.rateLimitCuts).toBe(1);
+    expect(pacer.rate).toBe(10);
+    expect(s.rateLimitCuts).toBe(0);
     expect(s.limit).toBe(8);
     for (const slot of held) s.release(slot!, 'failure');
     let started = 0;
@@ -97,7 +97,7 @@ describe('createScheduler', () => {
     const { scheduler: s, pacer } = pacedScheduler(100, 16);
     const held = await Promise.all(Array.from({ length: 8 }, () => s.acquire()));
     // Eight requests on their way see the same gateway's refusal: one cut.
-    for (let i = 0; i < 8; i++) s.overloaded();
+    for (let i = 0; i < 8; i++) s.overloaded(undefined, 503);
     s.rateLimited(undefined);
     expect(pacer.rate).toBeCloseTo(70, 9);
     expect(s.rateLimitCuts).toBe(1);
@@ -112,11 +112,15 @@ describe('createScheduler', () => {
     for (const slot of held) s.release(slot!, 'success');
   });
 
-  it('a 503 with Retry-After pauses every worker for it', () => {
-    const { clock, scheduler: s } = pacedScheduler(100, 4);
-    s.overloaded(3);
+  it('a 503 with Retry-After pauses every worker for it; a 502 or 504 without one changes nothing', () => {
+    const { clock, scheduler: s, pacer } = pacedScheduler(100, 4);
+    s.overloaded(undefined, 502);
+    s.overloaded(undefined, 504);
+    expect([pacer.rate, s.rateLimitCuts, s.pausedUntil]).toEqual([100, 0, 0]);
+    s.overloaded(3, 503);
     expect(s.pausedUntil).toBe(clock.now() + 3000);
     expect(s.tryAcquire()).toBeUndefined();
+    expect(pacer.rate).toBe(100);
   });
 
   it('answers raise a cut rate again, additively', async () => {
@@ -169,15 +173,15 @@ describe('createScheduler', () => {
       if (paced) paced.then(() => sent.push(clock.now() - start));
       else sent.push(clock.now() - start);
     }
-    // The first went at once; a 429 then holds the rest for 2 s and cuts the rate to 2.8 a
-    // second: one every 357 ms from the end of the pause, no burst for the wait.
+    // The first went at once; a 429 then holds the rest for its Retry-After of 2 s: one every
+    // 250 ms from the end of the pause, no burst for the wait.
     expect(sent).toEqual([0]);
     s.rateLimited(2);
     for (let ms = 0; ms < 3000; ms += 10) {
       clock.advance(10);
       await flush();
     }
-    expect(sent).toEqual([0, 2000, 2360, 2720]);
+    expect(sent).toEqual([0, 2000, 2250, 2500, 2750]);
   });
 
   it('releases the requests waiting for their turn in --rate when it stops', async () => {
