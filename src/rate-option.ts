@@ -2,7 +2,7 @@
 // seeds): the option as given, else the key's rate limit asked of GET /api/me when the first
 // request is about to go (docs/batch.md, "Pacing").
 import { InvalidArgumentError } from 'commander';
-import { MAX_RATE, paceForLimit, parseRate, type RateSource } from './pace.js';
+import { createPacer, MAX_RATE, type Pacer, paceForLimit, parseRate, type RateSource } from './pace.js';
 import type { Context } from './types.js';
 
 /** How long a run without --rate waits for GET /api/me to learn the key's rate limit. */
@@ -48,4 +48,14 @@ export function rateFor(ctx: Context, rate: number | undefined): RateSource {
       return undefined;
     }
   };
+}
+
+/**
+ * The pacer of a command's requests: --rate or the key's limit (rateFor), and whatever the
+ * service's RateLimit headers say on the way (src/pace.ts `observe`).
+ */
+export function pacerFor(ctx: Context, rate: number | undefined): Pacer {
+  const pacer = createPacer(rateFor(ctx, rate));
+  ctx.client.watchRateLimits?.((limits) => pacer.observe(limits));
+  return pacer;
 }

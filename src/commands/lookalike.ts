@@ -5,9 +5,8 @@ import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { type LookalikeRequest, MAX_K } from '../api/lookalike.js';
 import { type CommandKit, parseIntOption } from '../command-kit.js';
-import { createPacer } from '../pace.js';
 import { usageError } from '../problem.js';
-import { parseRateOption, rateFor } from '../rate-option.js';
+import { pacerFor, parseRateOption } from '../rate-option.js';
 import {
   addFilterOptions,
   collect,
@@ -202,7 +201,7 @@ export async function runLookalike(ctx: Context, args: string[], flags: Lookalik
       concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
       budget: flags.budget,
       // One request needs no pacing (nor a question to the account about its limit).
-      pacer: plan.requests.length > 1 ? createPacer(rateFor(ctx, flags.rate)) : undefined,
+      pacer: plan.requests.length > 1 ? pacerFor(ctx, flags.rate) : undefined,
       ...(plan.single ? {} : { spinner: false as const }),
       onSettled: (n) => spinner?.update(`Lookalikes: ${n} of ${plan.requests.length} seeds…`),
     });

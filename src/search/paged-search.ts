@@ -8,9 +8,8 @@ import { MAX_SEARCH_LIMIT } from '../api/search.js';
 import { MAX_EXCLUSIONS } from '../exclusions.js';
 import { formatOf, printCredits } from '../output/format.js';
 import { groupDigits } from '../output/numbers.js';
-import { createPacer } from '../pace.js';
 import { Problem, type ProblemInit } from '../problem.js';
-import { rateFor } from '../rate-option.js';
+import { pacerFor } from '../rate-option.js';
 import type { Context } from '../types.js';
 import { explainProblem } from './options.js';
 import { fetchPages, type PageProgress, type PagingOutcome } from './paging.js';
@@ -168,7 +167,7 @@ export async function runPagedSearch(
     outcome = await fetchPages(ctx, request, stream, {
       maxRows: flags.maxRows,
       budget: flags.budget,
-      pacer: createPacer(rateFor(ctx, flags.rate)),
+      pacer: pacerFor(ctx, flags.rate),
       signal: interrupts.signal,
       onPage: (p) => progress?.update(progressText(p)),
       outputGone: () => Boolean(ctx.io.stdout.errored || ctx.io.stdout.destroyed),
