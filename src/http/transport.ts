@@ -1,7 +1,9 @@
 // The connections: one undici dispatcher per client. An Agent when calls go direct; undici's
 // EnvHttpProxyAgent when the environment names a proxy (it then applies NO_PROXY per call).
-import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
+// From undici's own modules rather than its entry point: a one-request command loads only these.
+
 import type { ProxySettings } from './proxy-env.js';
+import { Agent, type Dispatcher, EnvHttpProxyAgent } from './undici-parts.js';
 
 export const CONNECT_TIMEOUT_MS = 10_000;
 
