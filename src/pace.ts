@@ -3,9 +3,8 @@
 // Two rules decide when a turn is granted (docs/batch.md, "Pacing"):
 //
 // - **GCRA** (a token bucket with a small burst): turns are due every 1000 / rate ms, and a turn
-//   may be granted up to `tolerance` ms (two intervals, within 10-50 ms) before it is due. A
-//   timer that fires late, or an event loop that was busy, grants the turns it owes at once, up
-//   to that, so the rate is held
+//   may be granted up to TOLERANCE_MS (50 ms) before it is due. A timer that fires late, or an
+//   event loop that was busy, grants the turns it owes at once, up to that, so the rate is held
 //   rather than lost: the old bucket of one lost every late millisecond for good (66-78 % of the
 //   rate at 200-400/s, issue 31).
 // - **The window**: never more than `ceil(rate)` grants in any window of WINDOW_MS (one second
@@ -92,14 +91,13 @@ export const MAX_RATE = 1000;
  */
 export const WINDOW_MS = 1025;
 /**
- * The burst: a late timer's turns are granted at once up to two intervals late, but at least
- * 10 ms (at 1,000 a second a timer is always a millisecond or more late) and at most 50 ms (what
- * a busy event loop costs; more would only make bursts, and a service's processing spreads the
- * arrivals of a burst into the next window).
+ * The burst: a turn may go up to 50 ms before it is due, so a timer that fires late, or an event
+ * loop that was busy, by up to 50 ms grants the turns it owes at once (at 1,000 a second a timer
+ * is always a millisecond or more late, and a loaded machine's event loop lags tens of ms). Not
+ * more: below 20 a second there is then no burst at all, and a service's processing spreads the
+ * arrivals of a larger one into the next window of its own.
  */
-const BURST_INTERVALS = 2;
-const MIN_TOLERANCE_MS = 10;
-const MAX_TOLERANCE_MS = 50;
+const TOLERANCE_MS = 50;
 /** A refusal cuts the rate to this share (AIMD's multiplicative decrease). */
 export const CUT_FACTOR = 0.7;
 /** Each second of successes adds this share of the rate at the last cut, at least one request a second. */
@@ -176,7 +174,7 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
     rate = value !== undefined && Number.isFinite(value) && value > 0 ? value : undefined;
     if (rate === undefined) return;
     interval = 1000 / rate;
-    tolerance = Math.min(Math.max(BURST_INTERVALS * interval, MIN_TOLERANCE_MS), MAX_TOLERANCE_MS);
+    tolerance = TOLERANCE_MS;
     perWindow = Math.min(RING, Math.max(1, Math.ceil(rate)));
   };
 
@@ -186,11 +184,7 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
   const earliest = (): number => Math.max(due - tolerance, gate());
 
   const grant = (at: number) => {
-    const opens = gate();
-    // A turn the window or a hold kept back owes no burst for that wait: the rate resumes from
-    // when it was let go. A turn only late (a timer, a busy loop) keeps its credit.
-    due =
-      opens > due - tolerance ? Math.max(due, opens + tolerance) + interval : Math.max(due, at) + interval;
+    due = Math.max(due, at) + interval;
     ring[granted % RING] = at;
     granted++;
   };

@@ -22,9 +22,12 @@ export let BIN = join(ROOT, 'bin/company-data.js');
  */
 export function makeScratch() {
   const dir = mkdtempSync(join(tmpdir(), 'company-data-bench-'));
+  // BENCH_BUILD names another build (a directory with bin/, dist/ and package.json) to measure
+  // instead of this checkout's, for a before-and-after with the same bench.
+  const from = process.env.BENCH_BUILD || ROOT;
   for (const part of ['bin', 'dist', 'package.json']) {
-    if (!existsSync(join(ROOT, part))) throw new Error(`${part} is missing: run \`npm run build\` first`);
-    cpSync(join(ROOT, part), join(dir, 'app', part), { recursive: true });
+    if (!existsSync(join(from, part))) throw new Error(`${part} is missing: run \`npm run build\` first`);
+    cpSync(join(from, part), join(dir, 'app', part), { recursive: true });
   }
   if (existsSync(join(ROOT, 'node_modules')))
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'app/node_modules'));
