@@ -312,7 +312,7 @@ async function gatewayFigure() {
         name: `batch behind a gateway of ${rate}/s: requests refused`,
         ratio: r.refusedShare * 100,
         target: { op: '<=', value: 10, unit: '%' },
-        note: r.summary.replace(/^Enriched: /, ''),
+        note: r.summary.replace(/^.*Enriched: /, ''),
         details,
       }),
     );

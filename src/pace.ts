@@ -53,6 +53,8 @@ export interface Pacer {
   readonly granted: number;
   /** Times a refusal cut the rate. */
   readonly cuts: number;
+  /** The window the rate is held over, in ms: WINDOW_MS, wider after overran(). */
+  readonly windowMs: number;
   /**
    * Undefined when the caller may send now; else a promise resolved when it may (or when the
    * pacer stops), rejected with the signal's reason when `signal` aborts first.
@@ -68,6 +70,12 @@ export interface Pacer {
   refused(echoes?: number): boolean;
   /** An answer: an adapted rate grows back, by a few requests per second every second. */
   succeeded(): void;
+  /**
+   * A limiter refused a request this pacer let through (a 429 with Retry-After): the requests
+   * reach the service with more jitter than the window allows for, so its margin beyond one
+   * second doubles, up to MAX_WINDOW_MS, for the rest of the run.
+   */
+  overran(): void;
   /** The service's limits, from its response headers. */
   observe(limits: RateLimits): void;
   /** Every waiter is released now, and later takes return at once. */
@@ -90,6 +98,8 @@ export const MAX_RATE = 1000;
  * It costs 2.4 % of the rate.
  */
 export const WINDOW_MS = 1025;
+/** The widest window `overran()` makes: a margin of 250 ms, 80 % of the rate. */
+export const MAX_WINDOW_MS = 1250;
 /**
  * The burst: a turn may go up to 50 ms before it is due, so a timer that fires late, or an event
  * loop that was busy, by up to 50 ms grants the turns it owes at once (at 1,000 a second a timer
@@ -135,7 +145,7 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
   const now = options.now ?? (() => performance.now());
   const setTimer = options.setTimer ?? ((fn: () => void, ms: number) => setTimeout(fn, ms));
   const clearTimer = options.clearTimer ?? ((timer: unknown) => clearTimeout(timer as NodeJS.Timeout));
-  const windowMs = options.windowMs ?? WINDOW_MS;
+  let windowMs = options.windowMs ?? WINDOW_MS;
 
   /** The rate given (or known once a deferred rate answers). */
   let given: number | undefined;
@@ -280,6 +290,9 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
     get cuts() {
       return cuts;
     },
+    get windowMs() {
+      return windowMs;
+    },
     take(signal) {
       if (stopped) return undefined;
       if (!pending && rate === undefined) {
@@ -354,6 +367,9 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
         return;
       }
       setRate(top === undefined ? next : Math.min(top, next));
+    },
+    overran() {
+      windowMs = Math.min(MAX_WINDOW_MS, 1000 + (windowMs - 1000) * 2);
     },
     observe(limits) {
       if (stopped) return;

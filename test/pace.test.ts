@@ -339,6 +339,23 @@ describe('the adaptive rate (AIMD)', () => {
   });
 });
 
+describe('overran', () => {
+  it('doubles the margin of the window beyond one second, up to 250 ms', async () => {
+    const clock = manualClock(0);
+    const pacer = pacerOn(clock, 4);
+    expect(pacer.windowMs).toBe(1025);
+    for (const want of [1050, 1100, 1200, 1250, 1250]) {
+      pacer.overran();
+      expect(pacer.windowMs).toBe(want);
+    }
+    const granted: number[] = [];
+    for (let i = 0; i < 5; i++) takeAt(pacer, clock, granted);
+    await clock.advanceTo(1300);
+    // The fifth waits 1,250 ms for the first to leave the window.
+    expect(granted).toEqual([0, 200, 450, 700, 1250]);
+  });
+});
+
 describe("the service's RateLimit headers", () => {
   it('a policy lower than the rate given becomes the ceiling; a pacer without a rate paces by it', () => {
     const clock = manualClock(0);

@@ -153,7 +153,7 @@ export async function gatewayRun({ sandbox, rate, burst, domains, scratch }) {
     });
     const passed = gateway.arrivals.filter((a) => a.status === 200);
     const refused = gateway.arrivals.length - passed.length;
-    const summary = result.stderr.split('\n').find((line) => line.startsWith('Enriched:')) ?? '';
+    const summary = result.stderr.split('\n').find((line) => line.includes('Enriched: ')) ?? '';
     return {
       gatewayRate: rate,
       burst,

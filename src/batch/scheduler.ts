@@ -140,8 +140,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
    * A refusal: with Retry-After everyone pauses for that long (the service said when to come
    * back; the rate stays); without, the rate is cut when `cut` (a 429 or a 503).
    */
-  const refused = (retryAfterSeconds: number | undefined, cut: boolean) => {
+  const refused = (retryAfterSeconds: number | undefined, cut: boolean, limiter = false) => {
     if (retryAfterSeconds !== undefined && retryAfterSeconds > 0) {
+      // A rate limiter refused what the pacer let through (once per pause: the rest are echoes).
+      if (limiter && now() >= pausedUntil) pacer?.overran();
       const at = now();
       pausedUntil = Math.max(pausedUntil, at + retryAfterSeconds * 1000);
       // Requests that hold a slot and wait for their turn in the rate wait out the pause too.
@@ -215,7 +217,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return !stopped && now() - lastProgressAt < PROGRESS_MS;
     },
     rateLimited(retryAfterSeconds) {
-      refused(retryAfterSeconds, true);
+      refused(retryAfterSeconds, true, true);
     },
     overloaded(retryAfterSeconds, status) {
       refused(retryAfterSeconds, status === undefined || status === 503);

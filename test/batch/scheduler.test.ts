@@ -79,6 +79,11 @@ describe('createScheduler', () => {
     expect(s.pausedUntil).toBe(clock.now() + 2000);
     expect(pacer.rate).toBe(10);
     expect(s.rateLimitCuts).toBe(0);
+    // The limiter saw more than the pacer let through in a window: the margin doubles, once per
+    // pause however many requests bring the same 429.
+    expect(pacer.windowMs).toBe(1050);
+    s.rateLimited(2);
+    expect(pacer.windowMs).toBe(1050);
     expect(s.limit).toBe(8);
     for (const slot of held) s.release(slot!, 'failure');
     let started = 0;
