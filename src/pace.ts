@@ -266,12 +266,7 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
   const measured = (at: number): number => {
     if (granted === 0 || firstGrantAt === undefined) return 1;
     const span = Math.min(1000, Math.max(100, at - firstGrantAt));
-    let count = 0;
-    for (let i = 1; i <= Math.min(granted, RING); i++) {
-      if (ring[(granted - i + RING * 2) % RING] < at - span) break;
-      count++;
-    }
-    return Math.max(1, (count * 1000) / span);
+    return Math.max(1, (countSince(at - span) * 1000) / span);
   };
 
   return {
