@@ -466,3 +466,66 @@ describe('createClient credits and logging', () => {
     expect(log).toContain('retrying in');
   });
 });
+
+describe('createClient: refusals a caller paces (pacesRefusals) and RateLimit headers', () => {
+  const page: Handler = (_req, res) => {
+    res.writeHead(503, { 'content-type': 'text/html' });
+    res.end('<html><head><title>503 Service Temporarily Unavailable</title></head></html>');
+  };
+  const ok = json(200, { plan: 'pro' });
+
+  it('retries a gateway 503 without Retry-After beyond --retries while the caller paces it, without a backoff', async () => {
+    const { url, hits } = await serve(page, page, page, page, ok);
+    const retries: number[] = [];
+    const c = client(config(url, { retries: { value: 1, source: 'flag' } }), {
+      ...FAST,
+      retryPolicy: { baseMs: 5_000, capMs: 5_000, throttleFloorMs: 5_000 },
+    });
+    const res = await c.request({
+      ...ME,
+      pacesRefusals: () => true,
+      onRetry: (_p, _attempt, delayMs) => {
+        retries.push(delayMs);
+      },
+    });
+    expect(res.attempts).toBe(5);
+    expect(hits).toHaveLength(5);
+    expect(retries).toEqual([0, 0, 0, 0]);
+  });
+
+  it('counts the same refusals against --retries when the caller does not pace them, and never paces a 502', async () => {
+    const refused = await serve(page);
+    const c = client(config(refused.url, { retries: { value: 1, source: 'flag' } }));
+    const p = await failure(c.request({ ...ME, pacesRefusals: () => false }));
+    expect([p.status, refused.hits.length]).toEqual([503, 2]);
+
+    const bad = await serve((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html>Bad Gateway</html>');
+    });
+    const c2 = client(config(bad.url, { retries: { value: 1, source: 'flag' } }));
+    const q = await failure(c2.request({ ...ME, pacesRefusals: () => true }));
+    expect([q.status, bad.hits.length]).toEqual([502, 2]);
+  });
+
+  it('tells its watchers what the RateLimit headers say, on answers and refusals alike', async () => {
+    const { url } = await serve(
+      json(
+        429,
+        { code: 'rate_limited', title: 'slow down' },
+        { 'retry-after': '0', ratelimit: '"d";r=0;t=1' },
+      ),
+      json(200, { plan: 'pro' }, { 'ratelimit-policy': '"d";q=50;w=1', ratelimit: '"d";r=49;t=1' }),
+    );
+    const c = client(config(url));
+    const seen: unknown[] = [];
+    const stop = c.watchRateLimits!((limits) => seen.push(limits));
+    await c.request(ME);
+    stop();
+    await c.request(ME).catch(() => {});
+    expect(seen).toEqual([
+      { remaining: 0, resetSeconds: 1 },
+      { quota: 50, windowSeconds: 1, remaining: 49, resetSeconds: 1 },
+    ]);
+  });
+});
