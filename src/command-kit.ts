@@ -132,3 +132,13 @@ export function parseIntOption(name: string, min = 0, max = Number.MAX_SAFE_INTE
     return value;
   };
 }
+
+/**
+ * --budget-month, on every command that can charge: the key's month cap, across runs and commands
+ * (src/spend/purse.ts reads it, or COMPANY_DATA_BUDGET_MONTH when it is absent).
+ */
+export const BUDGET_MONTH_OPTION = [
+  '--budget-month <n>',
+  "never let this key's spend in the calendar month (UTC) pass n credits, across runs and commands (env: COMPANY_DATA_BUDGET_MONTH)",
+  parseIntOption('--budget-month'),
+] as const;

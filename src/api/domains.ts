@@ -38,9 +38,9 @@ export async function enrichDomain(
   ctx: { client: Client },
   domain: string,
   query: EnrichQuery = {},
-  options: EnrichCallOptions = {},
+  options: EnrichCallOptions & { maxCredits?: number } = {},
 ): Promise<EnrichResponse> {
-  return domainLookup(ctx, query, options)(domain);
+  return domainLookup(ctx, query, options)(domain, options.onRetry, options.maxCredits);
 }
 
 export interface DomainLookupOptions extends EnrichCallOptions {
@@ -59,18 +59,22 @@ export function domainLookup(
   ctx: { client: Client },
   query: EnrichQuery = {},
   options: DomainLookupOptions = {},
-): (domain: string, onRetry?: RequestOptions['onRetry']) => Promise<EnrichResponse> {
+): (domain: string, onRetry?: RequestOptions['onRetry'], maxCredits?: number) => Promise<EnrichResponse> {
   const search: RequestOptions['query'] = {};
   if (query.products?.length) search.products = query.products.join(',');
   if (query.include?.length) search.include = query.include.join(',');
   if (query.maxCredits !== undefined) search.max_credits = query.maxCredits;
   const { fields } = options;
-  // A batch passes its own onRetry per domain: each call's budget reservation is its own.
-  return async (domain, onRetry = options.onRetry) => {
+  // A purchase passes its own onRetry and max_credits per call: what it holds for that call
+  // (src/spend/purchase.ts), never more than --max-credits.
+  return async (domain, onRetry = options.onRetry, maxCredits) => {
     const request: RequestOptions = {
       method: 'GET',
       path: `/api/domains/${encodeURIComponent(domain)}`,
-      query: search,
+      query:
+        maxCredits === undefined
+          ? search
+          : { ...search, max_credits: Math.min(maxCredits, query.maxCredits ?? maxCredits) },
       auth: true,
       onRetry,
       signal: options.signal,

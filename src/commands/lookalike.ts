@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { type LookalikeRequest, MAX_K } from '../api/lookalike.js';
-import { type CommandKit, parseIntOption } from '../command-kit.js';
+import { BUDGET_MONTH_OPTION, type CommandKit, parseIntOption } from '../command-kit.js';
 import { createPacer } from '../pace.js';
 import { usageError } from '../problem.js';
 import { parseRateOption, rateFor } from '../rate-option.js';
@@ -28,6 +28,7 @@ export interface LookalikeFlags extends Omit<FilterFlags, 'operator'> {
   excludeDomain?: string[];
   concurrency?: number;
   budget?: number;
+  budgetMonth?: number;
   rate?: number;
 }
 
@@ -63,6 +64,7 @@ export function register(program: Command, kit: CommandKit): void {
       parseIntOption('--concurrency', 1, MAX_CONCURRENCY),
     )
     .option('--budget <n>', 'never charge more than n credits in this run', parseIntOption('--budget'))
+    .option(...BUDGET_MONTH_OPTION)
     .option(
       '--rate <n>',
       'several seeds: at most n requests per second (default: 90% of the rate limit `me` reports; 0: no pacing)',
@@ -201,6 +203,7 @@ export async function runLookalike(ctx: Context, args: string[], flags: Lookalik
     run = await fetchSeeds(ctx, plan.requests, {
       concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
       budget: flags.budget,
+      budgetMonth: flags.budgetMonth,
       // One request needs no pacing (nor a question to the account about its limit).
       pacer: plan.requests.length > 1 ? createPacer(rateFor(ctx, flags.rate)) : undefined,
       ...(plan.single ? {} : { spinner: false as const }),

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { MAX_SEARCH_LIMIT, type SearchRequest } from '../api/search.js';
-import { type CommandKit, parseIntOption } from '../command-kit.js';
+import { BUDGET_MONTH_OPTION, type CommandKit, parseIntOption } from '../command-kit.js';
 import { MAX_EXCLUSIONS } from '../exclusions.js';
 import { groupDigits } from '../output/numbers.js';
 import { usageError } from '../problem.js';
@@ -20,6 +20,7 @@ import {
 import type { Context } from '../types.js';
 
 export interface SearchFlags extends FilterFlags {
+  budgetMonth?: number;
   exclude?: string[];
   excludeDomain?: string[];
   include?: string;
@@ -58,6 +59,7 @@ export function register(program: Command, kit: CommandKit): void {
       'with --all or --max-rows: never charge more than n credits in this run',
       parseIntOption('--budget'),
     )
+    .option(...BUDGET_MONTH_OPTION)
     .option(
       '--rate <n>',
       'with --all or --max-rows: at most n searches per second (default: 90% of the rate limit `me` reports; 0: no pacing)',
@@ -142,10 +144,19 @@ export async function runSearch(
     const { runPagedSearch } = await import('../search/paged-search.js');
     return runPagedSearch(ctx, request, flags);
   }
-  const { adaptSearchResponse, searchCompanies } = await import('../api/search.js');
+  const [{ adaptSearchResponse, searchCompanies }, { buyOnce }, { REQUEST_PRICE_ESTIMATE }] =
+    await Promise.all([
+      import('../api/search.js'),
+      import('../spend/purchase.js'),
+      import('../spend/pricing.js'),
+    ]);
   let response: Awaited<ReturnType<typeof searchCompanies>>;
   try {
-    response = await searchCompanies(ctx, request);
+    response = await buyOnce(ctx, flags, {
+      worstCase: REQUEST_PRICE_ESTIMATE,
+      send: (_max, onRetry) => searchCompanies(ctx, request, { onRetry }),
+      chargeOf: (answer) => answer.credits.charged,
+    });
   } catch (error) {
     throw await explainProblem(ctx, error, request);
   }

@@ -20,6 +20,7 @@ export interface PagingFlags {
   all?: boolean;
   maxRows?: number;
   budget?: number;
+  budgetMonth?: number;
   rate?: number;
 }
 
@@ -165,9 +166,10 @@ export async function runPagedSearch(
       : undefined;
   let outcome: PagingOutcome;
   try {
+    const { purseOf } = await import('../spend/purse.js');
     outcome = await fetchPages(ctx, request, stream, {
       maxRows: flags.maxRows,
-      budget: flags.budget,
+      purse: await purseOf(ctx, { budget: flags.budget, budgetMonth: flags.budgetMonth }),
       pacer: createPacer(rateFor(ctx, flags.rate)),
       signal: interrupts.signal,
       onPage: (p) => progress?.update(progressText(p)),

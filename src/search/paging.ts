@@ -10,10 +10,12 @@ import {
   type SearchRequest,
   searchCompanies,
 } from '../api/search.js';
-import { createBudget } from '../batch/budget.js';
 import { MAX_EXCLUSIONS } from '../exclusions.js';
 import type { Pacer } from '../pace.js';
-import { Problem } from '../problem.js';
+import { isProblem, Problem } from '../problem.js';
+import { REQUEST_PRICE_ESTIMATE } from '../spend/pricing.js';
+import { purchase } from '../spend/purchase.js';
+import type { Purse } from '../spend/purse.js';
 import type { Context } from '../types.js';
 
 /** Why a run stopped; also the `stopped` member of `-o json`. */
@@ -39,7 +41,7 @@ export type StopReason =
  * What a page is assumed to cost before any page has said: the contract's price of a search with
  * rows (docs/contract.md). After the first page, the largest charge seen so far.
  */
-export const FIRST_PAGE_ESTIMATE = 1;
+export const FIRST_PAGE_ESTIMATE = REQUEST_PRICE_ESTIMATE;
 
 export interface PageProgress {
   page: number;
@@ -58,8 +60,8 @@ export interface RowSink {
 export interface PagingOptions {
   /** Stop after this many rows. */
   maxRows?: number;
-  /** Never let charged credits pass this. */
-  budget?: number;
+  /** The caps in force (--budget, the month's) and the ledger: every page is bought through it. */
+  purse: Purse;
   /** Spaces the pages under --rate (src/pace.ts); none: as fast as they come. */
   pacer?: Pacer;
   /** Aborted by Ctrl-C: the page in flight is abandoned and the run stops. */
@@ -114,14 +116,14 @@ export async function fetchPages(
   ctx: Context,
   request: SearchRequest,
   sink: RowSink,
-  options: PagingOptions = {},
+  options: PagingOptions,
 ): Promise<PagingOutcome> {
   const { maxRows, signal } = options;
   // The user's exclusions and every domain fetched: what the next page leaves out.
   const excluded = new Set<string>(request.excludeDomains ?? []);
   // Rows without a domain cannot be excluded; they are told apart by their whole content.
   const seenWithoutDomain = new Set<string>();
-  const budget = createBudget(options.budget);
+  const budget = options.purse;
   let nextPageCost = FIRST_PAGE_ESTIMATE;
   const outcome: PagingOutcome = {
     reason: 'complete',
@@ -144,8 +146,6 @@ export async function fetchPages(
     if (signal?.aborted) return stop('interrupted');
     if (options.outputGone?.()) return stop('output_closed');
     if (excluded.size > MAX_EXCLUSIONS) return stop('exclusion_limit');
-    const reservation = budget.tryReserve(nextPageCost);
-    if (!reservation) return stop('budget');
     const page = outcome.pages + 1;
     const limit = Math.min(
       MAX_SEARCH_LIMIT,
@@ -153,22 +153,34 @@ export async function fetchPages(
     );
     outcome.exclusions = excluded.size;
     let response: Awaited<ReturnType<typeof searchCompanies>>;
+    let charged: number;
     try {
       // The page's turn under --rate; Ctrl-C while waiting ends the run as in flight.
       const turn = options.pacer?.take(signal);
       if (turn) await turn;
-      response = await searchCompanies(
-        ctx,
-        { ...request, limit, excludeDomains: excluded.size > 0 ? [...excluded] : undefined },
-        { signal, spinner: false },
-      );
+      const hold = budget.tryReserve(nextPageCost);
+      if (!hold) {
+        if (budget.refusedBy === 'month') return stop('failed', budget.refusal(nextPageCost));
+        return stop('budget');
+      }
+      ({ response, charged } = await purchase({
+        purse: budget,
+        worstCase: nextPageCost,
+        hold,
+        send: (_max, onRetry) =>
+          searchCompanies(
+            ctx,
+            { ...request, limit, excludeDomains: excluded.size > 0 ? [...excluded] : undefined },
+            { signal, spinner: false, onRetry },
+          ),
+        chargeOf: (answer) => answer.credits.charged,
+      }));
     } catch (error) {
-      // Every problem of the service's catalog is uncharged; the run ends here either way.
-      budget.settle(reservation, 0);
+      // The run ends here either way; the purchase settled (or kept as possibly charged) the page.
+      if (isProblem(error) && error.code === 'budget_exhausted' && budget.refusedBy === 'run')
+        return stop('budget');
       return stop(signal?.aborted ? 'interrupted' : 'failed', error);
     }
-    const charged = response.credits.charged ?? nextPageCost;
-    budget.settle(reservation, charged);
     nextPageCost = Math.max(nextPageCost, charged);
     if (response.credits.remaining !== undefined) outcome.balance = response.credits.remaining;
     const result = adaptSearchResponse(response.data);
