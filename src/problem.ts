@@ -26,6 +26,7 @@ export type LocalCode =
   | 'too_many_failures' // a batch stopped after a long run of consecutive failures
   | 'interrupted' // SIGINT / SIGTERM
   | 'run_busy' // another process is running the same batch (the same input, output and options)
+  | 'store_busy' // store clear or prune while a batch run holds the store
   | 'store_unavailable' // the result store cannot be opened or read (not a store, damaged, no access)
   | 'store_too_new' // the result store was written by a newer release (a higher schema version)
   | 'output_closed' // the reader of stdout went away (`| head`) before a batch was written
@@ -139,7 +140,7 @@ const OUTPUT_CODES = new Set(['output_closed', 'write_failed']);
 /** The exit code table of DESIGN.md. */
 export function exitCodeFor(p: Pick<Problem, 'code' | 'status'>): number {
   if (p.code === 'interrupted') return 130;
-  if (p.code === 'run_busy') return 7;
+  if (p.code === 'run_busy' || p.code === 'store_busy') return 7;
   if (OUTPUT_CODES.has(p.code)) return 8;
   if (KEY_CODES.has(p.code)) return 3;
   if (CREDIT_CODES.has(p.code)) return 4;
@@ -181,6 +182,8 @@ const HINTS: Record<string, string> = {
     'Raise --budget (or --budget-month) and re-run the same command; answers already bought are reused from the store at no cost.',
   interrupted: 'Re-run the same command to resume.',
   run_busy: 'Wait for the other run to finish, or give this one another --output.',
+  store_busy:
+    'Wait for the run to finish (or stop it: it resumes where it stopped), then run this command again.',
   output_closed:
     'Write the rows to a file with --output (or let the reader take them all); a batch resumes when re-run.',
   write_failed:

@@ -198,7 +198,10 @@ export class Lookups {
    */
   private storeFailed(error: unknown): void {
     const problem = asProblem(error);
-    if (this.options.onStoreFailure) this.options.onStoreFailure(problem);
+    // A store that cannot be read (damaged, not a store) is no full disk: the run aborts with it
+    // (exit 2, the remedy named), rather than asking for space night after night.
+    if (problem.exitCode !== 8) this.abort(problem);
+    else if (this.options.onStoreFailure) this.options.onStoreFailure(problem);
     else this.abort(problem);
   }
 

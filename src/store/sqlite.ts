@@ -120,7 +120,8 @@ interface HeldRow extends Owned {
   at: number;
 }
 
-function storeProblem(path: string, error: unknown): Problem {
+/** A failure of SQLite as a problem naming the store's file: exit 8 for a refused write, else exit 2. */
+export function storeProblem(path: string, error: unknown): Problem {
   if (error instanceof Problem) return error;
   if (isWriteFailure(error)) return writeProblem(error, path);
   const code = (error as { code?: string }).code;
@@ -134,7 +135,9 @@ function storeProblem(path: string, error: unknown): Problem {
       ? `${path} is not a company-data store (or is damaged)`
       : `${path}: ${(error as Error).message ?? String(error)}`,
     source: 'client',
-    hint: 'Give another file with --store <path> (or COMPANY_DATA_STORE), or run with --no-store.',
+    hint: notAStore
+      ? `Move it aside with \`company-data store clear\` (it keeps the old file as ${path}.damaged-<time>), or give another file with --store <path>.`
+      : 'Give another file with --store <path> (or COMPANY_DATA_STORE), or run with --no-store.',
     cause: error,
   });
 }
