@@ -171,9 +171,10 @@ export function warnStopped(ctx: Context, stopped: Problem, left: string): void 
   const why = budget ? stopped.detail : `${oneLine(stopped.title)} (${stopped.code})`;
   ctx.io.warn(`warning: ${why}: ${left}`);
   // The batch's hint speaks of its journal; a lookalike run keeps nothing, so every seed is bought again.
-  ctx.io.warn(
-    `  ${budget ? 'Raise --budget and run again; every seed is requested again.' : oneLine(stopped.hint)}`,
-  );
+  const raise = stopped.detail.startsWith('--budget-month')
+    ? 'Raise --budget-month (or wait for the next month) and run again; every seed is requested again.'
+    : 'Raise --budget and run again; every seed is requested again.';
+  ctx.io.warn(`  ${budget ? raise : oneLine(stopped.hint)}`);
 }
 
 /**

@@ -177,7 +177,9 @@ describe('enrich reads other plausible response shapes', () => {
     '/api/domains/weird.com': ['not', 'an', 'object'],
     // The catalogs a lookup's worst case (its max_credits) is read from.
     '/api/products': {
-      products: [{ id: 'profile', fields: ['domain', 'company_name', 'country'], credit_units: 1, default: true }],
+      products: [
+        { id: 'profile', fields: ['domain', 'company_name', 'country'], credit_units: 1, default: true },
+      ],
     },
     '/api/fields': { fields: [] },
   };

@@ -51,7 +51,15 @@ describe('--budget-month across kill -9', () => {
     const argv = ['-q', 'enrich', '--input', input, '--output', output];
     // No pacing (no question to `me`), and the catalogs cached by a dry run first: each run sends
     // its first lookups at once, so every kill lands while some are in flight.
-    const capped = [...argv, '--concurrency', String(CONCURRENCY), '--rate', '0', '--budget-month', String(CAP)];
+    const capped = [
+      ...argv,
+      '--concurrency',
+      String(CONCURRENCY),
+      '--rate',
+      '0',
+      '--budget-month',
+      String(CAP),
+    ];
     const dry = await runCli([...argv, '--dry-run'], { env });
     expect(dry.code, dry.stderr).toBe(0);
     const before = sandbox.balances().full;
@@ -70,7 +78,9 @@ describe('--budget-month across kill -9', () => {
     const killed = lookupsSent();
     const tookByKilled = before - sandbox.balances().full;
     const last = await runCli(capped, { env, timeoutMs: 120_000 });
-    console.info(`spend-kill: ${killed} lookups sent by the killed runs, ${tookByKilled} credits taken before the last run`);
+    console.info(
+      `spend-kill: ${killed} lookups sent by the killed runs, ${tookByKilled} credits taken before the last run`,
+    );
     const seed = `KILL_SEED=${SEED} (kills ${KILL_AT_MS.join(', ')} ms after the first lookup)`;
     // The last run stops at the cap: exit 4, budget_exhausted.
     expect(last.code, `${seed}: ${last.stderr}`).toBe(4);
