@@ -1,6 +1,7 @@
 // What a run over several seeds prints (docs/lookalike.md): the fused rows on stdout in the
 // chosen format, each seed's fate and the totals on stderr, and the exit code the outcomes add
 // up to. The one-seed form prints through src/lookalike/single.ts, with the helpers shared here.
+
 import type { Row } from '../api/search.js';
 import { normaliseDomain } from '../domain.js';
 import { formatOf, printCredits, printJson, printList } from '../output/format.js';
@@ -8,6 +9,7 @@ import { groupDigits } from '../output/numbers.js';
 import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
 import { summariseEvidence } from '../search/evidence.js';
+import { runExitCode } from '../spend/stops.js';
 import type { Context } from '../types.js';
 import type { SeedOutcome, SeedRun } from './fetch.js';
 import { fuseRankings } from './fusion.js';
@@ -216,6 +218,5 @@ export function printFused(ctx: Context, run: SeedRun, view: FusedView): number 
   if (rows.length > 0) ctx.io.info(`${plural(rows.length, 'lookalike')} from ${plural(fused, 'seed')}`);
   else if (answered > 0) ctx.io.info(`No lookalikes from ${plural(answered, 'seed')}.`);
   printCredits(ctx, run.credits);
-  if (run.stopped) return 4;
-  return firstFailure ? 6 : 0;
+  return runExitCode(firstFailure ? 1 : 0, run.stopped);
 }

@@ -66,7 +66,11 @@ export function isUnavailable(error: unknown): boolean {
   return error.exitCode === 5 || error.code === 'internal_bug' || error.code === 'redirect_refused';
 }
 
-/** The exit code a run ends with when no problem ended it: 6 when some items carry an error. */
-export function runExitCode(itemErrors: number): number {
+/**
+ * The exit code a run of many requests ends with when it reports rather than throws: the stop's
+ * own (4 for credits and caps, 5 for the service), else 6 when some items carry an error, else 0.
+ */
+export function runExitCode(itemErrors: number, stopped?: Problem): number {
+  if (stopped) return stopped.exitCode;
   return itemErrors > 0 ? 6 : 0;
 }
