@@ -292,6 +292,8 @@ export class SqliteStore implements AnswerStore {
         'INSERT INTO reservations (base_url, key_id, owner, amount, expires_at, command, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       reservationDrop: db.prepare('DELETE FROM reservations WHERE id = ?'),
+      // By id and owner: a row id freed by an orphaned hold may already be another owner's.
+      reservationSettle: db.prepare('DELETE FROM reservations WHERE id = ? AND owner = ?'),
       renewClaims: db.prepare('UPDATE claims SET expires_at = ? WHERE owner = ?'),
       renewRuns: db.prepare('UPDATE runs SET expires_at = ? WHERE owner = ?'),
       renewReservations: db.prepare('UPDATE reservations SET expires_at = ? WHERE owner = ?'),
@@ -358,7 +360,7 @@ export class SqliteStore implements AnswerStore {
     this.settleTx = db.transaction((reservation: MonthReservation | undefined, entry?: LedgerEntry) => {
       // A reservation already turned into a possibly-charged entry (its lease ran out while this
       // process was stalled) keeps that entry, which is at least the charge: no second entry.
-      if (reservation && s.reservationDrop.run(reservation.id).changes === 0) return;
+      if (reservation && s.reservationSettle.run(reservation.id, this.me).changes === 0) return;
       if (entry && entry.credits > 0) this.putLedger(entry);
     });
     this.timer = setInterval(() => this.renew(), RENEW_MS);
@@ -418,7 +420,8 @@ export class SqliteStore implements AnswerStore {
   }
 
   monthUsage(baseUrl: string, keyId: string, from: number, to: number): { spent: number; held: number } {
-    return this.guard(() => this.usage(baseUrl, keyId, from, to));
+    // A write transaction: the holds of owners that are gone become ledger entries on the way.
+    return this.guard(() => this.db.transaction(() => this.usage(baseUrl, keyId, from, to)).immediate());
   }
 
   reserve(hold: HoldRequest): MonthReservation | null {
