@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { MAX_SEARCH_LIMIT, type SearchRequest } from '../api/search.js';
 import { type CommandKit, parseIntOption } from '../command-kit.js';
+import { addCsvOptions, type CsvFlags } from '../csv/options.js';
 import { MAX_EXCLUSIONS } from '../exclusions.js';
 import { groupDigits } from '../output/numbers.js';
 import { usageError } from '../problem.js';
@@ -19,7 +20,7 @@ import {
 } from '../search/options.js';
 import type { Context } from '../types.js';
 
-export interface SearchFlags extends FilterFlags {
+export interface SearchFlags extends FilterFlags, CsvFlags {
   exclude?: string[];
   excludeDomain?: string[];
   include?: string;
@@ -41,7 +42,8 @@ export function register(program: Command, kit: CommandKit): void {
       'CSV (domain column), list of domains, or saved search -o json/ndjson output to leave out; - reads stdin; repeatable',
       collect,
     )
-    .option('--exclude-domain <domain>', 'one domain or URL to leave out; repeatable', collect)
+    .option('--exclude-domain <domain>', 'one domain or URL to leave out; repeatable', collect);
+  addCsvOptions(command, '--exclude')
     .option('--include <fields>', 'comma-separated fields per row (see `company-data fields`)')
     .option(
       '--limit <n>',
@@ -102,6 +104,10 @@ export async function planSearch(
   query: string | undefined,
   flags: SearchFlags,
 ): Promise<SearchRequest> {
+  if ((flags.delimiter !== undefined || flags.encoding !== undefined) && !flags.exclude?.length)
+    throw usageError(
+      `${flags.delimiter !== undefined ? '--delimiter' : '--encoding'} applies to --exclude files`,
+    );
   const { parseInclude, validateFilters, validateInclude } = await import('../api/filters.js');
   let filters: Filters = filtersFromFlags(flags);
   const include = flags.include !== undefined ? parseInclude(flags.include) : undefined;

@@ -57,8 +57,8 @@ export interface CommandCase {
   env?: Record<string, string | undefined>;
   stdin?: string;
   stdinTTY?: boolean;
-  /** Files written under DIR before the run, with a mode when it matters. */
-  files?: Record<string, string | { text: string; mode: number }>;
+  /** Files written under DIR before the run (text as UTF-8, or bytes), with a mode when it matters. */
+  files?: Record<string, string | Buffer | { text: string; mode: number }>;
   /** Commands run first with the same environment (to fill the catalog cache, say); each must exit 0. */
   before?: string[][];
   /**
@@ -132,7 +132,7 @@ export async function runCase(c: CommandCase): Promise<CaseResult> {
     for (const [name, file] of Object.entries(c.files ?? {})) {
       const path = join(dir, name);
       mkdirSync(dirname(path), { recursive: true });
-      if (typeof file === 'string') writeFileSync(path, file);
+      if (typeof file === 'string' || Buffer.isBuffer(file)) writeFileSync(path, file);
       else {
         writeFileSync(path, file.text);
         // Set after writing: the mode given to writeFileSync is narrowed by the umask.
