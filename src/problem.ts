@@ -216,7 +216,7 @@ export function hintFor(p: Pick<Problem, 'code' | 'status' | 'retryAfterSeconds'
     const when = new Date(Date.now() + p.retryAfterSeconds * 1000).toISOString();
     return `The service asked to wait ${p.retryAfterSeconds}s; try again after ${when}.`;
   }
-  const known = HINTS[p.code];
+  const known = Object.hasOwn(HINTS, p.code) ? HINTS[p.code] : undefined;
   if (known) return known;
   if (p.status === 400 || p.status === 413 || p.status === 415 || p.status === 422)
     return 'Do not retry unchanged; fix the request first.';
