@@ -298,3 +298,40 @@ export async function loadReportedExclusions(
   io.info(`Excluding ${groupDigits(count)} domain${count === 1 ? '' : 's'}${dropped}.`);
   return list.domains;
 }
+
+/**
+ * The domain a returned row or candidate is excluded (and fused) by: normalised like the
+ * exclusion list and the seeds; a value that is no domain, lower-cased.
+ */
+export function rowDomainKey(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const result = normaliseDomain(value);
+  return result.ok ? result.domain : value.toLowerCase();
+}
+
+/**
+ * The rows that name no excluded domain, and how many did: the exclusions hold on the client too,
+ * whatever the service did with them (docs/contract.md, "Exclusions").
+ */
+export function withoutExcluded<T extends { domain?: unknown }>(
+  rows: readonly T[],
+  excluded: ReadonlySet<string>,
+): { rows: T[]; dropped: number } {
+  if (excluded.size === 0) return { rows: [...rows], dropped: 0 };
+  const kept = rows.filter((row) => {
+    const key = rowDomainKey(row.domain);
+    return key === undefined || !excluded.has(key);
+  });
+  return { rows: kept, dropped: rows.length - kept.length };
+}
+
+/**
+ * What stderr says when the service returned rows naming excluded domains: a search sent them
+ * (`sent`), so that is the service ignoring them; a lookalike cannot send them, so it is expected.
+ */
+export function excludedRowsNote(dropped: number, sent: boolean): string {
+  const rows = `${groupDigits(dropped)} ${dropped === 1 ? 'row' : 'rows'}`;
+  return sent
+    ? `warning: the service returned ${rows} naming excluded domains despite the exclusions; ${dropped === 1 ? 'it was' : 'they were'} left out.`
+    : `Left out ${groupDigits(dropped)} ${dropped === 1 ? 'candidate' : 'candidates'} on the exclusion list.`;
+}

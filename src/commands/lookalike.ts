@@ -112,6 +112,8 @@ export interface LookalikePlan {
   /** The seeds and the exclusions: never in the results. */
   exclude: Set<string>;
   exclusions: number;
+  /** The exclusions alone: how many the service returned is said on stderr. */
+  excluded: Set<string>;
 }
 
 function checkSources(args: readonly string[], flags: LookalikeFlags): void {
@@ -192,6 +194,7 @@ export async function planLookalike(
     k,
     exclude: new Set([...seeds.domains, ...excluded]),
     exclusions: excluded.length,
+    excluded: new Set(excluded),
   };
 }
 
@@ -233,6 +236,7 @@ export async function runLookalike(ctx: Context, args: string[], flags: Lookalik
       evidence: first.evidence,
       include: first.include,
       exclude: plan.exclude,
+      excluded: plan.excluded,
     });
   } catch (error) {
     throw await explain(error);

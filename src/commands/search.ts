@@ -163,12 +163,16 @@ export async function runSearch(
     format.printUnrecognised(ctx, response, 'search response has no recognisable list of rows');
     return 0;
   }
-  if (format.formatOf(ctx) === 'json') format.printJson(ctx, result.document);
-  else format.printList(ctx, result.rows, { columns: request.include ? [...request.include] : undefined });
-  if (result.rows.length === 0) ctx.io.info('No companies match.');
+  // The exclusions hold on the client too: a row naming one is never printed.
+  const { withoutExcluded, excludedRowsNote } = await import('../exclusions.js');
+  const { rows, dropped } = withoutExcluded(result.rows, new Set(request.excludeDomains));
+  if (format.formatOf(ctx) === 'json') format.printJson(ctx, { ...result.document, rows });
+  else format.printList(ctx, rows, { columns: request.include ? [...request.include] : undefined });
+  if (dropped > 0) ctx.io.warn(excludedRowsNote(dropped, true));
+  if (rows.length === 0) ctx.io.info('No companies match.');
   else {
     const noun = result.total === 1 ? 'company' : 'companies';
-    ctx.io.info(`Showing ${groupDigits(result.rows.length)} of ${groupDigits(result.total)} ${noun}`);
+    ctx.io.info(`Showing ${groupDigits(rows.length)} of ${groupDigits(result.total)} ${noun}`);
   }
   format.printCredits(ctx, response.credits);
   return 0;
