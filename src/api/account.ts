@@ -44,11 +44,13 @@ export function adaptAccount(body: unknown): Account {
   }
   const plan = source.plan ?? source.plan_name ?? source.tier;
   const planName = typeof plan === 'string' ? plan : isObject(plan) ? String(plan.name ?? plan.id ?? '') : '';
+  const capabilities = source.capabilities ?? source.permissions;
   return {
     ...source,
     plan: planName,
     balance: balanceOf(source.balance ?? source.credits ?? source.credit_balance),
-    capabilities: capabilityList(source.capabilities ?? source.permissions),
+    // Absent when the service lists none: an empty list would say the key may do nothing.
+    ...(capabilities === undefined ? {} : { capabilities: capabilityList(capabilities) }),
   };
 }
 

@@ -47,7 +47,8 @@ export interface Account {
   plan: string;
   balance: number;
   key_name?: string;
-  capabilities: string[];
+  /** What the key may do; absent when the service does not say. */
+  capabilities?: string[];
   [member: string]: unknown;
 }
 

@@ -194,6 +194,17 @@ describe('the other layout: fields, products and doctor', () => {
     ]);
   });
 
+  it('me reads the plan and the balance from the account envelope', async () => {
+    const r = await runOn('other', ['me', '-o', 'json'], false);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      plan: 'pro',
+      balance: 1_000_000,
+      credits: { balance: 1_000_000 },
+      key_name: 'full',
+    });
+  });
+
   it('doctor shows the plan and the balance from the account envelope', async () => {
     const r = await runOn('other', ['doctor'], true);
     expect(r.code).toBe(0);
