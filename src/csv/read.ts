@@ -12,7 +12,10 @@ import {
   type ReadProgress,
   readCsvRecords,
 } from './records.js';
-import { delimiterName, SNIFF_BYTES, sniffDelimiter, sniffEncoding } from './sniff.js';
+import { delimiterName, SNIFF_BYTES, SNIFF_RECORDS, sniffDelimiter, sniffEncoding } from './sniff.js';
+
+/** Lines that are enough to judge by, when a stream gives them before SNIFF_BYTES. */
+const SNIFF_LINES = SNIFF_RECORDS + 1;
 
 /** The values --encoding accepts. */
 export const ENCODING_CHOICES = ['utf8', 'utf16le', 'windows-1252', 'latin1'] as const;
@@ -122,8 +125,13 @@ export async function openCsv(
   const chunks = (source as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let size = 0;
+  let breaks = 0;
   let complete = false;
-  while (size < SNIFF_BYTES) {
+  // Up to SNIFF_BYTES, or as soon as enough lines are in to judge: a pipe whose producer writes
+  // slowly starts being read after its first lines, not after 64 KB. (A 0x0A byte is a line
+  // feed in UTF-8, Windows-1252 and UTF-16 alike; in UTF-16 other characters hold some too,
+  // which only makes the head shorter.)
+  while (size < SNIFF_BYTES && breaks <= SNIFF_LINES) {
     const next = await chunks.next();
     if (next.done) {
       complete = true;
@@ -132,6 +140,7 @@ export async function openCsv(
     const bytes = bytesOf(next.value);
     head.push(bytes);
     size += bytes.length;
+    for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) breaks++;
   }
   const headBytes = Buffer.concat(head);
   let choice: CsvChoice;
@@ -179,7 +188,7 @@ export function notUtf8Problem(offset: number): Problem {
   return new Problem({
     code: 'invalid_input',
     title: 'Cannot read the input',
-    detail: `the input is not valid UTF-8 after byte ${offset}, although its first ${SNIFF_BYTES / 1024} KB were, so it was read as UTF-8`,
+    detail: `the input is not valid UTF-8 after byte ${offset}, although its start was, so it was read as UTF-8`,
     hint: 'Pass --encoding windows-1252 (or the encoding the file was saved in).',
     source: 'client',
   });

@@ -9,7 +9,7 @@ import { byteOrderMark, type CsvEncoding } from './records.js';
 /** How much of the start of a file the guesses look at. */
 export const SNIFF_BYTES = 64 * 1024;
 /** How many records of that start the delimiter is judged on. */
-const SNIFF_RECORDS = 50;
+export const SNIFF_RECORDS = 50;
 
 /** The delimiters a sniff chooses among, in the order they are named. */
 export const SNIFFED_DELIMITERS = [',', ';', '\t', '|'] as const;

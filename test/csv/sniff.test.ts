@@ -1,5 +1,7 @@
 // The guesses of the reader: which encoding and which delimiter the start of a file says.
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { openInput } from '../../src/csv/input.js';
 import { sniffDelimiter, sniffEncoding } from '../../src/csv/sniff.js';
 
 describe('sniffDelimiter', () => {
@@ -92,5 +94,68 @@ describe('sniffEncoding', () => {
   ];
   it.each(cases)('%s', (_name, bytes, complete, want) => {
     expect(sniffEncoding(bytes, complete)).toEqual(want);
+  });
+});
+
+describe('openInput: what the sniffing decides, streamed', () => {
+  it('a file sniffed as UTF-8 whose later bytes are not stops with invalid_input naming --encoding', async () => {
+    const start = Buffer.from(`domain\n${'acme-shoes.com\n'.repeat(5000)}`);
+    const late = Buffer.from('M\xfcnchner\n', 'latin1');
+    expect((await openInput(Readable.from([start]))).choice).toEqual({
+      encoding: 'utf8',
+      encodingWhy: 'utf8',
+      delimiter: ',',
+      delimiterWhy: 'one-column',
+    });
+    // The parser reads ahead of the rows taken: the failure may come with the first row.
+    const read = async () => {
+      const reader = await openInput(Readable.from([start, late]));
+      for await (const _row of reader.rows as AsyncIterable<unknown>);
+    };
+    await expect(read()).rejects.toMatchObject({
+      code: 'invalid_input',
+      detail: `the input is not valid UTF-8 after byte ${start.length}, although its start was, so it was read as UTF-8`,
+      extraHint: 'Pass --encoding windows-1252 (or the encoding the file was saved in).',
+    });
+  });
+
+  it('a pipe that writes slowly is judged on its first lines, without waiting for 64 KB', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const lines = `name;domain\n${'Acme;acme-shoes.com\n'.repeat(60)}`;
+    const source = Readable.from(
+      (async function* () {
+        yield Buffer.from(lines);
+        await held;
+        yield Buffer.from('Globex;globex.io\n');
+      })(),
+    );
+    const reader = await openInput(source);
+    expect(reader.choice).toEqual({
+      encoding: 'utf8',
+      encodingWhy: 'utf8',
+      delimiter: ';',
+      delimiterWhy: 'sniffed',
+    });
+    release();
+    const rows: string[][] = [];
+    for await (const row of reader.rows as AsyncIterable<{ cells: string[] }>) rows.push(row.cells);
+    expect(rows.length).toBe(61);
+    expect(rows.at(-1)).toEqual(['Globex', 'globex.io']);
+  });
+
+  it('--encoding that contradicts the byte order mark is a usage error', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('domain\nacme-shoes.com\n', 'utf16le'),
+    ]);
+    await expect(openInput(bytes, { encoding: 'windows-1252' })).rejects.toMatchObject({
+      code: 'usage_error',
+      detail: 'the input starts with a UTF-16LE byte order mark, and --encoding says windows-1252',
+    });
+    const agreeing = await openInput(bytes, { encoding: 'utf16le' });
+    expect(agreeing.header).toEqual(['domain']);
   });
 });
