@@ -178,6 +178,14 @@ const cases: CommandCase[] = [
     }),
   ),
   {
+    name: '--delimiter without --exclude: exit 2, it reads --exclude files only',
+    argv: ['search', 'shoes', '--delimiter', ';'],
+    tty: false,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: usageLine('--delimiter applies to --exclude files', ''),
+  },
+  {
     name: 'a --limit out of range: exit 2 from the flag parser',
     argv: ['search', 'shoes', '--limit', '0'],
     tty: false,
