@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEYS, lines } from '../helpers/command-cases.js';
+import { lines, serviceEnvironment } from '../helpers/command-cases.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 import { forwardTo, listenLocal } from '../helpers/server.js';
@@ -53,16 +53,7 @@ afterAll(async () => {
 });
 
 function run(argv: string[], base = front.url) {
-  return runInProcess(argv, {
-    env: {
-      HOME: dir,
-      XDG_CONFIG_HOME: join(dir, 'config'),
-      XDG_CACHE_HOME: join(dir, 'cache'),
-      COMPANY_DATA_BASE_URL: base,
-      COMPANY_DATA_API_KEY: KEYS.full,
-      NO_COLOR: '1',
-    },
-  });
+  return runInProcess(argv, { env: serviceEnvironment(dir, base) });
 }
 
 const domains = (rows: Array<{ domain: string }>) => rows.map((row) => row.domain);

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KEYS, lines } from '../helpers/command-cases.js';
+import { lines, serviceEnvironment } from '../helpers/command-cases.js';
 import { type InProcessResult, runInProcess } from '../helpers/in-process.js';
 import { startOtherLayout } from '../helpers/other-layout.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
@@ -19,17 +19,7 @@ async function runOn(layout: 'sandbox' | 'other', argv: string[], tty = false): 
   const dir = mkdtempSync(join(tmpdir(), 'cd-other-layout-'));
   const base = front?.url ?? sandbox.url;
   try {
-    const r = await runInProcess(argv, {
-      tty,
-      env: {
-        HOME: dir,
-        XDG_CONFIG_HOME: join(dir, 'config'),
-        XDG_CACHE_HOME: join(dir, 'cache'),
-        COMPANY_DATA_BASE_URL: base,
-        COMPANY_DATA_API_KEY: KEYS.full,
-        NO_COLOR: '1',
-      },
-    });
+    const r = await runInProcess(argv, { tty, env: serviceEnvironment(dir, base) });
     const named = (text: string) => text.replaceAll(base, 'BASE').replaceAll(new URL(base).host, 'HOST');
     return { code: r.code, stdout: named(r.stdout), stderr: named(r.stderr) };
   } finally {

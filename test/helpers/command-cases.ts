@@ -106,6 +106,21 @@ export function caseEnvironment(c: Pick<CommandCase, 'env'>): Record<string, str
   );
 }
 
+/**
+ * The environment of a run against a service of the test's own (a front in front of a sandbox):
+ * HOME, config and cache under `dir`, the full key, no colour.
+ */
+export function serviceEnvironment(dir: string, baseUrl: string): Record<string, string> {
+  return {
+    HOME: dir,
+    XDG_CONFIG_HOME: join(dir, 'config'),
+    XDG_CACHE_HOME: join(dir, 'cache'),
+    COMPANY_DATA_BASE_URL: baseUrl,
+    COMPANY_DATA_API_KEY: KEYS.full,
+    NO_COLOR: '1',
+  };
+}
+
 async function closedPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
