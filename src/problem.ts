@@ -20,7 +20,9 @@ export type LocalCode =
   | 'untrusted_certificate' // the server's certificate failed verification (issuer, dates, host)
   | 'proxy_auth_required' // the proxy answered 407
   | 'proxy_unreachable' // no connection could be made to the proxy
+  | 'proxy_refused' // the proxy answered CONNECT with a status other than 200 (and 407)
   | 'http1_refused' // the server speaks HTTP/2 only
+  | 'unknown_endpoint' // `api` with a path (404) or method (405) the service does not have
   | 'unexpected_fields' // a batch answer with fields outside the columns its first answer decided
   | 'budget_exhausted' // the --budget of a batch is reached
   | 'too_many_failures' // a batch stopped after a long run of consecutive failures
@@ -112,6 +114,7 @@ export const SETUP_CODES: ReadonlySet<string> = new Set([
   'untrusted_certificate',
   'proxy_auth_required',
   'proxy_unreachable',
+  'proxy_refused',
   'http1_refused',
 ]);
 const INPUT_CODES = new Set([
@@ -124,6 +127,7 @@ const INPUT_CODES = new Set([
   'unexpected_fields',
   'store_unavailable',
   'store_too_new',
+  'unknown_endpoint',
   ...SETUP_CODES,
 ]);
 const UNAVAILABLE_CODES = new Set([
@@ -199,8 +203,12 @@ const HINTS: Record<string, string> = {
     "Put the proxy's user name and password in the proxy URL, as in HTTPS_PROXY=http://user:password@proxy.example.com:3128 (percent-encode any @, : or / in them).",
   proxy_unreachable:
     'Start the proxy, correct the proxy variable, or unset it (or list the service in NO_PROXY) to connect directly.',
+  proxy_refused:
+    "Have the proxy allow CONNECT to the service's host and port (many allow port 443 only), correct the proxy variable, or list the service's host in NO_PROXY to connect directly.",
   http1_refused:
     "Point --base-url at an address that accepts HTTP/1.1 (the service's documented URL), or have the server accept HTTP/1.1 too.",
+  unknown_endpoint:
+    'See `company-data api --help` for the endpoints: GET /api/me, /api/products, /api/fields, /api/errors, /api/domains/<domain>, /api/lookalike/<domain>, and GET or POST /api/search.',
   too_many_failures: 'The service looks unavailable; re-run the same command later to resume.',
   internal_bug: 'This is a bug in company-data; re-run with --verbose and report the output.',
 };
@@ -211,7 +219,7 @@ export function hintFor(p: Pick<Problem, 'code' | 'status' | 'retryAfterSeconds'
     const when = new Date(Date.now() + p.retryAfterSeconds * 1000).toISOString();
     return `The service asked to wait ${p.retryAfterSeconds}s; try again after ${when}.`;
   }
-  const known = HINTS[p.code];
+  const known = Object.hasOwn(HINTS, p.code) ? HINTS[p.code] : undefined;
   if (known) return known;
   if (p.status === 400 || p.status === 413 || p.status === 415 || p.status === 422)
     return 'Do not retry unchanged; fix the request first.';

@@ -129,12 +129,16 @@ export function adaptDomainResult(
   else if (nested) found = true;
   else throw unreadable('the body says neither `found` nor `code`');
 
-  const record: Record<string, unknown> = {};
+  // Field names come from the user and the service: own members only, on an object without a
+  // prototype (a field named `constructor` or `__proto__` is a field like any other).
+  const record: Record<string, unknown> = Object.create(null);
+  const own = (source: Record<string, unknown>, field: string) =>
+    Object.hasOwn(source, field) ? (source[field] ?? null) : null;
   if (found && fields) {
     for (const field of fields) {
       if (field === 'domain') record.domain = requested;
-      else if (nested) record[field] = field === 'found' ? null : (nested[field] ?? null);
-      else record[field] = META.has(field) ? null : (body[field] ?? null);
+      else if (nested) record[field] = field === 'found' ? null : own(nested, field);
+      else record[field] = META.has(field) ? null : own(body, field);
     }
   } else if (found) {
     const source = nested ?? body;

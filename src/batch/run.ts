@@ -9,6 +9,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
+import { doubtfulTitle } from '../csv/domain-columns.js';
+import { openInput } from '../csv/input.js';
+import { choiceNote, type EncodingChoice } from '../csv/read.js';
 import { normaliseDomain } from '../domain.js';
 import { oneLine } from '../output/sanitize.js';
 import { createPacer, type RateSource } from '../pace.js';
@@ -21,10 +24,8 @@ import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
 import type { RunHandle } from '../store/types.js';
 import type { Context, Format } from '../types.js';
 import { writerFor } from './answer-columns.js';
-import { doubtfulTitle } from './domain-columns.js';
 import { runDryRun } from './dry-run.js';
 import { assertSeparateFiles, identity, openInputSource, openOutputTarget, shellQuote } from './files.js';
-import { openInput } from './input.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, errorResult, Lookups } from './lookup.js';
 import type { RowResult } from './output.js';
 import { ownCopy } from './own-copy.js';
@@ -40,7 +41,7 @@ export interface BatchOptions {
   output?: string;
   column?: string;
   delimiter?: string;
-  encoding?: 'utf8' | 'latin1';
+  encoding?: EncodingChoice;
   bom?: boolean;
   products?: string[];
   include?: string[];
@@ -171,6 +172,8 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     delimiter: options.delimiter,
     encoding: options.encoding,
   });
+  const note = choiceNote(options.input === '-' ? 'stdin' : options.input, reader.choice);
+  if (note !== undefined) io.info(note);
   const title = doubtfulTitle(reader.header, options.column);
   if (title !== undefined) {
     io.warn(

@@ -48,6 +48,10 @@ and fails like any command (exit 2 for a 400/413/415/422 problem, 3 for the key,
 credits, 5 when unavailable). A path without a leading slash is relative to /api/. Credits
 charged are reported on stderr in a terminal; the body is always the response JSON.
 
+Endpoints (docs/contract.md): GET /api/me, GET /api/products, GET /api/fields, GET /api/errors,
+GET /api/domains/<domain>, GET /api/lookalike/<domain>, GET or POST /api/search. A path or a
+method the service does not have (404, 405) exits 2.
+
 Examples:
   $ company-data --sandbox api GET /api/me
   $ company-data --sandbox api GET domains/acme-shoes.com --query products=profile,tech
@@ -153,6 +157,23 @@ export async function buildApiRequest(
   return { method, path, query, body, auth: flags.auth !== false && !isPublic };
 }
 
+/**
+ * A 404 or 405 to a raw request: the path or the method is not the service's, a mistake of the
+ * command line (exit 2) rather than a bug, with the endpoints to choose from.
+ */
+function unknownEndpoint(error: unknown, method: HttpMethod, path: string): Problem | undefined {
+  if (!(error instanceof Problem) || (error.status !== 404 && error.status !== 405)) return undefined;
+  const said = error.detail ? `: ${error.detail}` : '';
+  return new Problem({
+    code: 'unknown_endpoint',
+    status: error.status,
+    title: error.status === 404 ? 'No such endpoint' : 'Method not allowed',
+    detail: `${method} ${path}: the service answered ${error.status} (${error.code})${said}`,
+    source: error.source,
+    cause: error,
+  });
+}
+
 export async function runApi(
   ctx: Context,
   method: HttpMethod,
@@ -164,11 +185,15 @@ export async function runApi(
     import('../api/catalogs.js'),
     import('../output/format.js'),
   ]);
-  const catalogHook = catalogRetryHook(ctx);
   const charging = request.auth && CHARGING_PATH.exec(request.path);
-  const response = charging
-    ? await buyRaw(ctx, request, charging[1] === 'domains', flags)
-    : await ctx.client.request<unknown>({ ...request, onRetry: catalogHook });
+  let response: Awaited<ReturnType<typeof ctx.client.request<unknown>>>;
+  try {
+    response = charging
+      ? await buyRaw(ctx, request, charging[1] === 'domains', flags)
+      : await ctx.client.request<unknown>({ ...request, onRetry: catalogRetryHook(ctx) });
+  } catch (error) {
+    throw unknownEndpoint(error, method, request.path) ?? error;
+  }
   printJson(ctx, response.data);
   if (request.auth) printCredits(ctx, response.credits);
   return 0;

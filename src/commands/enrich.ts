@@ -1,17 +1,16 @@
 // `company-data enrich`: a few lookups by domain, or a CSV batch with --input.
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { BUDGET_MONTH_OPTION, type CommandKit, parseIntOption } from '../command-kit.js';
+import { addCsvOptions, type CsvFlags } from '../csv/options.js';
 import { usageError } from '../problem.js';
 import { parseRateOption, rateFor } from '../rate-option.js';
 import { parseAge } from '../store/location.js';
 import type { Context } from '../types.js';
 
-export interface EnrichOptions {
+export interface EnrichOptions extends CsvFlags {
   input?: string;
   output?: string;
   column?: string;
-  delimiter?: string;
-  encoding?: 'utf8' | 'latin1';
   bom?: boolean;
   products?: string;
   include?: string;
@@ -45,15 +44,8 @@ const BATCH_ONLY: Array<[keyof EnrichOptions, string]> = [
   ['progress', '--progress'],
 ];
 
-function parseDelimiter(raw: string): string {
-  const value = raw === '\\t' || raw === 'tab' ? '\t' : raw;
-  if ([...value].length !== 1)
-    throw new InvalidArgumentError(`--delimiter must be one character, got "${raw}"`);
-  return value;
-}
-
 export function register(program: Command, kit: CommandKit): void {
-  program
+  const command = program
     .command('enrich')
     .description('Enrich companies by domain: a few lookups, or a CSV batch with --input')
     .argument('[domains...]', 'domains or URLs to look up (https://www.Example.com/x -> example.com)')
@@ -68,9 +60,8 @@ export function register(program: Command, kit: CommandKit): void {
     .option(
       '--column <name>',
       'batch: the domain column (default: domain, website, url, company_domain, homepage)',
-    )
-    .option('--delimiter <char>', 'batch: CSV delimiter (default ,)', parseDelimiter)
-    .addOption(new Option('--encoding <enc>', 'batch: input encoding').choices(['utf8', 'latin1']))
+    );
+  addCsvOptions(command, 'batch')
     .option('--bom', 'batch: start CSV output with a UTF-8 BOM (for spreadsheets)')
     .option('--budget <n>', 'batch: never charge more than n credits in this run', parseIntOption('--budget'))
     .option(

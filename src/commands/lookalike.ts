@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { type LookalikeRequest, MAX_K } from '../api/lookalike.js';
 import { BUDGET_MONTH_OPTION, type CommandKit, parseIntOption } from '../command-kit.js';
+import { addCsvOptions, type CsvFlags } from '../csv/options.js';
 import { createPacer } from '../pace.js';
 import { usageError } from '../problem.js';
 import { parseRateOption, rateFor } from '../rate-option.js';
@@ -18,7 +19,7 @@ import {
 } from '../search/options.js';
 import type { Context } from '../types.js';
 
-export interface LookalikeFlags extends Omit<FilterFlags, 'operator'> {
+export interface LookalikeFlags extends Omit<FilterFlags, 'operator'>, CsvFlags {
   k?: number;
   include?: string;
   evidence?: boolean;
@@ -57,7 +58,8 @@ export function register(program: Command, kit: CommandKit): void {
       'CSV (domain column) or list of domains to leave out of the results; - reads stdin; repeatable',
       collect,
     )
-    .option('--exclude-domain <domain>', 'one domain or URL to leave out; repeatable', collect)
+    .option('--exclude-domain <domain>', 'one domain or URL to leave out; repeatable', collect);
+  addCsvOptions(command, '--seeds, --exclude')
     .option(
       '--concurrency <n>',
       `seed requests in flight (default ${DEFAULT_CONCURRENCY}, max ${MAX_CONCURRENCY})`,
@@ -112,6 +114,8 @@ export interface LookalikePlan {
   /** The seeds and the exclusions: never in the results. */
   exclude: Set<string>;
   exclusions: number;
+  /** The exclusions alone: how many the service returned is said on stderr. */
+  excluded: Set<string>;
 }
 
 function checkSources(args: readonly string[], flags: LookalikeFlags): void {
@@ -126,6 +130,14 @@ function checkSources(args: readonly string[], flags: LookalikeFlags): void {
   }
   if (flags.column !== undefined && flags.seeds === undefined)
     throw usageError('--column applies to --seeds <file>');
+  if (
+    (flags.delimiter !== undefined || flags.encoding !== undefined) &&
+    flags.seeds === undefined &&
+    !flags.exclude?.length
+  )
+    throw usageError(
+      `${flags.delimiter !== undefined ? '--delimiter' : '--encoding'} applies to --seeds and --exclude files`,
+    );
   if (flags.seeds === '-' && flags.exclude?.includes('-')) {
     throw usageError('--seeds - and --exclude - cannot both read stdin: give one of them a file');
   }
@@ -143,7 +155,9 @@ export async function planLookalike(
     import('../api/filters.js'),
     import('../output/sanitize.js'),
   ]);
-  const seeds = await loadSeeds({ args, file: flags.seeds, column: flags.column }, ctx.io);
+  const csv = { delimiter: flags.delimiter, encoding: flags.encoding };
+  const seeds = await loadSeeds({ args, file: flags.seeds, column: flags.column, csv }, ctx.io);
+  if (seeds.note !== undefined) ctx.io.info(seeds.note);
   if (seeds.doubtfulTitle !== undefined) {
     ctx.io.warn(
       `note: the first line of --seeds ${oneLine(flags.seeds ?? '')}, "${oneLine(seeds.doubtfulTitle)}", was read as the column's title, not as a seed; put a title line such as "domain" above the domains if it is one`,
@@ -182,6 +196,7 @@ export async function planLookalike(
     k,
     exclude: new Set([...seeds.domains, ...excluded]),
     exclusions: excluded.length,
+    excluded: new Set(excluded),
   };
 }
 
@@ -224,6 +239,7 @@ export async function runLookalike(ctx: Context, args: string[], flags: Lookalik
       evidence: first.evidence,
       include: first.include,
       exclude: plan.exclude,
+      excluded: plan.excluded,
     });
   } catch (error) {
     throw await explain(error);

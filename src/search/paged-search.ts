@@ -5,7 +5,7 @@
 import { fstatSync, readlinkSync } from 'node:fs';
 import type { SearchRequest } from '../api/search.js';
 import { MAX_SEARCH_LIMIT } from '../api/search.js';
-import { MAX_EXCLUSIONS } from '../exclusions.js';
+import { excludedRowsNote, MAX_EXCLUSIONS } from '../exclusions.js';
 import { formatOf, printCredits } from '../output/format.js';
 import { groupDigits } from '../output/numbers.js';
 import { createPacer } from '../pace.js';
@@ -191,6 +191,7 @@ async function finish(
 ): Promise<number> {
   const { io } = ctx;
   const pages = pagesText(outcome.pages);
+  if (outcome.excludedReturned > 0) io.warn(excludedRowsNote(outcome.excludedReturned, true));
   switch (outcome.reason) {
     case 'complete':
       io.info(

@@ -10,7 +10,7 @@ import {
   type SearchRequest,
   searchCompanies,
 } from '../api/search.js';
-import { MAX_EXCLUSIONS } from '../exclusions.js';
+import { MAX_EXCLUSIONS, rowDomainKey } from '../exclusions.js';
 import type { Pacer } from '../pace.js';
 import { isProblem, Problem } from '../problem.js';
 import { REQUEST_PRICE_ESTIMATE } from '../spend/pricing.js';
@@ -89,13 +89,15 @@ export interface PagingOutcome {
   nextPageCost: number;
   /** Exclusions the last page sent (the user's and the domains fetched before it). */
   exclusions: number;
+  /** Rows naming one of the user's exclusions, which the service returned anyway (left out). */
+  excludedReturned: number;
   /** The failure of the page that ended the run ('failed' and 'interrupted'). */
   error?: unknown;
 }
 
-/** The key that makes a row "already fetched": its domain, as the service normalises it. */
+/** The key that makes a row "already fetched" or excluded: its domain, normalised as exclusions are. */
 function domainOf(row: Row): string | undefined {
-  return typeof row.domain === 'string' && row.domain !== '' ? row.domain.toLowerCase() : undefined;
+  return typeof row.domain === 'string' && row.domain !== '' ? rowDomainKey(row.domain) : undefined;
 }
 
 function unrecognised(page: number): Problem {
@@ -120,7 +122,8 @@ export async function fetchPages(
 ): Promise<PagingOutcome> {
   const { maxRows, signal } = options;
   // The user's exclusions and every domain fetched: what the next page leaves out.
-  const excluded = new Set<string>(request.excludeDomains ?? []);
+  const own = new Set<string>(request.excludeDomains ?? []);
+  const excluded = new Set<string>(own);
   // Rows without a domain cannot be excluded; they are told apart by their whole content.
   const seenWithoutDomain = new Set<string>();
   const budget = options.purse;
@@ -132,6 +135,7 @@ export async function fetchPages(
     charged: 0,
     nextPageCost,
     exclusions: 0,
+    excludedReturned: 0,
   };
   const stop = (reason: StopReason, error?: unknown): PagingOutcome => {
     outcome.reason = reason;
@@ -191,7 +195,10 @@ export async function fetchPages(
     for (const row of result.rows) {
       const domain = domainOf(row);
       if (domain !== undefined) {
-        if (excluded.has(domain)) continue;
+        if (excluded.has(domain)) {
+          if (own.has(domain)) outcome.excludedReturned++;
+          continue;
+        }
         excluded.add(domain);
       } else {
         const key = JSON.stringify(row);

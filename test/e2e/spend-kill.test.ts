@@ -19,7 +19,9 @@ const CONCURRENCY = 16;
 const SEED = Number(process.env.KILL_SEED ?? 28_2026);
 const random = mulberry32(SEED);
 const KILL_AT_MS = Array.from({ length: 5 }, () => 50 + Math.floor(random() * 900));
-console.info(`spend-kill: KILL_SEED=${SEED} (kills ${KILL_AT_MS.join(', ')} ms after the first lookup)`);
+process.stderr.write(
+  `spend-kill: KILL_SEED=${SEED} (kills ${KILL_AT_MS.join(', ')} ms after the first lookup)\n`,
+);
 
 let sandbox: SandboxHandle;
 let dir: string;
@@ -78,8 +80,8 @@ describe('--budget-month across kill -9', () => {
     const killed = lookupsSent();
     const tookByKilled = before - sandbox.balances().full;
     const last = await runCli(capped, { env, timeoutMs: 120_000 });
-    console.info(
-      `spend-kill: ${killed} lookups sent by the killed runs, ${tookByKilled} credits taken before the last run`,
+    process.stderr.write(
+      `spend-kill: ${killed} lookups sent by the killed runs, ${tookByKilled} credits taken before the last run\n`,
     );
     const seed = `KILL_SEED=${SEED} (kills ${KILL_AT_MS.join(', ')} ms after the first lookup)`;
     // The last run stops at the cap: exit 4, budget_exhausted.
