@@ -98,7 +98,11 @@ export function commandKit(invocation: Invocation): CommandKit {
           commandPath(command),
         );
         invocation.context = ctx;
-        record(await (run as Loose)(ctx, ...positionals));
+        try {
+          record(await (run as Loose)(ctx, ...positionals));
+        } catch (error) {
+          throw await asStoreProblem(error, ctx);
+        }
       };
     },
     withIO(run) {
@@ -131,4 +135,25 @@ export function parseIntOption(name: string, min = 0, max = Number.MAX_SAFE_INTE
     }
     return value;
   };
+}
+
+/**
+ * --budget-month, on every command that can charge: the key's month cap, across runs and commands
+ * (src/spend/purse.ts reads it, or COMPANY_DATA_BUDGET_MONTH when it is absent).
+ */
+export const BUDGET_MONTH_OPTION = [
+  '--budget-month <n>',
+  "never let this key's spend in the calendar month (UTC) pass n credits, across runs and commands (env: COMPANY_DATA_BUDGET_MONTH)",
+  parseIntOption('--budget-month'),
+] as const;
+
+/**
+ * An error of SQLite that reached a command unconverted (a page found damaged while reading, say)
+ * is a problem of the store, named with its file: exit 2 or 8, never a bug.
+ */
+async function asStoreProblem(error: unknown, ctx: Context): Promise<unknown> {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_') || ctx.store.path === false) return error;
+  const { storeProblem } = await import('./store/sqlite.js');
+  return storeProblem(ctx.store.path, error);
 }

@@ -3,7 +3,7 @@
 // first request only.
 import type { Invocation } from './command-kit.js';
 import { type GlobalFlags, resolveConfig } from './config.js';
-import { ledgerClient, storeHandle } from './store/handle.js';
+import { storeHandle } from './store/handle.js';
 import { storePathOf } from './store/location.js';
 import type { ApiResponse, Client, Context, Credits, IO, RequestOptions } from './types.js';
 
@@ -39,12 +39,8 @@ export async function createContext(
           // The in-process sandbox is this machine's own: never through a proxy.
           direct: config.baseUrl?.source === 'sandbox',
         });
-        const created = ledgerClient(spinningClient(http, io, config), store, {
-          config,
-          command,
-          io,
-          now: state.now,
-        });
+        // Charges reach the ledger through the purchase path (src/spend/), not here.
+        const created = spinningClient(http, io, config);
         state.cleanups.push(() => created.close());
         real = created;
         return created;

@@ -9,8 +9,10 @@
 // out, and a warning is easy to miss in a script.
 import { closeSync, createReadStream, fstatSync, openSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { doubtfulTitle } from './batch/domain-columns.js';
-import { forEachRow, openInput } from './batch/input.js';
+import { doubtfulTitle } from './csv/domain-columns.js';
+import { forEachRow, openInput } from './csv/input.js';
+import type { CsvFlags } from './csv/options.js';
+import { choiceNote } from './csv/read.js';
 import { normaliseDomain } from './domain.js';
 import { groupDigits } from './output/numbers.js';
 import { oneLine } from './output/sanitize.js';
@@ -25,6 +27,8 @@ const SHOWN_BAD_ENTRIES = 5;
 export interface ExclusionSources {
   /** Paths of CSV files or plain lists; `-` reads stdin. */
   files: readonly string[];
+  /** How the files are read; sniffed from each file when absent. */
+  csv?: CsvFlags;
   /** Single domains from --exclude-domain. */
   domains: readonly string[];
 }
@@ -38,9 +42,11 @@ export interface ExclusionList {
   duplicates: number;
   /**
    * One-column files whose first line was read as the title with nothing marking it as one
-   * (`src/batch/domain-columns.ts`): it may be a mistyped domain, now not excluded.
+   * (`src/csv/domain-columns.ts`): it may be a mistyped domain, now not excluded.
    */
   doubtfulTitles: Array<{ file: string; title: string }>;
+  /** What was guessed about a file's encoding or delimiter, to be said once (choiceNote). */
+  notes: string[];
 }
 
 interface BadEntry {
@@ -56,6 +62,8 @@ class Collector {
   entries = 0;
   duplicates = 0;
   readonly doubtfulTitles: Array<{ file: string; title: string }> = [];
+  /** What was guessed about the files' encoding and delimiter, one note per file that needs one. */
+  readonly notes: string[] = [];
 
   /** `line` 0: `where` is the whole place; else it names a file and this is the line in it. */
   add(raw: string, where: string, line = 0): void {
@@ -194,13 +202,20 @@ function readJsonSource(bytes: Buffer, name: string, collector: Collector): bool
   return true;
 }
 
-async function readSource(file: string, io: Pick<IO, 'stdin'>, collector: Collector): Promise<void> {
+async function readSource(
+  file: string,
+  csv: CsvFlags | undefined,
+  io: Pick<IO, 'stdin'>,
+  collector: Collector,
+): Promise<void> {
   const name = sourceName(file);
   try {
     const source = openSource(file, io);
     if (Buffer.isBuffer(source) && readJsonSource(source, name, collector)) return;
     // The batch's reader: the same CSV rules, domain column and line numbers as `enrich --input`.
-    const input = await openInput(source);
+    const input = await openInput(source, csv);
+    const note = choiceNote(`--exclude ${name}`, input.choice);
+    if (note !== undefined) collector.notes.push(note);
     collector.noteTitle(name, input.header);
     await forEachRow(input.rows, (row) => {
       if (row.error) collector.reject(row.cells.join(','), `${name} line ${row.line}`, row.error.detail);
@@ -232,7 +247,7 @@ export async function loadExclusions(
     throw usageError('--exclude - can be given once: stdin can only be read once');
   }
   const collector = new Collector();
-  for (const file of sources.files) await readSource(file, io, collector);
+  for (const file of sources.files) await readSource(file, sources.csv, io, collector);
   for (const domain of sources.domains) collector.add(domain, '--exclude-domain');
 
   if (collector.badCount > 0) {
@@ -254,6 +269,7 @@ export async function loadExclusions(
     entries: collector.entries,
     duplicates: collector.duplicates,
     doubtfulTitles: collector.doubtfulTitles,
+    notes: collector.notes,
   };
 }
 
@@ -262,10 +278,15 @@ export async function loadExclusions(
  * that takes them reports them: a note for a first line read as a title, and how many there are.
  */
 export async function loadReportedExclusions(
-  flags: { exclude?: string[]; excludeDomain?: string[] },
+  flags: { exclude?: string[]; excludeDomain?: string[] } & CsvFlags,
   io: IO,
 ): Promise<string[]> {
-  const list = await loadExclusions({ files: flags.exclude ?? [], domains: flags.excludeDomain ?? [] }, io);
+  const csv = { delimiter: flags.delimiter, encoding: flags.encoding };
+  const list = await loadExclusions(
+    { files: flags.exclude ?? [], domains: flags.excludeDomain ?? [], csv },
+    io,
+  );
+  for (const note of list.notes) io.info(note);
   for (const { file, title } of list.doubtfulTitles) {
     io.warn(
       `note: the first line of --exclude ${oneLine(file)}, "${oneLine(title)}", was read as the column's title, not as a domain to exclude; put a title line such as "domain" above the domains if it is one`,
@@ -276,4 +297,41 @@ export async function loadReportedExclusions(
   const count = list.domains.length;
   io.info(`Excluding ${groupDigits(count)} domain${count === 1 ? '' : 's'}${dropped}.`);
   return list.domains;
+}
+
+/**
+ * The domain a returned row or candidate is excluded (and fused) by: normalised like the
+ * exclusion list and the seeds; a value that is no domain, lower-cased.
+ */
+export function rowDomainKey(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const result = normaliseDomain(value);
+  return result.ok ? result.domain : value.toLowerCase();
+}
+
+/**
+ * The rows that name no excluded domain, and how many did: the exclusions hold on the client too,
+ * whatever the service did with them (docs/contract.md, "Exclusions").
+ */
+export function withoutExcluded<T extends { domain?: unknown }>(
+  rows: readonly T[],
+  excluded: ReadonlySet<string>,
+): { rows: T[]; dropped: number } {
+  if (excluded.size === 0) return { rows: [...rows], dropped: 0 };
+  const kept = rows.filter((row) => {
+    const key = rowDomainKey(row.domain);
+    return key === undefined || !excluded.has(key);
+  });
+  return { rows: kept, dropped: rows.length - kept.length };
+}
+
+/**
+ * What stderr says when the service returned rows naming excluded domains: a search sent them
+ * (`sent`), so that is the service ignoring them; a lookalike cannot send them, so it is expected.
+ */
+export function excludedRowsNote(dropped: number, sent: boolean): string {
+  const rows = `${groupDigits(dropped)} ${dropped === 1 ? 'row' : 'rows'}`;
+  return sent
+    ? `warning: the service returned ${rows} naming excluded domains despite the exclusions; ${dropped === 1 ? 'it was' : 'they were'} left out.`
+    : `Left out ${groupDigits(dropped)} ${dropped === 1 ? 'candidate' : 'candidates'} on the exclusion list.`;
 }

@@ -20,12 +20,15 @@ export type LocalCode =
   | 'untrusted_certificate' // the server's certificate failed verification (issuer, dates, host)
   | 'proxy_auth_required' // the proxy answered 407
   | 'proxy_unreachable' // no connection could be made to the proxy
+  | 'proxy_refused' // the proxy answered CONNECT with a status other than 200 (and 407)
   | 'http1_refused' // the server speaks HTTP/2 only
+  | 'unknown_endpoint' // `api` with a path (404) or method (405) the service does not have
   | 'unexpected_fields' // a batch answer with fields outside the columns its first answer decided
   | 'budget_exhausted' // the --budget of a batch is reached
   | 'too_many_failures' // a batch stopped after a long run of consecutive failures
   | 'interrupted' // SIGINT / SIGTERM
   | 'run_busy' // another process is running the same batch (the same input, output and options)
+  | 'store_busy' // store clear or prune while a batch run holds the store
   | 'store_unavailable' // the result store cannot be opened or read (not a store, damaged, no access)
   | 'store_too_new' // the result store was written by a newer release (a higher schema version)
   | 'output_closed' // the reader of stdout went away (`| head`) before a batch was written
@@ -111,6 +114,7 @@ export const SETUP_CODES: ReadonlySet<string> = new Set([
   'untrusted_certificate',
   'proxy_auth_required',
   'proxy_unreachable',
+  'proxy_refused',
   'http1_refused',
 ]);
 const INPUT_CODES = new Set([
@@ -123,6 +127,7 @@ const INPUT_CODES = new Set([
   'unexpected_fields',
   'store_unavailable',
   'store_too_new',
+  'unknown_endpoint',
   ...SETUP_CODES,
 ]);
 const UNAVAILABLE_CODES = new Set([
@@ -139,7 +144,7 @@ const OUTPUT_CODES = new Set(['output_closed', 'write_failed']);
 /** The exit code table of DESIGN.md. */
 export function exitCodeFor(p: Pick<Problem, 'code' | 'status'>): number {
   if (p.code === 'interrupted') return 130;
-  if (p.code === 'run_busy') return 7;
+  if (p.code === 'run_busy' || p.code === 'store_busy') return 7;
   if (OUTPUT_CODES.has(p.code)) return 8;
   if (KEY_CODES.has(p.code)) return 3;
   if (CREDIT_CODES.has(p.code)) return 4;
@@ -181,6 +186,8 @@ const HINTS: Record<string, string> = {
     'Raise --budget (or --budget-month) and re-run the same command; answers already bought are reused from the store at no cost.',
   interrupted: 'Re-run the same command to resume.',
   run_busy: 'Wait for the other run to finish, or give this one another --output.',
+  store_busy:
+    'Wait for the run to finish (or stop it: it resumes where it stopped), then run this command again.',
   output_closed:
     'Write the rows to a file with --output (or let the reader take them all); a batch resumes when re-run.',
   write_failed:
@@ -196,8 +203,12 @@ const HINTS: Record<string, string> = {
     "Put the proxy's user name and password in the proxy URL, as in HTTPS_PROXY=http://user:password@proxy.example.com:3128 (percent-encode any @, : or / in them).",
   proxy_unreachable:
     'Start the proxy, correct the proxy variable, or unset it (or list the service in NO_PROXY) to connect directly.',
+  proxy_refused:
+    "Have the proxy allow CONNECT to the service's host and port (many allow port 443 only), correct the proxy variable, or list the service's host in NO_PROXY to connect directly.",
   http1_refused:
     "Point --base-url at an address that accepts HTTP/1.1 (the service's documented URL), or have the server accept HTTP/1.1 too.",
+  unknown_endpoint:
+    'See `company-data api --help` for the endpoints: GET /api/me, /api/products, /api/fields, /api/errors, /api/domains/<domain>, /api/lookalike/<domain>, and GET or POST /api/search.',
   too_many_failures: 'The service looks unavailable; re-run the same command later to resume.',
   internal_bug: 'This is a bug in company-data; re-run with --verbose and report the output.',
 };
@@ -208,7 +219,7 @@ export function hintFor(p: Pick<Problem, 'code' | 'status' | 'retryAfterSeconds'
     const when = new Date(Date.now() + p.retryAfterSeconds * 1000).toISOString();
     return `The service asked to wait ${p.retryAfterSeconds}s; try again after ${when}.`;
   }
-  const known = HINTS[p.code];
+  const known = Object.hasOwn(HINTS, p.code) ? HINTS[p.code] : undefined;
   if (known) return known;
   if (p.status === 400 || p.status === 413 || p.status === 415 || p.status === 422)
     return 'Do not retry unchanged; fix the request first.';

@@ -27,10 +27,12 @@ function capabilityList(value: unknown): string[] {
 }
 
 export function adaptAccount(body: unknown): Account {
-  // Some services wrap the account: { account: {...} } or { data: {...} }.
+  // Some services wrap the account: { account: {...} } or { data: {...} } (or both).
   let source: unknown = body;
-  if (isObject(body) && body.plan === undefined) {
-    source = isObject(body.account) ? body.account : isObject(body.data) ? body.data : body;
+  for (let depth = 0; depth < 2 && isObject(source) && source.plan === undefined; depth++) {
+    const inner: unknown = isObject(source.account) ? source.account : source.data;
+    if (!isObject(inner)) break;
+    source = inner;
   }
   if (!isObject(source)) {
     throw new Problem({
@@ -40,16 +42,23 @@ export function adaptAccount(body: unknown): Account {
       source: 'client',
     });
   }
-  const plan = source.plan;
-  const balance = source.balance ?? source.credits ?? source.credit_balance;
-  const planName =
-    typeof plan === 'string' ? plan : isObject(plan) && typeof plan.name === 'string' ? plan.name : '';
+  const plan = source.plan ?? source.plan_name ?? source.tier;
+  const planName = typeof plan === 'string' ? plan : isObject(plan) ? String(plan.name ?? plan.id ?? '') : '';
+  const capabilities = source.capabilities ?? source.permissions;
   return {
     ...source,
     plan: planName,
-    balance: typeof balance === 'number' ? balance : Number(balance ?? Number.NaN),
-    capabilities: capabilityList(source.capabilities ?? source.permissions),
+    balance: balanceOf(source.balance ?? source.credits ?? source.credit_balance),
+    // Absent when the service lists none: an empty list would say the key may do nothing.
+    ...(capabilities === undefined ? {} : { capabilities: capabilityList(capabilities) }),
   };
+}
+
+/** A balance as a number, or nested ({ "credits": { "balance": 10 } }, { "balance": { "remaining": 10 } }). */
+function balanceOf(value: unknown): number {
+  if (isObject(value)) value = value.balance ?? value.remaining ?? value.available ?? value.credits;
+  if (typeof value === 'string' && value.trim() !== '') return Number(value);
+  return typeof value === 'number' ? value : Number.NaN;
 }
 
 /** `spinner: false` and a signal for a call made on the way (a batch asking for its rate limit). */

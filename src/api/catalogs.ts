@@ -1,5 +1,5 @@
 // The public catalogs (products, fields, errors): fetched without the key, read through tolerant
-// adapters, and cached on disk.
+// adapters (catalog-adapters.ts), and cached on disk.
 //
 // Cache: one JSON file per catalog in <cacheDir>/catalogs/<hash of base URL>/, holding the raw
 // response and when it was fetched. Entries live 10 minutes: long enough that a script calling
@@ -8,12 +8,13 @@
 // A cache that cannot be read or written is ignored: no command fails because of its cache.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ErrorCatalogEntry } from '../error-catalog.js';
 import { shortHash, tempSuffix } from '../fs-names.js';
 import { checkContractVersion } from '../http/contract.js';
-import { Problem } from '../problem.js';
 import type { Context, RequestOptions } from '../types.js';
-import type { ErrorsCatalog, FieldEntry, FieldFilter, Product } from './types.js';
+import { adaptErrors, adaptFields, adaptProducts } from './catalog-adapters.js';
+import type { ErrorsCatalog, FieldEntry, Product } from './types.js';
+
+export { adaptErrors, adaptFields, adaptProducts, findEntries } from './catalog-adapters.js';
 
 export const CATALOG_TTL_MS = 10 * 60 * 1000;
 
@@ -23,129 +24,6 @@ type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const str = (value: unknown, fallback = ''): string => (typeof value === 'string' ? value : fallback);
-const num = (value: unknown, fallback = 0): number => {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  return typeof n === 'number' && Number.isFinite(n) ? n : fallback;
-};
-const bool = (value: unknown, fallback = false): boolean => (typeof value === 'boolean' ? value : fallback);
-/** An array of names; entries that are objects contribute their `name` or `id`. */
-const names = (value: unknown): string[] => {
-  if (typeof value === 'string')
-    return value
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-  if (!Array.isArray(value)) return [];
-  return value
-    .map((item) => (isObject(item) ? str(item.name, str(item.id)) : typeof item === 'string' ? item : ''))
-    .filter((s) => s !== '');
-};
-
-/**
- * The entries of a catalog: under the expected member, as a bare array, or as the first member
- * holding an array of objects (a renamed envelope).
- */
-export function findEntries(body: unknown, member: string): Json[] | undefined {
-  let list: unknown;
-  if (Array.isArray(body)) list = body;
-  else if (isObject(body)) {
-    list = Array.isArray(body[member])
-      ? body[member]
-      : Object.values(body).find((v) => Array.isArray(v) && v.some(isObject));
-  }
-  return Array.isArray(list) ? list.filter(isObject) : undefined;
-}
-
-function unexpected(name: CatalogName): Problem {
-  return new Problem({
-    code: 'unexpected_response',
-    title: 'Unexpected response',
-    detail: `GET /api/${name} did not return a ${name} catalog`,
-    source: 'client',
-  });
-}
-
-export function adaptProducts(body: unknown): Product[] {
-  const entries = findEntries(body, 'products');
-  if (!entries) throw unexpected('products');
-  return entries
-    .map((p) => ({
-      ...p,
-      id: str(p.id, str(p.name)),
-      description: str(p.description),
-      fields: names(p.fields),
-      bundles: names(p.bundles),
-      credit_units: num(p.credit_units ?? p.credits ?? p.cost),
-      default: bool(p.default),
-      add_on: bool(p.add_on ?? p.addon),
-    }))
-    .filter((p) => p.id !== '');
-}
-
-function adaptFilter(value: unknown, fieldName: string): FieldFilter | null {
-  if (!isObject(value)) return null;
-  const values = Array.isArray(value.values) ? value.values.map((v) => String(v)) : undefined;
-  return {
-    ...value,
-    name: str(value.name, fieldName),
-    value_source: str(value.value_source, values ? 'enum' : 'free'),
-    ...(values ? { values } : {}),
-  };
-}
-
-export function adaptFields(body: unknown): FieldEntry[] {
-  const entries = findEntries(body, 'fields');
-  if (!entries) throw unexpected('fields');
-  return entries
-    .map((f) => {
-      const name = str(f.name, str(f.id));
-      const product = str(f.product);
-      const billing = isObject(f.billing) ? f.billing : {};
-      return {
-        ...f,
-        name,
-        product,
-        type: str(f.type, 'string'),
-        description: str(f.description),
-        filter: adaptFilter(f.filter, name),
-        facet: bool(f.facet ?? f.breakdown),
-        billing: {
-          ...billing,
-          product: str(billing.product, product),
-          credit_units: num(billing.credit_units),
-          ...(typeof billing.charged === 'string' ? { charged: billing.charged } : {}),
-        },
-        capabilities: names(f.capabilities),
-        plans: names(f.plans),
-      };
-    })
-    .filter((f) => f.name !== '');
-}
-
-export function adaptErrors(body: unknown): ErrorsCatalog {
-  const entries = findEntries(body, 'errors');
-  if (!entries) throw unexpected('errors');
-  const envelope = isObject(body) ? body : {};
-  const errors: ErrorCatalogEntry[] = entries
-    .map((e) => ({
-      ...e,
-      code: str(e.code),
-      http_status: num(e.http_status ?? e.status),
-      title: str(e.title, str(e.code)),
-      detail: str(e.detail),
-      retryable: bool(e.retryable),
-      charged: bool(e.charged),
-    }))
-    .filter((e) => e.code !== '');
-  return {
-    ...envelope,
-    contract_version: str(envelope.contract_version),
-    content_type: str(envelope.content_type, 'application/problem+json'),
-    errors,
-  };
 }
 
 /** Where the catalogs of a base URL are cached (completion reads them there too). */

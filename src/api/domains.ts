@@ -40,9 +40,9 @@ export async function enrichDomain(
   ctx: { client: Client },
   domain: string,
   query: EnrichQuery = {},
-  options: EnrichCallOptions = {},
+  options: EnrichCallOptions & { maxCredits?: number } = {},
 ): Promise<EnrichResponse> {
-  return domainLookup(ctx, query, options)(domain);
+  return domainLookup(ctx, query, options)(domain, options.onRetry, options.maxCredits);
 }
 
 export interface DomainLookupOptions extends EnrichCallOptions {
@@ -61,18 +61,22 @@ export function domainLookup(
   ctx: { client: Client },
   query: EnrichQuery = {},
   options: DomainLookupOptions = {},
-): (domain: string, onRetry?: RequestOptions['onRetry']) => Promise<EnrichResponse> {
+): (domain: string, onRetry?: RequestOptions['onRetry'], maxCredits?: number) => Promise<EnrichResponse> {
   const search: RequestOptions['query'] = {};
   if (query.products?.length) search.products = query.products.join(',');
   if (query.include?.length) search.include = query.include.join(',');
   if (query.maxCredits !== undefined) search.max_credits = query.maxCredits;
   const { fields } = options;
-  // A batch passes its own onRetry per domain: each call's budget reservation is its own.
-  return async (domain, onRetry = options.onRetry) => {
+  // A purchase passes its own onRetry and max_credits per call: what it holds for that call
+  // (src/spend/purchase.ts), never more than --max-credits.
+  return async (domain, onRetry = options.onRetry, maxCredits) => {
     const request: RequestOptions = {
       method: 'GET',
       path: `/api/domains/${encodeURIComponent(domain)}`,
-      query: search,
+      query:
+        maxCredits === undefined
+          ? search
+          : { ...search, max_credits: Math.min(maxCredits, query.maxCredits ?? maxCredits) },
       auth: true,
       onRetry,
       signal: options.signal,
@@ -128,12 +132,16 @@ export function adaptDomainResult(
   else if (nested) found = true;
   else throw unreadable('the body says neither `found` nor `code`');
 
-  const record: Record<string, unknown> = {};
+  // Field names come from the user and the service: own members only, on an object without a
+  // prototype (a field named `constructor` or `__proto__` is a field like any other).
+  const record: Record<string, unknown> = Object.create(null);
+  const own = (source: Record<string, unknown>, field: string) =>
+    Object.hasOwn(source, field) ? (source[field] ?? null) : null;
   if (found && fields) {
     for (const field of fields) {
       if (field === 'domain') record.domain = requested;
-      else if (nested) record[field] = field === 'found' ? null : (nested[field] ?? null);
-      else record[field] = META.has(field) ? null : (body[field] ?? null);
+      else if (nested) record[field] = field === 'found' ? null : own(nested, field);
+      else record[field] = META.has(field) ? null : own(body, field);
     }
   } else if (found) {
     const source = nested ?? body;

@@ -186,13 +186,36 @@ export function adaptSearchResponse(body: unknown): SearchResult | undefined {
 export async function searchCompanies(
   ctx: Context,
   req: SearchRequest,
-  call: Pick<RequestOptions, 'signal' | 'spinner'> = {},
+  call: Pick<RequestOptions, 'signal' | 'spinner' | 'onRetry'> = {},
 ): Promise<ApiResponse<unknown>> {
-  return ctx.client.request<unknown>({ ...buildSearchCall(req), ...call, onRetry: catalogRetryHook(ctx) });
+  return ctx.client.request<unknown>({
+    ...buildSearchCall(req),
+    ...call,
+    onRetry: withCatalogHook(ctx, call.onRetry),
+  });
 }
 
-export async function fetchBreakdown(ctx: Context, req: BreakdownRequest): Promise<ApiResponse<unknown>> {
-  return ctx.client.request<unknown>({ ...buildBreakdownCall(req), onRetry: catalogRetryHook(ctx) });
+export async function fetchBreakdown(
+  ctx: Context,
+  req: BreakdownRequest,
+  call: Pick<RequestOptions, 'onRetry'> = {},
+): Promise<ApiResponse<unknown>> {
+  return ctx.client.request<unknown>({
+    ...buildBreakdownCall(req),
+    onRetry: withCatalogHook(ctx, call.onRetry),
+  });
+}
+
+/** The catalog's refresh before a retry, then the caller's own hook (a purchase's). */
+function withCatalogHook(
+  ctx: Context,
+  onRetry: RequestOptions['onRetry'],
+): NonNullable<RequestOptions['onRetry']> {
+  const catalog = catalogRetryHook(ctx);
+  return async (problem, attempt, delayMs) => {
+    await catalog(problem, attempt, delayMs);
+    await onRetry?.(problem, attempt, delayMs);
+  };
 }
 
 // ---- breakdowns --------------------------------------------------------------------------------

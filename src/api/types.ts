@@ -7,8 +7,10 @@ export interface Product {
   fields: string[];
   bundles: string[];
   credit_units: number;
-  default: boolean;
-  add_on: boolean;
+  /** Selected when no products are named; absent when the catalog does not say (never guessed). */
+  default?: boolean;
+  /** A paid extra; absent when the catalog does not say. */
+  add_on?: boolean;
 }
 
 export interface FieldFilter {
@@ -22,10 +24,16 @@ export interface FieldEntry {
   product: string;
   type: string;
   description: string;
-  filter: FieldFilter | null;
-  facet: boolean;
+  /**
+   * How the field filters a search: null when the catalog says it cannot, undefined when the
+   * catalog does not say (then the service decides).
+   */
+  filter: FieldFilter | null | undefined;
+  /** Accepted by `breakdown`; undefined when the catalog does not say. */
+  facet: boolean | undefined;
   billing: { product: string; credit_units: number; charged?: string };
-  capabilities: string[];
+  /** Where the field can be requested (domains, search, lookalike); undefined when not said. */
+  capabilities: string[] | undefined;
   plans: string[];
 }
 
@@ -39,7 +47,8 @@ export interface Account {
   plan: string;
   balance: number;
   key_name?: string;
-  capabilities: string[];
+  /** What the key may do; absent when the service does not say. */
+  capabilities?: string[];
   [member: string]: unknown;
 }
 

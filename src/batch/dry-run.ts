@@ -1,10 +1,10 @@
 // --dry-run: what a batch would do and cost, without a single enrichment request.
 import { getAccount } from '../api/account.js';
+import type { InputReader } from '../csv/input.js';
 import { normaliseDomain } from '../domain.js';
 import { printRecord } from '../output/format.js';
 import { isProblem } from '../problem.js';
 import type { Context } from '../types.js';
-import type { InputReader } from './input.js';
 import { ownCopy } from './own-copy.js';
 import type { Selection } from './selection.js';
 

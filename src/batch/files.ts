@@ -5,6 +5,7 @@ import { chmod, open, readdir, realpath, rename, rm, stat } from 'node:fs/promis
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { Problem, usageError } from '../problem.js';
+import { processIsGone } from '../processes.js';
 import type { IO } from '../types.js';
 import { isWriteFailure, writeProblem } from '../write-failures.js';
 
@@ -53,16 +54,6 @@ function closeStream(stream: WriteStream): Promise<void> {
     stream.once('close', settle);
     if (!stream.writableEnded) stream.end();
   });
-}
-
-/** True only when no such process exists (EPERM: it exists, under another user). */
-export function processIsGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
 }
 
 /**

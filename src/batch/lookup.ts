@@ -1,35 +1,31 @@
-// One result per domain for a batch: reuse before request, and a request only when the budget,
-// the scheduler and the run's state all allow it.
+// One result per domain for a batch: reuse before request, and a request only when the caps, the
+// scheduler and the run's state all allow it.
 //
 // Reuse, in order: a lookup of this run still in flight (its promise), a recent result, the store
 // (a fresh answer bought by this run, an earlier one, or another run meanwhile), a failure of this
-// run (a small map). Only then a request: a scheduler slot, a claim on the domain in the store
-// (another run buying it: wait for its answer), a budget reservation taken synchronously right
-// before sending, the call, the answer stored, and the reservation settled with the actual charge. An attempt that may have been charged
-// without an answer (src/http/outcome.ts) keeps its reservation, and its retry reserves again.
+// run (a small map). Only then a purchase (src/spend/purchase.ts): a scheduler slot; the domain
+// acquired in one store transaction (a fresh answer, another run buying it: wait for its answer,
+// or a claim of ours together with the hold of its worst case); the turn under --rate; the call
+// with max_credits; the answer saved, the charge settled and recorded in one more transaction.
+// Which failures stop or abort the run is src/spend/stops.ts's to say.
 import {
   type DomainLookupOptions,
   domainLookup,
   type EnrichQuery,
   type EnrichResponse,
 } from '../api/domains.js';
-import { mayHaveBeenCharged } from '../http/outcome.js';
 import { THROTTLE_STATUSES } from '../http/retry.js';
-import { isProblem, Problem, SETUP_CODES } from '../problem.js';
-import { type RunStore, rowOfStored } from '../store/run-store.js';
+import { isProblem, Problem } from '../problem.js';
+import type { Repriced } from '../spend/pricing.js';
+import { type Purchase, purchase } from '../spend/purchase.js';
+import { type Hold, isStoreProblem, type Purse } from '../spend/purse.js';
+import { isUnavailable, type StopReason, stopReasonOf, verdictOf } from '../spend/stops.js';
 import type { Client } from '../types.js';
-import type { Budget, Reservation } from './budget.js';
 import type { RowResult } from './output.js';
+import { type RunStore, rowOfStored } from './run-store.js';
 import type { Scheduler, Slot } from './scheduler.js';
 
-/** Why a run stopped sending requests while it still writes every row. */
-export type StopReason =
-  | 'budget_exhausted'
-  | 'insufficient_credits'
-  | 'max_credits_exceeded'
-  | 'too_many_failures'
-  | 'retry_after_too_long'
-  | 'interrupted';
+export type { StopReason } from '../spend/stops.js';
 
 export interface LookupOptions {
   client: Client;
@@ -38,7 +34,7 @@ export interface LookupOptions {
   worstCase: number;
   /** The fields to keep; undefined keeps every field returned, `domain` first (src/batch/answer-columns.ts). */
   resultFields: readonly string[] | undefined;
-  budget: Budget;
+  purse: Purse;
   scheduler: Scheduler;
   store: RunStore;
   /** A write to the store failed (a full disk): the run stops buying (src/batch/unwritable.ts). */
@@ -54,6 +50,8 @@ export interface LookupOptions {
   onAbort?: () => void;
   /** Also called before each retry (the run passes the catalog-refresh hook of src/api/catalogs.ts). */
   onRetry?: NonNullable<DomainLookupOptions['onRetry']>;
+  /** On max_credits_exceeded: the worst case after reading the catalog again (src/spend/pricing.ts). */
+  reprice?: (refused: Problem, held: number) => Promise<Repriced>;
 }
 
 export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 25;
@@ -65,32 +63,7 @@ const CLAIM_POLL_MS = 100;
  * Recent results kept in memory: duplicates are often near each other, and each one answered
  * from here spares a read of the store. Bounded, so memory stays flat.
  */
-
 const RECENT_RESULTS = 4096;
-
-/** Codes for which every other row would fail the same way: the run aborts at once. */
-const ABORT_CODES = new Set([
-  'invalid_api_key',
-  'api_key_restricted',
-  'upgrade_required',
-  'invalid_product',
-  'invalid_field',
-  'field_not_in_product',
-  'product_without_visible_fields',
-  'field_not_available_for_capability',
-  'config_error',
-  'insecure_http',
-  // An untrusted certificate, a proxy that wants credentials or is down, a server without
-  // HTTP/1.1: the same for every row.
-  ...SETUP_CODES,
-]);
-// A Retry-After longer than the client sleeps holds for every row: the rest of the batch would only
-// run into the same limit (the run says when to come back).
-const STOP_CODES = new Set<StopReason>([
-  'insufficient_credits',
-  'max_credits_exceeded',
-  'retry_after_too_long',
-]);
 
 const STOP_DETAIL: Record<StopReason, string> = {
   budget_exhausted: 'not requested: the --budget of this run was reached',
@@ -100,6 +73,12 @@ const STOP_DETAIL: Record<StopReason, string> = {
   retry_after_too_long: 'not requested: the service asked to wait longer than company-data waits',
   interrupted: 'not requested: the run was interrupted',
 };
+
+/** What one store transaction says of a domain: answered, another run's to buy, or ours (with its hold, when the caps had room). */
+type Acquired =
+  | { kind: 'answered'; answer: NonNullable<ReturnType<RunStore['find']>> }
+  | { kind: 'busy' }
+  | { kind: 'claimed'; hold: Hold | null };
 
 function asProblem(error: unknown): Problem {
   if (isProblem(error)) return error;
@@ -129,19 +108,22 @@ export class Lookups {
   /** The keys of `recent` in insertion order, as a ring: the oldest is evicted without an iterator. */
   private readonly recentKeys: string[] = [];
   private recentNext = 0;
-  private settleWaiters: Array<() => void> = [];
   private readonly lookup: ReturnType<typeof domainLookup>;
   private readonly retryHook: NonNullable<DomainLookupOptions['onRetry']>;
+  private readonly reprice: LookupOptions['reprice'];
   stopReason: StopReason | undefined;
   /** Set when the run must abort (exit 2 or 3): the problem to report. */
   fatal: Problem | undefined;
   requests = 0;
   balance: number | undefined;
+  /** What one lookup may cost: the catalog's worst case, raised when the service says it costs more. */
+  private worstCase: number;
   /** When the service said to come back (epoch ms), for a stop on `retry_after_too_long`. */
   retryAt: number | undefined;
 
   constructor(private readonly options: LookupOptions) {
     const { scheduler } = options;
+    this.worstCase = options.worstCase;
     this.retryHook = async (problem, attempt, delayMs) => {
       if (problem.code === 'rate_limited' || problem.status === 429) {
         scheduler.rateLimited(problem.retryAfterSeconds);
@@ -161,6 +143,18 @@ export class Lookups {
       pacesRefusals: () => scheduler.pacesRefusals(),
     };
     this.lookup = domainLookup({ client: options.client }, options.query, callOptions);
+    if (options.reprice) {
+      // Answers in flight refused at once ask once: one read of the catalog serves them all.
+      const reprice = options.reprice;
+      let asking: { held: number; price: Promise<Repriced> } | undefined;
+      this.reprice = (refused, held) => {
+        if (!asking || asking.held !== held) asking = { held, price: reprice(refused, held) };
+        return asking.price.then((price) => {
+          this.worstCase = Math.max(this.worstCase, price.worstCase);
+          return price;
+        });
+      };
+    }
   }
 
   /** Answers reused from the store (this run's before an interruption, an earlier run's, another's). */
@@ -203,7 +197,10 @@ export class Lookups {
    */
   private storeFailed(error: unknown): void {
     const problem = asProblem(error);
-    if (this.options.onStoreFailure) this.options.onStoreFailure(problem);
+    // A store that cannot be read (damaged, not a store) is no full disk: the run aborts with it
+    // (exit 2, the remedy named), rather than asking for space night after night.
+    if (problem.exitCode !== 8) this.abort(problem);
+    else if (this.options.onStoreFailure) this.options.onStoreFailure(problem);
     else this.abort(problem);
   }
 
@@ -225,7 +222,7 @@ export class Lookups {
   stop(reason: StopReason): void {
     this.stopReason ??= reason;
     this.options.scheduler.stop();
-    this.wakeSettleWaiters();
+    this.options.purse.wake();
   }
 
   /** The first problem wins; later ones change nothing (everything is already stopped). */
@@ -233,15 +230,11 @@ export class Lookups {
     if (this.fatal) return;
     this.fatal = problem;
     this.options.scheduler.stop();
-    this.wakeSettleWaiters();
+    this.options.purse.wake();
     this.options.onAbort?.();
   }
 
-  private wakeSettleWaiters(): void {
-    const waiters = this.settleWaiters;
-    this.settleWaiters = [];
-    for (const wake of waiters) wake();
-  }
+  private readonly stopped = (): boolean => this.stopReason !== undefined || this.fatal !== undefined;
 
   private stoppedResult(): RowResult {
     if (this.fatal) return errorResult(this.fatal.code, 'not requested: the run was aborted');
@@ -249,106 +242,116 @@ export class Lookups {
     return errorResult(reason, STOP_DETAIL[reason]);
   }
 
-  /** A reservation, waiting for in-flight answers to free credits when that may help. */
-  private reserve(): Reservation | null | Promise<Reservation | null> {
-    // Most rows get one at once: no promise for them.
-    if (this.stopReason || this.fatal) return null;
-    return this.options.budget.tryReserve(this.options.worstCase) ?? this.reserveLater();
-  }
-
-  private async reserveLater(): Promise<Reservation | null> {
-    const { budget, worstCase } = this.options;
-    for (;;) {
-      if (this.stopReason || this.fatal) return null;
-      // Synchronous from the check to the reservation: no other worker can slip in between.
-      const reservation = budget.tryReserve(worstCase);
-      if (reservation) return reservation;
-      if (budget.isExhaustedFor(worstCase) || budget.reserved === 0) {
-        this.stop('budget_exhausted');
-        return null;
-      }
-      await new Promise<void>((resolve) => this.settleWaiters.push(resolve));
-    }
+  /**
+   * One transaction: a fresh answer, another live run's claim, or a claim of ours with the hold
+   * of the worst case (null when the caps have no room at this moment).
+   */
+  private acquire(domain: string): Acquired {
+    const { store, purse } = this.options;
+    return store.atomically((): Acquired => {
+      const claim = store.claim(domain);
+      if (claim.kind !== 'claimed') return claim;
+      return { kind: 'claimed', hold: this.stopped() ? null : purse.tryReserve(this.worstCase) };
+    });
   }
 
   private async request(domain: string): Promise<RowResult> {
     try {
-      const { scheduler, budget, worstCase } = this.options;
+      const { scheduler, purse } = this.options;
       let slot: Slot;
+      let hold: Hold | null;
       // A slot, then the domain: ours to buy, or answered meanwhile, or another run's to buy (its
       // answer is waited for without holding a slot).
       for (;;) {
         const acquired = scheduler.tryAcquire() ?? (await scheduler.acquire());
         if (!acquired) return this.stoppedResult();
         slot = acquired;
-        let claim: ReturnType<RunStore['claim']>;
+        let got: Acquired;
         try {
-          claim = this.options.store.claim(domain);
+          got = this.acquire(domain);
         } catch (error) {
           scheduler.release(slot, 'success');
           this.storeFailed(error);
           return this.stoppedResult();
         }
-        if (claim.kind === 'claimed') break;
+        if (got.kind === 'claimed') {
+          hold = got.hold;
+          break;
+        }
         scheduler.release(slot, 'success');
-        if (claim.kind === 'answered') return this.fromStore(domain, claim.answer);
+        if (got.kind === 'answered') return this.fromStore(domain, got.answer);
         await new Promise<void>((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
-        if (this.stopReason || this.fatal) return this.stoppedResult();
+        if (this.stopped()) return this.stoppedResult();
       }
-      // The turn in --rate: after the slot and the claim, before the reservation and the send (a
-      // domain another run answers takes no turn).
+      if (!hold) {
+        // No room this moment: answers in flight may free some (most cost less than their worst case).
+        try {
+          hold = await purse.reserve(this.worstCase, this.stopped);
+        } catch (error) {
+          hold = null;
+          this.storeFailed(error);
+        }
+        if (!hold) {
+          if (!this.stopped()) this.stop('budget_exhausted');
+          this.releaseClaim(domain);
+          scheduler.release(slot, 'success');
+          return this.stoppedResult();
+        }
+      }
+      // The turn in --rate: after the slot and the claim, before the send (a domain another run
+      // answers takes no turn).
       const paced = scheduler.pace();
       if (paced) await paced;
-      const reservation = this.reserve() ?? null;
-      const reserved = reservation instanceof Promise ? await reservation : reservation;
-      if (!reserved) {
+      if (this.stopped()) {
+        // Stopped while waiting for the turn: nothing was sent.
+        await purse.settle(hold, 0);
         this.releaseClaim(domain);
         scheduler.release(slot, 'success');
         return this.stoppedResult();
       }
       this.requests++;
-      const held = { reservation: reserved };
-      let response: EnrichResponse;
+      let bought: Purchase<EnrichResponse>;
+      let record: Record<string, unknown> | null = null;
       try {
-        response = await this.lookup(domain, (problem, attempt, delayMs) =>
-          this.beforeRetry(held, problem, attempt, delayMs),
-        );
+        bought = await purchase<EnrichResponse>({
+          purse,
+          worstCase: this.worstCase,
+          hold,
+          send: (maxCredits, onRetry) => this.lookup(domain, onRetry, maxCredits),
+          chargeOf: (response) => response.result.charged ?? response.credits.charged,
+          onRetry: (problem, attempt, delayMs) => this.beforeRetry(problem, attempt, delayMs),
+          reprice: this.reprice,
+          // Committed with the charge, before the slot is released: once the run sees nothing
+          // in flight, every answer is in the store.
+          along: ({ result }, charged) => {
+            record = result.found ? this.recordOf(domain, result.record) : null;
+            this.options.store.save(domain, { found: result.found, record, credits: charged });
+          },
+          stopped: this.stopped,
+        });
       } catch (error) {
-        // Errors answered are never charged (spec, charging rule 4); an answer that never came may be.
-        if (mayHaveBeenCharged(asProblem(error))) budget.settleUnknown(held.reservation);
-        else budget.settle(held.reservation, 0);
-        this.wakeSettleWaiters();
         const balance = this.options.client.lastCredits?.remaining;
         if (typeof balance === 'number') this.balance = balance;
         // Failures are never stored: the next run (or a run waiting for this domain) asks again.
         this.releaseClaim(domain);
         return this.failed(domain, error, slot);
       }
-      const { result, credits } = response;
-      // A response without a charge is assumed to have cost the worst case: the budget must hold.
-      const charged = result.charged ?? credits.charged ?? worstCase;
-      budget.settle(held.reservation, charged);
-      if (this.settleWaiters.length > 0) this.wakeSettleWaiters();
-      if (typeof credits.remaining === 'number') this.balance = credits.remaining;
+      const { response, charged } = bought;
+      if (typeof response.credits.remaining === 'number') this.balance = response.credits.remaining;
       const row: RowResult = {
-        found: result.found,
-        record: result.found ? this.recordOf(domain, result.record) : null,
+        found: response.result.found,
+        record: response.result.found ? (record ?? this.recordOf(domain, response.result.record)) : null,
         credits_charged: charged,
         bought_at: null,
         error_code: null,
         error_detail: null,
       };
-      try {
-        // Committed before the slot is released: once the run sees nothing in flight, every
-        // answer is in the store.
-        this.options.store.save(domain, { found: row.found === true, record: row.record, credits: charged });
-      } catch (error) {
+      scheduler.release(slot, 'success');
+      if (bought.storeError !== undefined) {
         this.unkept++;
-        scheduler.release(slot, 'success');
-        this.storeFailed(error);
+        this.storeFailed(bought.storeError);
         return row;
       }
-      scheduler.release(slot, 'success');
       this.remember(domain, row);
       return row;
     } finally {
@@ -356,34 +359,10 @@ export class Lookups {
     }
   }
 
-  /**
-   * Before a retry: an attempt that may have been charged keeps its reservation, and the retry
-   * needs one of its own. Without room the retry is not sent and the row gets the stop reason.
-   */
-  private async beforeRetry(
-    held: { reservation: Reservation },
-    problem: Problem,
-    attempt: number,
-    delayMs: number,
-  ) {
-    // A retry is a request: it takes its turn in --rate (before its backoff; docs/batch.md).
+  /** Before a retry: its turn in --rate (before its backoff; docs/batch.md), then the run's hooks. */
+  private async beforeRetry(problem: Problem, attempt: number, delayMs: number): Promise<void> {
     await this.options.scheduler.pace();
     await this.retryHook(problem, attempt, delayMs);
-    if (!mayHaveBeenCharged(problem)) return;
-    this.options.budget.settleUnknown(held.reservation);
-    this.wakeSettleWaiters();
-    const next = this.reserve();
-    const reservation = next instanceof Promise ? await next : next;
-    if (reservation) {
-      held.reservation = reservation;
-      return;
-    }
-    const stopped = this.stoppedResult();
-    const detail =
-      stopped.error_code === 'budget_exhausted'
-        ? 'not retried: the --budget of this run has no room left for another attempt (the last one may have been charged)'
-        : stopped.error_detail!;
-    throw new Problem({ code: stopped.error_code!, detail, source: 'client' });
   }
 
   /** Narrowed as it was read; else the whole record, with the requested domain as a narrowed one has it. */
@@ -394,24 +373,32 @@ export class Lookups {
   private failed(domain: string, error: unknown, slot: Parameters<Scheduler['release']>[0]): RowResult {
     const { scheduler } = this.options;
     const problem = asProblem(error);
+    if (isStoreProblem(problem)) {
+      scheduler.release(slot, 'success');
+      this.storeFailed(problem);
+      return this.stoppedResult();
+    }
+    // A retry that found no room because the run stopped for another reason is that reason's row.
+    if (problem.code === 'budget_exhausted' && this.stopped() && this.stopReason !== 'budget_exhausted') {
+      scheduler.release(slot, 'success');
+      return this.stoppedResult();
+    }
     const row = errorResult(problem.code, problem.detail || problem.title);
-    if (ABORT_CODES.has(problem.code)) {
+    const verdict = verdictOf(problem);
+    if (verdict === 'abort') {
       scheduler.release(slot, 'failure');
       this.abort(problem);
       return row;
     }
-    if (STOP_CODES.has(problem.code as StopReason)) {
+    if (verdict === 'stop') {
       scheduler.release(slot, 'failure');
       if (problem.retryAfterSeconds !== undefined)
         this.retryAt = Math.max(this.retryAt ?? 0, Date.now() + problem.retryAfterSeconds * 1000);
-      this.stop(problem.code as StopReason);
+      this.stop(stopReasonOf(problem)!);
       return row;
     }
-    // Only "the service is not answering" counts towards stopping the run; a 4xx about this one
-    // domain says the service is up. A redirect is this row's error (one domain may be moved), but
-    // a base URL that redirects every call must not fail the whole file row by row.
-    const unavailable =
-      problem.exitCode === 5 || problem.code === 'internal_bug' || problem.code === 'redirect_refused';
+    // Only "the service is not answering" counts towards stopping the run.
+    const unavailable = isUnavailable(problem);
     scheduler.release(slot, unavailable ? 'failure' : 'success');
     if (unavailable && scheduler.consecutiveFailures >= this.options.maxConsecutiveFailures) {
       this.stop('too_many_failures');

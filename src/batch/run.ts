@@ -9,26 +9,28 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
+import { doubtfulTitle } from '../csv/domain-columns.js';
+import { openInput } from '../csv/input.js';
+import { choiceNote, type EncodingChoice } from '../csv/read.js';
 import { normaliseDomain } from '../domain.js';
 import { oneLine } from '../output/sanitize.js';
 import { createPacer, type RateSource } from '../pace.js';
 import { Problem } from '../problem.js';
+import { repriceSelection } from '../spend/pricing.js';
+import { type Purse, purseOf } from '../spend/purse.js';
+import { runExitCode } from '../spend/stops.js';
 import { freshnessAt, scopeOf } from '../store/location.js';
-import { bothBudgets, monthBudgetOf } from '../store/month-budget.js';
-import { isoSecond, type RunStore, runStoreOf } from '../store/run-store.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
 import type { RunHandle } from '../store/types.js';
 import type { Context, Format } from '../types.js';
 import { writerFor } from './answer-columns.js';
-import { type Budget, createBudget } from './budget.js';
-import { doubtfulTitle } from './domain-columns.js';
 import { runDryRun } from './dry-run.js';
 import { assertSeparateFiles, identity, openInputSource, openOutputTarget, shellQuote } from './files.js';
-import { openInput } from './input.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, errorResult, Lookups } from './lookup.js';
 import type { RowResult } from './output.js';
 import { ownCopy } from './own-copy.js';
 import { type BatchCounts, formatSummary, logLine, progressModeFor, startProgress } from './progress.js';
+import { isoSecond, type RunStore, runStoreOf } from './run-store.js';
 import { createScheduler } from './scheduler.js';
 import { checkMaxCredits, resolveSelection } from './selection.js';
 import { watchSignals } from './signals.js';
@@ -39,7 +41,7 @@ export interface BatchOptions {
   output?: string;
   column?: string;
   delimiter?: string;
-  encoding?: 'utf8' | 'latin1';
+  encoding?: EncodingChoice;
   bom?: boolean;
   products?: string[];
   include?: string[];
@@ -170,6 +172,8 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     delimiter: options.delimiter,
     encoding: options.encoding,
   });
+  const note = choiceNote(options.input === '-' ? 'stdin' : options.input, reader.choice);
+  if (note !== undefined) io.info(note);
   const title = doubtfulTitle(reader.header, options.column);
   if (title !== undefined) {
     io.warn(
@@ -211,7 +215,11 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     // Left open unless complete: the same command continues it, with what it bought as its own.
     let complete = false;
     try {
-      const budget = createBudget(options.budget);
+      const purse = await purseOf(ctx, {
+        budget: options.budget,
+        budgetMonth: options.budgetMonth,
+        store: ctx.store.path === false ? undefined : store,
+      });
       const runPlan: RunPlan = {
         reader,
         size: source.size,
@@ -220,10 +228,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
         store: runStoreOf(store, scopeId, fresh(run.id, run.startedAt), run, ctx.now),
         storePath: ctx.store.path === false ? undefined : store.path,
         seen: store.seenSet(),
-        budget:
-          options.budgetMonth === undefined
-            ? budget
-            : bothBudgets(budget, monthBudgetOf(ctx, store, options.budgetMonth)),
+        purse,
         run,
       };
       const outcome = await runWithStore(ctx, options, runPlan);
@@ -251,7 +256,7 @@ interface RunPlan {
   storePath: string | undefined;
   /** Domains met by this run (src/store/sqlite.ts, seenSet). */
   seen: { add(domain: string): boolean };
-  budget: Budget & { refusedBy?: 'run' | 'month' };
+  purse: Purse;
   run: RunHandle;
 }
 
@@ -261,7 +266,7 @@ async function runWithStore(
   plan: RunPlan,
 ): Promise<{ code: number; complete: boolean }> {
   const { io } = ctx;
-  const { reader, selection, format, budget, storePath } = plan;
+  const { reader, selection, format, purse, storePath } = plan;
   // A failed write to the output or the store stops the run (stopSending below).
   const failures = new WriteFailures();
   const target = await openOutputTarget(options.output, io);
@@ -289,9 +294,10 @@ async function runWithStore(
     query: { products: options.products, include: options.include, maxCredits: options.maxCredits },
     worstCase: selection.worstCase,
     resultFields: selection.resultFields,
-    budget,
+    purse,
     scheduler,
     store: plan.store,
+    reprice: (_refused, held) => repriceSelection(ctx, options, selection, held),
     onStoreFailure: (problem) =>
       failures.fail(problem.cause ?? problem, storePath ?? "the run's scratch store"),
     maxConsecutiveFailures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
@@ -316,8 +322,8 @@ async function runWithStore(
   };
   const snapshot = (): BatchCounts => ({
     ...counts,
-    charged: budget.spent,
-    possiblyCharged: budget.possiblyCharged,
+    charged: purse.spent,
+    possiblyCharged: purse.possiblyCharged,
     balance: lookups.balance,
     bytesRead: reader.position(),
   });
@@ -454,10 +460,7 @@ async function runWithStore(
   }
 
   io.info(logLine(io, ctx.now, formatSummary(snapshot(), ctx.now() - started)));
-  const spent = budget.possiblyCharged
-    ? `${budget.spent} credits charged and up to ${budget.possiblyCharged} more possibly charged`
-    : `${budget.spent} credits`;
-  const code = finish(lookups, spent, options, counts.errors, storePath, budget.refusedBy);
+  const code = finish(lookups, purse, options, counts.errors, storePath);
   return { code, complete };
 }
 
@@ -470,19 +473,19 @@ function keptIn(storePath: string | undefined): string {
 
 function finish(
   lookups: Lookups,
-  spent: string,
+  purse: Purse,
   options: BatchOptions,
   rowErrors: number,
   storePath: string | undefined,
-  refusedBy: 'run' | 'month' | undefined,
 ): number {
+  const spent = purse.describeSpent();
   const resume = ` The rows not requested carry error_code ${lookups.stopReason}; ${keptIn(storePath)}.`;
   switch (lookups.stopReason) {
     case 'budget_exhausted': {
       const cap =
-        refusedBy === 'month'
-          ? `--budget-month ${options.budgetMonth} (this key's spend in this calendar month, UTC, across runs) reached; this run charged ${spent}.`
-          : `--budget ${options.budget} reached after ${spent} credits.`;
+        purse.refusedBy === 'month'
+          ? `--budget-month ${purse.monthCap} (this key's spend in this calendar month, UTC, across runs and commands) reached; this run charged ${spent}.`
+          : `--budget ${options.budget} reached after ${spent}.`;
       throw new Problem({ code: 'budget_exhausted', detail: `${cap}${resume}`, source: 'client' });
     }
     case 'insufficient_credits':
@@ -514,7 +517,7 @@ function finish(
     default:
       break;
   }
-  return rowErrors > 0 ? 6 : 0;
+  return runExitCode(rowErrors);
 }
 
 function interruptedProblem(rows: number, storePath: string | undefined, argv: readonly string[]): Problem {

@@ -107,7 +107,7 @@ export function resolveSelection(
     if (!entry && !owner) {
       throw clientProblem('invalid_field', `unknown field \`${name}\`${didYouMean(name, names)}`);
     }
-    if (entry && entry.capabilities.length > 0 && !entry.capabilities.includes('domains')) {
+    if (entry?.capabilities?.length && !entry.capabilities.includes('domains')) {
       throw clientProblem(
         'field_not_available_for_capability',
         `field \`${name}\` cannot be requested from enrichment`,

@@ -3,9 +3,9 @@
 // behave exactly as they do elsewhere; only the request is built from the command line.
 import { readFile } from 'node:fs/promises';
 import { Argument, type Command, InvalidArgumentError } from 'commander';
-import type { CommandKit } from '../command-kit.js';
+import { BUDGET_MONTH_OPTION, type CommandKit } from '../command-kit.js';
 import { Problem, usageError } from '../problem.js';
-import type { Context, HttpMethod, RequestOptions } from '../types.js';
+import type { ApiResponse, Context, HttpMethod, RequestOptions } from '../types.js';
 
 export const API_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -13,6 +13,7 @@ export const API_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH'
 export const PUBLIC_PATHS: readonly string[] = ['/api/products', '/api/fields', '/api/errors'];
 
 export interface ApiFlags {
+  budgetMonth?: number;
   query?: string[];
   body?: string;
   auth?: boolean;
@@ -38,6 +39,7 @@ export function register(program: Command, kit: CommandKit): void {
     .option('--query <name=value>', 'query parameter; repeatable (a value may contain "=")', collect)
     .option('--body <json|@file>', 'JSON body: inline text, @file, or @- for stdin')
     .option('--no-auth', 'do not send the key (automatic for /api/products, /api/fields, /api/errors)')
+    .option(...BUDGET_MONTH_OPTION)
     .addHelpText(
       'after',
       `
@@ -45,6 +47,10 @@ The request uses the configured base URL, key and auth header, retries retryable
 and fails like any command (exit 2 for a 400/413/415/422 problem, 3 for the key, 4 for
 credits, 5 when unavailable). A path without a leading slash is relative to /api/. Credits
 charged are reported on stderr in a terminal; the body is always the response JSON.
+
+Endpoints (docs/contract.md): GET /api/me, GET /api/products, GET /api/fields, GET /api/errors,
+GET /api/domains/<domain>, GET /api/lookalike/<domain>, GET or POST /api/search. A path or a
+method the service does not have (404, 405) exits 2.
 
 Examples:
   $ company-data --sandbox api GET /api/me
@@ -85,14 +91,15 @@ export function apiPath(raw: string): { path: string; query: Array<[string, stri
 
 /** --query name=value pairs, after those of the path; one value per name. */
 export function queryFrom(pairs: Array<[string, string]>, flags: string[]): Record<string, string> {
-  const query: Record<string, string> = {};
+  // A Map: a name such as `constructor` or `__proto__` is a parameter like any other.
+  const query = new Map<string, string>();
   const add = (name: string, value: string) => {
     if (name === '') throw usageError('a query parameter needs a name: --query name=value.');
-    if (name in query)
+    if (query.has(name))
       throw usageError(
         `query parameter "${name}" is given twice; the service takes lists comma-separated (name=a,b).`,
       );
-    query[name] = value;
+    query.set(name, value);
   };
   for (const [name, value] of pairs) add(name, value);
   for (const flag of flags) {
@@ -100,7 +107,7 @@ export function queryFrom(pairs: Array<[string, string]>, flags: string[]): Reco
     if (at < 0) throw usageError(`--query wants name=value, got "${flag}".`);
     add(flag.slice(0, at).trim(), flag.slice(at + 1));
   }
-  return query;
+  return Object.fromEntries(query);
 }
 
 async function readBodyText(ctx: Context, spec: string): Promise<string> {
@@ -150,6 +157,23 @@ export async function buildApiRequest(
   return { method, path, query, body, auth: flags.auth !== false && !isPublic };
 }
 
+/**
+ * A 404 or 405 to a raw request: the path or the method is not the service's, a mistake of the
+ * command line (exit 2) rather than a bug, with the endpoints to choose from.
+ */
+function unknownEndpoint(error: unknown, method: HttpMethod, path: string): Problem | undefined {
+  if (!(error instanceof Problem) || (error.status !== 404 && error.status !== 405)) return undefined;
+  const said = error.detail ? `: ${error.detail}` : '';
+  return new Problem({
+    code: 'unknown_endpoint',
+    status: error.status,
+    title: error.status === 404 ? 'No such endpoint' : 'Method not allowed',
+    detail: `${method} ${path}: the service answered ${error.status} (${error.code})${said}`,
+    source: error.source,
+    cause: error,
+  });
+}
+
 export async function runApi(
   ctx: Context,
   method: HttpMethod,
@@ -161,8 +185,68 @@ export async function runApi(
     import('../api/catalogs.js'),
     import('../output/format.js'),
   ]);
-  const response = await ctx.client.request<unknown>({ ...request, onRetry: catalogRetryHook(ctx) });
+  const charging = request.auth && CHARGING_PATH.exec(request.path);
+  let response: Awaited<ReturnType<typeof ctx.client.request<unknown>>>;
+  try {
+    response = charging
+      ? await buyRaw(ctx, request, charging[1] === 'domains', flags)
+      : await ctx.client.request<unknown>({ ...request, onRetry: catalogRetryHook(ctx) });
+  } catch (error) {
+    throw unknownEndpoint(error, method, request.path) ?? error;
+  }
   printJson(ctx, response.data);
   if (request.auth) printCredits(ctx, response.credits);
   return 0;
+}
+
+/** The endpoints that can charge: a raw request to them is bought like any command's. */
+const CHARGING_PATH = /^\/api\/(domains|lookalike)\/[^/]+\/?$|^\/api\/(search)\/?$/;
+
+/**
+ * A raw request to an endpoint that charges goes through the purchase path: held against the
+ * month's cap, recorded in the ledger. A domain lookup that names no max_credits is sent with the
+ * worst case of its products (from the catalog), so that the service backs what is held.
+ */
+async function buyRaw(
+  ctx: Context,
+  request: RequestOptions,
+  lookup: boolean,
+  flags: ApiFlags,
+): Promise<ApiResponse<unknown>> {
+  const [{ catalogRetryHook }, { buyOnce }, { REQUEST_PRICE_ESTIMATE, selectionOf }, { splitList }] =
+    await Promise.all([
+      import('../api/catalogs.js'),
+      import('../spend/purchase.js'),
+      import('../spend/pricing.js'),
+      import('../batch/selection.js'),
+    ]);
+  const query = { ...request.query };
+  let worstCase = REQUEST_PRICE_ESTIMATE;
+  let capped = false;
+  if (lookup && query.max_credits === undefined) {
+    try {
+      const selection = await selectionOf(ctx, {
+        products: splitList(query.products === undefined ? undefined : String(query.products)),
+        include: splitList(query.include === undefined ? undefined : String(query.include)),
+      });
+      worstCase = selection.worstCase;
+      capped = true;
+    } catch {
+      // A selection the catalog refuses: the service's own answer says why.
+    }
+  } else if (lookup && /^\d+$/.test(String(query.max_credits))) worstCase = Number(query.max_credits);
+  const catalogHook = catalogRetryHook(ctx);
+  return buyOnce(ctx, flags, {
+    worstCase,
+    send: (maxCredits, onRetry) =>
+      ctx.client.request<unknown>({
+        ...request,
+        query: capped ? { ...query, max_credits: maxCredits } : query,
+        onRetry: async (problem, attempt, delayMs) => {
+          await catalogHook(problem, attempt, delayMs);
+          await onRetry(problem, attempt, delayMs);
+        },
+      }),
+    chargeOf: (response) => response.credits.charged,
+  });
 }

@@ -3,7 +3,7 @@
 import { type Command, Option } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { type BreakdownRequest, MAX_BREAKDOWN_LIMIT } from '../api/search.js';
-import { type CommandKit, parseIntOption } from '../command-kit.js';
+import { BUDGET_MONTH_OPTION, type CommandKit, parseIntOption } from '../command-kit.js';
 import {
   addFilterOptions,
   explainProblem,
@@ -14,6 +14,7 @@ import {
 import type { Context } from '../types.js';
 
 export interface BreakdownFlags extends FilterFlags {
+  budgetMonth?: number;
   population?: string;
   limit?: number;
 }
@@ -36,6 +37,7 @@ export function register(program: Command, kit: CommandKit): void {
       `number of buckets, 1-${MAX_BREAKDOWN_LIMIT} (service default 10); the rest is "other"`,
       parseIntOption('--limit', 1, MAX_BREAKDOWN_LIMIT),
     )
+    .option(...BUDGET_MONTH_OPTION)
     .addHelpText(
       'after',
       `
@@ -84,14 +86,21 @@ export async function runBreakdown(
   flags: BreakdownFlags,
 ): Promise<number> {
   const request = await planBreakdown(ctx, field, query, flags);
-  const [{ adaptBreakdownResponse, fetchBreakdown }, view, format] = await Promise.all([
-    import('../api/search.js'),
-    import('../search/breakdown-view.js'),
-    import('../output/format.js'),
-  ]);
+  const [{ adaptBreakdownResponse, fetchBreakdown }, view, format, { buyOnce }, { REQUEST_PRICE_ESTIMATE }] =
+    await Promise.all([
+      import('../api/search.js'),
+      import('../search/breakdown-view.js'),
+      import('../output/format.js'),
+      import('../spend/purchase.js'),
+      import('../spend/pricing.js'),
+    ]);
   let response: Awaited<ReturnType<typeof fetchBreakdown>>;
   try {
-    response = await fetchBreakdown(ctx, request);
+    response = await buyOnce(ctx, flags, {
+      worstCase: REQUEST_PRICE_ESTIMATE,
+      send: (_max, onRetry) => fetchBreakdown(ctx, request, { onRetry }),
+      chargeOf: (answer) => answer.credits.charged,
+    });
   } catch (error) {
     throw await explainProblem(ctx, error, request);
   }

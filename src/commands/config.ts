@@ -235,7 +235,7 @@ export async function runSet(
   flags: GlobalFlags = {},
 ): Promise<void> {
   const config = await import('../config.js');
-  const member = SETTABLE[name];
+  const member = Object.hasOwn(SETTABLE, name) ? SETTABLE[name] : undefined;
   if (!member) {
     throw usageError(
       `unknown setting "${name}"; choose one of ${Object.keys(SETTABLE).join(', ')}`,
@@ -268,7 +268,7 @@ export async function runUnset(
   name: string,
   flags: GlobalFlags = {},
 ): Promise<void> {
-  const member = name === 'api-key' ? 'api_key' : SETTABLE[name];
+  const member = name === 'api-key' ? 'api_key' : Object.hasOwn(SETTABLE, name) ? SETTABLE[name] : undefined;
   if (!member) throw usageError(`unknown setting "${name}"`);
   const { config, path, file, profile, stored, where } = await openForWrite(env, flags);
   if (!(member in stored)) {

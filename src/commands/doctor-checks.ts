@@ -1,7 +1,9 @@
 // The checks of `company-data doctor`. Each returns a Check with a one-sentence fix when it fails;
 // none throws, so one broken thing never hides the state of the others.
 import { stat } from 'node:fs/promises';
+import { adaptAccount } from '../api/account.js';
 import { adaptErrors } from '../api/catalogs.js';
+import type { Account } from '../api/types.js';
 import type { GlobalFlags } from '../config.js';
 import { CONTRACT_VERSION } from '../error-catalog.js';
 import { isProblem, Problem, SETUP_CODES } from '../problem.js';
@@ -183,11 +185,17 @@ export interface KeyChecks {
 
 const OTHER: Record<AuthHeader, AuthHeader> = { bearer: 'x-api-key', 'x-api-key': 'bearer' };
 
+/** ", plan pro, balance 1,000" from an answer of /api/me in any layout adaptAccount reads. */
 function describeAccount(data: unknown): string {
-  const account = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
+  let account: Account;
+  try {
+    account = adaptAccount(data);
+  } catch {
+    return '';
+  }
   const parts: string[] = [];
-  if (typeof account.plan === 'string') parts.push(`plan ${account.plan}`);
-  if (typeof account.balance === 'number') parts.push(`balance ${account.balance.toLocaleString('en-US')}`);
+  if (account.plan !== '') parts.push(`plan ${account.plan}`);
+  if (Number.isFinite(account.balance)) parts.push(`balance ${account.balance.toLocaleString('en-US')}`);
   return parts.length > 0 ? `, ${parts.join(', ')}` : '';
 }
 

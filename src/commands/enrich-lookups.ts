@@ -4,18 +4,19 @@
 // search and lookalike; -o ndjson and -o csv give one row per domain, each with credits_charged and
 // bought_at. An answer younger than its age limit comes from the result store, at no cost, with a
 // line on stderr saying so; an answer bought goes to the store.
-import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
+import { catalogRetryHook } from '../api/catalogs.js';
 import { type EnrichQuery, type EnrichResponse, enrichDomain } from '../api/domains.js';
 import type { DomainResult } from '../api/types.js';
-import { checkMaxCredits, resolveSelection, type Selection } from '../batch/selection.js';
+import { isoSecond } from '../batch/run-store.js';
+import { checkMaxCredits } from '../batch/selection.js';
 import { normaliseDomain } from '../domain.js';
-import { mayHaveBeenCharged } from '../http/outcome.js';
 import { formatOf, printCredits, printJson, printList, printRecord } from '../output/format.js';
 import { oneLine } from '../output/sanitize.js';
 import { isProblem, Problem } from '../problem.js';
+import { repriceSelection, selectionOf } from '../spend/pricing.js';
+import { purchase } from '../spend/purchase.js';
+import { purseOf } from '../spend/purse.js';
 import { ageText, freshnessAt, scopeOf } from '../store/location.js';
-import { monthBudgetOf } from '../store/month-budget.js';
-import { isoSecond } from '../store/run-store.js';
 import type { SqliteStore } from '../store/sqlite.js';
 import type { Context } from '../types.js';
 
@@ -72,13 +73,9 @@ export async function runLookups(
   flags: LookupFlags,
 ): Promise<number> {
   const domains = normaliseArguments(inputs);
-  let selection: Selection | undefined;
-  // Without options there is nothing to check, so a plain lookup costs no catalog round trip.
-  if (flags.products || flags.include || flags.maxCredits !== undefined || flags.budgetMonth !== undefined) {
-    const [products, fields] = await Promise.all([loadProducts(ctx), loadFields(ctx)]);
-    selection = resolveSelection({ products, fields }, flags);
-    checkMaxCredits(selection, flags.maxCredits);
-  }
+  // The catalog (cached) says the worst case that each lookup holds and sends as max_credits.
+  const selection = await selectionOf(ctx, flags);
+  checkMaxCredits(selection, flags.maxCredits);
   const query: EnrichQuery = {
     products: flags.products,
     include: flags.include,
@@ -88,8 +85,7 @@ export async function runLookups(
   const scope = store?.scopeId(scopeOf(ctx.config, query));
   const now = ctx.now();
   const fresh = freshnessAt(now, { ...flags, refreshSince: flags.refresh ? now : undefined });
-  const month =
-    store && flags.budgetMonth !== undefined ? monthBudgetOf(ctx, store, flags.budgetMonth) : undefined;
+  const purse = await purseOf(ctx, { budgetMonth: flags.budgetMonth });
   const results: DomainResult[] = [];
   const costs: Array<number | undefined> = [];
   const bought: Array<string | null> = [];
@@ -108,27 +104,16 @@ export async function runLookups(
       );
       continue;
     }
-    const worstCase = selection?.worstCase ?? 0;
-    const reservation = month?.tryReserve(worstCase);
-    if (month && !reservation) {
-      throw new Problem({
-        code: 'budget_exhausted',
-        detail: `--budget-month ${flags.budgetMonth} (this key's spend in this calendar month, UTC, across runs) leaves no room for a lookup of up to ${worstCase} credits`,
-        source: 'client',
-      });
-    }
-    let response: EnrichResponse;
-    try {
-      response = await enrichDomain(ctx, domain, query, { onRetry: catalogRetryHook(ctx) });
-    } catch (error) {
-      if (reservation) {
-        if (isProblem(error) && mayHaveBeenCharged(error)) month?.settleUnknown(reservation);
-        else month?.settle(reservation, 0);
-      }
-      throw error;
-    }
+    const catalogHook = catalogRetryHook(ctx);
+    const { response } = await purchase<EnrichResponse>({
+      purse,
+      worstCase: selection.worstCase,
+      send: (maxCredits, onRetry) => enrichDomain(ctx, domain, query, { onRetry, maxCredits }),
+      chargeOf: ({ result, credits }) => result.charged ?? credits.charged,
+      onRetry: catalogHook,
+      reprice: (_refused, held) => repriceSelection(ctx, flags, selection, held),
+    });
     const { result, credits } = response;
-    if (reservation) month?.settle(reservation, result.charged ?? credits.charged ?? worstCase);
     results.push(result);
     const cost = result.charged ?? credits.charged;
     costs.push(cost);
@@ -155,7 +140,8 @@ export async function runLookups(
   for (const result of results) {
     if (!result.found) ctx.io.info(`no record for ${oneLine(result.domain)}; nothing charged`);
   }
-  const fields = selection?.resultFields?.filter((f) => f !== 'domain');
+  const fields =
+    flags.products || flags.include ? selection.resultFields?.filter((f) => f !== 'domain') : undefined;
   if (format === 'table') {
     if (results.length === 1) {
       // A person reads "no record" on stderr.

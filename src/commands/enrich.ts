@@ -1,17 +1,16 @@
 // `company-data enrich`: a few lookups by domain, or a CSV batch with --input.
-import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type CommandKit, parseIntOption } from '../command-kit.js';
+import { type Command, Option } from 'commander';
+import { BUDGET_MONTH_OPTION, type CommandKit, parseIntOption } from '../command-kit.js';
+import { addCsvOptions, type CsvFlags } from '../csv/options.js';
 import { usageError } from '../problem.js';
 import { parseRateOption, rateFor } from '../rate-option.js';
 import { parseAge } from '../store/location.js';
 import type { Context } from '../types.js';
 
-export interface EnrichOptions {
+export interface EnrichOptions extends CsvFlags {
   input?: string;
   output?: string;
   column?: string;
-  delimiter?: string;
-  encoding?: 'utf8' | 'latin1';
   bom?: boolean;
   products?: string;
   include?: string;
@@ -45,15 +44,8 @@ const BATCH_ONLY: Array<[keyof EnrichOptions, string]> = [
   ['progress', '--progress'],
 ];
 
-function parseDelimiter(raw: string): string {
-  const value = raw === '\\t' || raw === 'tab' ? '\t' : raw;
-  if ([...value].length !== 1)
-    throw new InvalidArgumentError(`--delimiter must be one character, got "${raw}"`);
-  return value;
-}
-
 export function register(program: Command, kit: CommandKit): void {
-  program
+  const command = program
     .command('enrich')
     .description('Enrich companies by domain: a few lookups, or a CSV batch with --input')
     .argument('[domains...]', 'domains or URLs to look up (https://www.Example.com/x -> example.com)')
@@ -68,9 +60,8 @@ export function register(program: Command, kit: CommandKit): void {
     .option(
       '--column <name>',
       'batch: the domain column (default: domain, website, url, company_domain, homepage)',
-    )
-    .option('--delimiter <char>', 'batch: CSV delimiter (default ,)', parseDelimiter)
-    .addOption(new Option('--encoding <enc>', 'batch: input encoding').choices(['utf8', 'latin1']))
+    );
+  addCsvOptions(command, 'batch')
     .option('--bom', 'batch: start CSV output with a UTF-8 BOM (for spreadsheets)')
     .option('--budget <n>', 'batch: never charge more than n credits in this run', parseIntOption('--budget'))
     .option(
@@ -94,11 +85,7 @@ export function register(program: Command, kit: CommandKit): void {
       'reuse stored "no record" answers younger than this (default 7d)',
       parseAge('--not-found-max-age'),
     )
-    .option(
-      '--budget-month <n>',
-      "never let this key's spend in the calendar month (UTC) pass n credits, across runs (env: COMPANY_DATA_BUDGET_MONTH)",
-      parseIntOption('--budget-month'),
-    )
+    .option(...BUDGET_MONTH_OPTION)
     .addOption(new Option('--journal <path>').hideHelp())
     .addOption(new Option('--fresh').hideHelp())
     .option('--dry-run', 'batch: count rows, domains and worst-case credits; send no lookup')
@@ -131,17 +118,6 @@ prints how to resume), 130 interrupted (prints how to resume).`,
     .action(kit.withContext(runEnrich));
 }
 
-/** --budget-month, else COMPANY_DATA_BUDGET_MONTH. */
-function budgetMonthOf(ctx: Context, flag: number | undefined): number | undefined {
-  if (flag !== undefined) return flag;
-  const raw = ctx.env.COMPANY_DATA_BUDGET_MONTH;
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw usageError(`COMPANY_DATA_BUDGET_MONTH must be a whole number of credits, got "${raw}"`);
-  return value;
-}
-
 export async function runEnrich(ctx: Context, domains: string[], options: EnrichOptions): Promise<number> {
   if (options.journal !== undefined || options.fresh !== undefined) {
     throw usageError(
@@ -149,15 +125,8 @@ export async function runEnrich(ctx: Context, domains: string[], options: Enrich
       'Use --store <path> to keep the store elsewhere, and --refresh to buy answers again.',
     );
   }
-  const budgetMonth = budgetMonthOf(ctx, options.budgetMonth);
-  if (budgetMonth !== undefined && ctx.store.path === false) {
-    throw usageError(
-      '--budget-month counts the spend recorded in the store, and --no-store keeps none',
-      options.input !== undefined
-        ? 'Leave out --no-store, or cap this run alone with --budget.'
-        : 'Leave out --no-store, or leave out --budget-month.',
-    );
-  }
+  const { monthCapOf } = await import('../spend/purse.js');
+  const budgetMonth = monthCapOf(ctx, options.budgetMonth, options.input !== undefined);
   const reuse = {
     refresh: options.refresh,
     maxAgeMs: options.maxAge,

@@ -24,7 +24,9 @@ export function register(program: Command, kit: CommandKit): void {
       'after',
       `
 "filter" says what a search filter on the field accepts: "enum (N)" is one of N exact catalog
-values (-o json and -o csv list them), "free" any text; "—" means the field cannot filter. "facet" marks the fields that \`company-data breakdown\` accepts.
+values (-o json and -o csv list them), "free" any text; "—" means the field cannot filter, or
+that the catalog does not say (the service then decides). "facet" marks the fields that
+\`company-data breakdown\` accepts.
 
 Examples:
   $ company-data --sandbox fields
@@ -54,8 +56,8 @@ export function filterSummary(field: FieldEntry): string | null {
 export function selectFields(fields: FieldEntry[], options: FieldsOptions): FieldEntry[] {
   return fields.filter(
     (f) =>
-      (!options.facets || f.facet) &&
-      (!options.filters || f.filter !== null) &&
+      (!options.facets || f.facet === true) &&
+      (!options.filters || Boolean(f.filter)) &&
       (!options.product || f.product === options.product),
   );
 }

@@ -4,7 +4,8 @@
 import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { type LookalikeRequest, MAX_K } from '../api/lookalike.js';
-import { type CommandKit, parseIntOption } from '../command-kit.js';
+import { BUDGET_MONTH_OPTION, type CommandKit, parseIntOption } from '../command-kit.js';
+import { addCsvOptions, type CsvFlags } from '../csv/options.js';
 import { usageError } from '../problem.js';
 import { pacerFor, parseRateOption } from '../rate-option.js';
 import {
@@ -17,7 +18,7 @@ import {
 } from '../search/options.js';
 import type { Context } from '../types.js';
 
-export interface LookalikeFlags extends Omit<FilterFlags, 'operator'> {
+export interface LookalikeFlags extends Omit<FilterFlags, 'operator'>, CsvFlags {
   k?: number;
   include?: string;
   evidence?: boolean;
@@ -27,6 +28,7 @@ export interface LookalikeFlags extends Omit<FilterFlags, 'operator'> {
   excludeDomain?: string[];
   concurrency?: number;
   budget?: number;
+  budgetMonth?: number;
   rate?: number;
 }
 
@@ -55,13 +57,15 @@ export function register(program: Command, kit: CommandKit): void {
       'CSV (domain column) or list of domains to leave out of the results; - reads stdin; repeatable',
       collect,
     )
-    .option('--exclude-domain <domain>', 'one domain or URL to leave out; repeatable', collect)
+    .option('--exclude-domain <domain>', 'one domain or URL to leave out; repeatable', collect);
+  addCsvOptions(command, '--seeds, --exclude')
     .option(
       '--concurrency <n>',
       `seed requests in flight (default ${DEFAULT_CONCURRENCY}, max ${MAX_CONCURRENCY})`,
       parseIntOption('--concurrency', 1, MAX_CONCURRENCY),
     )
     .option('--budget <n>', 'never charge more than n credits in this run', parseIntOption('--budget'))
+    .option(...BUDGET_MONTH_OPTION)
     .option(
       '--rate <n>',
       'several seeds: at most n requests per second (default: 90% of the rate limit `me` reports; 0: no pacing)',
@@ -109,6 +113,8 @@ export interface LookalikePlan {
   /** The seeds and the exclusions: never in the results. */
   exclude: Set<string>;
   exclusions: number;
+  /** The exclusions alone: how many the service returned is said on stderr. */
+  excluded: Set<string>;
 }
 
 function checkSources(args: readonly string[], flags: LookalikeFlags): void {
@@ -123,6 +129,14 @@ function checkSources(args: readonly string[], flags: LookalikeFlags): void {
   }
   if (flags.column !== undefined && flags.seeds === undefined)
     throw usageError('--column applies to --seeds <file>');
+  if (
+    (flags.delimiter !== undefined || flags.encoding !== undefined) &&
+    flags.seeds === undefined &&
+    !flags.exclude?.length
+  )
+    throw usageError(
+      `${flags.delimiter !== undefined ? '--delimiter' : '--encoding'} applies to --seeds and --exclude files`,
+    );
   if (flags.seeds === '-' && flags.exclude?.includes('-')) {
     throw usageError('--seeds - and --exclude - cannot both read stdin: give one of them a file');
   }
@@ -140,7 +154,9 @@ export async function planLookalike(
     import('../api/filters.js'),
     import('../output/sanitize.js'),
   ]);
-  const seeds = await loadSeeds({ args, file: flags.seeds, column: flags.column }, ctx.io);
+  const csv = { delimiter: flags.delimiter, encoding: flags.encoding };
+  const seeds = await loadSeeds({ args, file: flags.seeds, column: flags.column, csv }, ctx.io);
+  if (seeds.note !== undefined) ctx.io.info(seeds.note);
   if (seeds.doubtfulTitle !== undefined) {
     ctx.io.warn(
       `note: the first line of --seeds ${oneLine(flags.seeds ?? '')}, "${oneLine(seeds.doubtfulTitle)}", was read as the column's title, not as a seed; put a title line such as "domain" above the domains if it is one`,
@@ -179,6 +195,7 @@ export async function planLookalike(
     k,
     exclude: new Set([...seeds.domains, ...excluded]),
     exclusions: excluded.length,
+    excluded: new Set(excluded),
   };
 }
 
@@ -200,6 +217,7 @@ export async function runLookalike(ctx: Context, args: string[], flags: Lookalik
     run = await fetchSeeds(ctx, plan.requests, {
       concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
       budget: flags.budget,
+      budgetMonth: flags.budgetMonth,
       // One request needs no pacing (nor a question to the account about its limit).
       pacer: plan.requests.length > 1 ? pacerFor(ctx, flags.rate) : undefined,
       ...(plan.single ? {} : { spinner: false as const }),
@@ -220,6 +238,7 @@ export async function runLookalike(ctx: Context, args: string[], flags: Lookalik
       evidence: first.evidence,
       include: first.include,
       exclude: plan.exclude,
+      excluded: plan.excluded,
     });
   } catch (error) {
     throw await explain(error);

@@ -23,10 +23,14 @@ Examples:
     .action(kit.withContext(runProducts));
 }
 
-/** Whether a product is selected by default, an add-on, or optional. */
-export function productKind(product: Product): string {
+/**
+ * Whether a product is selected by default, an add-on, or optional; null when the catalog says
+ * neither whether it is a default nor whether it is an add-on (nothing is guessed).
+ */
+export function productKind(product: Product): string | null {
   if (product.default) return 'default';
-  return product.add_on ? 'add-on' : 'optional';
+  if (product.add_on) return 'add-on';
+  return product.default === false ? 'optional' : null;
 }
 
 export async function runProducts(ctx: Context): Promise<number> {

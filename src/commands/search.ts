@@ -4,7 +4,8 @@
 import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { MAX_SEARCH_LIMIT, type SearchRequest } from '../api/search.js';
-import { type CommandKit, parseIntOption } from '../command-kit.js';
+import { BUDGET_MONTH_OPTION, type CommandKit, parseIntOption } from '../command-kit.js';
+import { addCsvOptions, type CsvFlags } from '../csv/options.js';
 import { MAX_EXCLUSIONS } from '../exclusions.js';
 import { groupDigits } from '../output/numbers.js';
 import { usageError } from '../problem.js';
@@ -19,7 +20,8 @@ import {
 } from '../search/options.js';
 import type { Context } from '../types.js';
 
-export interface SearchFlags extends FilterFlags {
+export interface SearchFlags extends FilterFlags, CsvFlags {
+  budgetMonth?: number;
   exclude?: string[];
   excludeDomain?: string[];
   include?: string;
@@ -41,7 +43,8 @@ export function register(program: Command, kit: CommandKit): void {
       'CSV (domain column), list of domains, or saved search -o json/ndjson output to leave out; - reads stdin; repeatable',
       collect,
     )
-    .option('--exclude-domain <domain>', 'one domain or URL to leave out; repeatable', collect)
+    .option('--exclude-domain <domain>', 'one domain or URL to leave out; repeatable', collect);
+  addCsvOptions(command, '--exclude')
     .option('--include <fields>', 'comma-separated fields per row (see `company-data fields`)')
     .option(
       '--limit <n>',
@@ -58,6 +61,7 @@ export function register(program: Command, kit: CommandKit): void {
       'with --all or --max-rows: never charge more than n credits in this run',
       parseIntOption('--budget'),
     )
+    .option(...BUDGET_MONTH_OPTION)
     .option(
       '--rate <n>',
       'with --all or --max-rows: at most n searches per second (default: 90% of the rate limit `me` reports; 0: no pacing)',
@@ -102,6 +106,10 @@ export async function planSearch(
   query: string | undefined,
   flags: SearchFlags,
 ): Promise<SearchRequest> {
+  if ((flags.delimiter !== undefined || flags.encoding !== undefined) && !flags.exclude?.length)
+    throw usageError(
+      `${flags.delimiter !== undefined ? '--delimiter' : '--encoding'} applies to --exclude files`,
+    );
   const { parseInclude, validateFilters, validateInclude } = await import('../api/filters.js');
   let filters: Filters = filtersFromFlags(flags);
   const include = flags.include !== undefined ? parseInclude(flags.include) : undefined;
@@ -142,10 +150,19 @@ export async function runSearch(
     const { runPagedSearch } = await import('../search/paged-search.js');
     return runPagedSearch(ctx, request, flags);
   }
-  const { adaptSearchResponse, searchCompanies } = await import('../api/search.js');
+  const [{ adaptSearchResponse, searchCompanies }, { buyOnce }, { REQUEST_PRICE_ESTIMATE }] =
+    await Promise.all([
+      import('../api/search.js'),
+      import('../spend/purchase.js'),
+      import('../spend/pricing.js'),
+    ]);
   let response: Awaited<ReturnType<typeof searchCompanies>>;
   try {
-    response = await searchCompanies(ctx, request);
+    response = await buyOnce(ctx, flags, {
+      worstCase: REQUEST_PRICE_ESTIMATE,
+      send: (_max, onRetry) => searchCompanies(ctx, request, { onRetry }),
+      chargeOf: (answer) => answer.credits.charged,
+    });
   } catch (error) {
     throw await explainProblem(ctx, error, request);
   }
@@ -157,12 +174,16 @@ export async function runSearch(
     format.printUnrecognised(ctx, response, 'search response has no recognisable list of rows');
     return 0;
   }
-  if (format.formatOf(ctx) === 'json') format.printJson(ctx, result.document);
-  else format.printList(ctx, result.rows, { columns: request.include ? [...request.include] : undefined });
-  if (result.rows.length === 0) ctx.io.info('No companies match.');
+  // The exclusions hold on the client too: a row naming one is never printed.
+  const { withoutExcluded, excludedRowsNote } = await import('../exclusions.js');
+  const { rows, dropped } = withoutExcluded(result.rows, new Set(request.excludeDomains));
+  if (format.formatOf(ctx) === 'json') format.printJson(ctx, { ...result.document, rows });
+  else format.printList(ctx, rows, { columns: request.include ? [...request.include] : undefined });
+  if (dropped > 0) ctx.io.warn(excludedRowsNote(dropped, true));
+  if (rows.length === 0) ctx.io.info('No companies match.');
   else {
     const noun = result.total === 1 ? 'company' : 'companies';
-    ctx.io.info(`Showing ${groupDigits(result.rows.length)} of ${groupDigits(result.total)} ${noun}`);
+    ctx.io.info(`Showing ${groupDigits(rows.length)} of ${groupDigits(result.total)} ${noun}`);
   }
   format.printCredits(ctx, response.credits);
   return 0;

@@ -64,6 +64,11 @@ export async function runSpend(ctx: Context, options: SpendOptions): Promise<num
     import('../output/format.js'),
   ]);
   const { path, opened } = await admin.existingStore(ctx.store, 'read the spend ledger of');
+  // Holds of processes that are gone (killed while a request was in flight) count as possibly
+  // charged: turned into ledger entries first. A store that cannot be written still shows the rest.
+  try {
+    opened?.sweep();
+  } catch {}
   const rows = opened ? admin.spendRows(opened.db, options.by, options.since?.from) : [];
   const total = admin.spendTotal(rows);
   const since = options.since?.label ?? null;

@@ -134,6 +134,7 @@ export async function runStorePrune(ctx: Context, options: PruneOptions): Promis
     notFoundMaxAgeMs: options.notFoundMaxAge ?? DEFAULT_NOT_FOUND_MAX_AGE_MS,
   };
   const { path, opened } = await admin.existingStore(ctx.store, 'prune');
+  if (opened) admin.refuseWhileRunsLive(opened, 'store prune');
   const removed = opened ? admin.pruneAnswers(opened.db, ctx.now(), ages) : { found: 0, not_found: 0 };
   const remaining = opened ? admin.countRows(opened.db, 'answers') : 0;
   const total = removed.found + removed.not_found;
@@ -160,15 +161,26 @@ export async function runStoreClear(ctx: Context, options: ClearOptions): Promis
       'Add --yes to remove them without asking.',
     );
   }
-  const { opened } = await admin.existingStore(ctx.store, 'clear');
   const outcome = (answers: number, entries: number, sentence: string) =>
     printOutcome(ctx, sentence, { path, removed_answers: answers, removed_ledger_entries: entries });
+  let opened: Awaited<ReturnType<typeof admin.existingStore>>['opened'];
+  let answers: number;
+  let entries: number;
+  try {
+    opened = (await admin.existingStore(ctx.store, 'clear')).opened;
+    answers = opened ? admin.countRows(opened.db, 'answers') : 0;
+    entries = opened ? admin.countRows(opened.db, 'ledger') : 0;
+  } catch (error) {
+    const { storeProblem } = await import('../store/sqlite.js');
+    const problem = storeProblem(path, error);
+    if (problem.code !== 'store_unavailable') throw problem;
+    return clearDamaged(ctx, path, problem.detail, options, canAsk);
+  }
   if (!opened) {
     await outcome(0, 0, `There is no store at ${path}: nothing to remove.`);
     return 0;
   }
-  const answers = admin.countRows(opened.db, 'answers');
-  const entries = admin.countRows(opened.db, 'ledger');
+  admin.refuseWhileRunsLive(opened, 'store clear');
   if (answers === 0 && (!options.ledger || entries === 0)) {
     await outcome(0, 0, `The store ${path} holds no answers: nothing to remove.`);
     return 0;
@@ -313,4 +325,31 @@ function plural(n: number, one: string, many = `${one}s`): string {
 function durationText(ms: number): string {
   for (const [size, name] of TIME_UNITS) if (ms >= size && ms % size === 0) return plural(ms / size, name);
   return plural(ms / 1000, 'second');
+}
+
+/** A store that cannot be read: moved aside (after asking), so that the next command starts anew. */
+async function clearDamaged(
+  ctx: Context,
+  path: string,
+  why: string,
+  options: ClearOptions,
+  canAsk: boolean,
+): Promise<number> {
+  const admin = await import('../store/admin.js');
+  ctx.store.opened?.close();
+  if (!options.yes && canAsk) {
+    ctx.io.stderr.write(`${why}. Move it aside and start a new store? [y/N] `);
+    const answer = await readLine(ctx.io.stdin);
+    if (!/^y(es)?$/i.test(answer.trim())) {
+      ctx.io.warn('Nothing was moved.');
+      return 0;
+    }
+  }
+  const aside = await admin.moveAside(path, ctx.now());
+  await printOutcome(
+    ctx,
+    `${why}: moved it to ${aside}; the next command starts a new store (its answers and ledger are not in it).`,
+    { path, moved_to: aside, removed_answers: null, removed_ledger_entries: null },
+  );
+  return 0;
 }

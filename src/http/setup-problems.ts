@@ -1,5 +1,5 @@
 // Set-up mistakes on the way to the service: a certificate that fails verification, a proxy that
-// wants credentials or cannot be reached, a server that refuses HTTP/1.1. No retry can fix them
+// wants credentials, refuses a tunnel or cannot be reached, a server that refuses HTTP/1.1. No retry can fix them
 // and the user can, so each is named with its cause, tried once, and exits 2 (docs/contract.md,
 // "Set-up mistakes"). Only undici's and Node's errors are read here; src/http/problems.ts asks.
 import { Problem } from '../problem.js';
@@ -105,6 +105,18 @@ export function setupProblem(
     else if (proxy)
       detail = `The proxy ${proxy.host} (from ${proxy.variable}) asks for a user name and password (HTTP 407), and ${proxy.variable} gives none.`;
     return make('proxy_auth_required', 'Proxy authentication required', detail);
+  }
+
+  // Any other answer to a CONNECT: the proxy will not tunnel to the service (a stock squid allows
+  // CONNECT to port 443 only). undici: "Proxy response (403) !== 200 when HTTP Tunneling".
+  const tunnel = /proxy response \((\d{3})\) !== 200 when HTTP Tunneling/i.exec(message);
+  if ((code === 'UND_ERR_INVALID_ARG' || code === 'UND_ERR_ABORTED') && tunnel) {
+    const who = proxy ? `The proxy ${proxy.host} (from ${proxy.variable})` : 'A proxy on the way';
+    return make(
+      'proxy_refused',
+      'Proxy refused the tunnel',
+      `${who} answered HTTP ${tunnel[1]} to CONNECT ${ctx.target}: it will not open a tunnel to the service, so the service was not reached.`,
+    );
   }
 
   // Through a proxy, the only connection this client opens is to the proxy: a failure to open

@@ -1,6 +1,6 @@
 // One lookalike request per seed: a small pool of requests in flight, the client's retries, and
-// a --budget that holds under that concurrency (docs/lookalike.md, "Credits"). The worst case of
-// a request is reserved right before it is sent and settled with the charge its answer reports.
+// the caps in force (--budget, the month's) held under that concurrency through the one purchase
+// path (src/spend/purchase.ts; docs/lookalike.md, "Credits").
 //
 // The spec publishes no price for a lookalike, so the reservation is the largest charge seen so
 // far (1 before any): while no answer has shown a charge, and a budget is set, requests go one at
@@ -12,10 +12,12 @@ import {
   type LookalikeRequest,
   type LookalikeResult,
 } from '../api/lookalike.js';
-import { type Budget, createBudget, type Reservation } from '../batch/budget.js';
-import { mayHaveBeenCharged } from '../http/outcome.js';
 import type { Pacer } from '../pace.js';
 import { Problem } from '../problem.js';
+import { REQUEST_PRICE_ESTIMATE } from '../spend/pricing.js';
+import { purchase } from '../spend/purchase.js';
+import { type Hold, type Purse, purseOf } from '../spend/purse.js';
+import { verdictOf } from '../spend/stops.js';
 import type { ApiResponse, Context, Credits } from '../types.js';
 
 export type SeedOutcome =
@@ -51,6 +53,8 @@ export interface SeedRun {
 export interface SeedRunOptions {
   concurrency: number;
   budget?: number;
+  /** --budget-month as given (COMPANY_DATA_BUDGET_MONTH when absent). */
+  budgetMonth?: number;
   /** Spaces the requests under --rate, across the workers (src/pace.ts). */
   pacer?: Pacer;
   /** false: no spinner per request (the caller draws its own progress). */
@@ -59,17 +63,13 @@ export interface SeedRunOptions {
   onSettled?: (settled: number) => void;
 }
 
-function budgetStop(budget: Budget): Problem {
+function budgetStop(purse: Purse, price: number): Problem {
+  if (purse.refusedBy === 'month') return purse.refusal(price);
   return new Problem({
     code: 'budget_exhausted',
-    detail: `--budget ${budget.limit} reached`,
+    detail: `--budget ${purse.runCap} reached`,
     source: 'client',
   });
-}
-
-/** Exit 2 or 3: the request as built is refused (key, filter, field, set-up); every seed would be. */
-function isFatal(problem: Problem): boolean {
-  return problem.exitCode === 2 || problem.exitCode === 3;
 }
 
 export async function fetchSeeds(
@@ -77,9 +77,9 @@ export async function fetchSeeds(
   requests: readonly LookalikeRequest[],
   options: SeedRunOptions,
 ): Promise<SeedRun> {
-  const budget = createBudget(options.budget);
+  const purse = await purseOf(ctx, { budget: options.budget, budgetMonth: options.budgetMonth });
   const outcomes: Array<SeedOutcome | undefined> = requests.map(() => undefined);
-  let price = 1;
+  let price = REQUEST_PRICE_ESTIMATE;
   let priced = false;
   let inFlight = 0;
   let next = 0;
@@ -95,49 +95,24 @@ export async function fetchSeeds(
     for (const resolve of woken) resolve();
   };
   const settled = () => new Promise<void>((resolve) => waiters.push(resolve));
+  const halted = () => stopped !== undefined || fatal !== undefined;
 
-  /** A reservation, waiting for answers in flight when they may free room; null: stop. */
-  async function reserve(): Promise<Reservation | null> {
-    for (;;) {
-      if (stopped || fatal) return null;
-      const reservation = budget.tryReserve(price);
-      if (reservation) return reservation;
-      if (budget.isExhaustedFor(price) || budget.reserved === 0) {
-        stopped ??= budgetStop(budget);
-        return null;
-      }
-      await settled();
-    }
-  }
-
-  async function send(request: LookalikeRequest, first: Reservation): Promise<SeedOutcome> {
-    const held = { reservation: first };
+  async function send(request: LookalikeRequest, hold: Hold): Promise<SeedOutcome | undefined> {
     const retryHook = catalogRetryHook(ctx);
     try {
-      const response = await fetchLookalikes(ctx, request, {
-        spinner: options.spinner,
-        // An attempt that may have been charged keeps its reservation; its retry needs its own.
-        onRetry: async (problem, attempt, delayMs) => {
-          await retryHook(problem, attempt, delayMs);
-          if (!mayHaveBeenCharged(problem)) return;
-          budget.settleUnknown(held.reservation);
-          wake();
-          const again = await reserve();
-          if (!again) {
-            throw new Problem({
-              code: 'budget_exhausted',
-              detail: `not retried: --budget ${budget.limit} has no room left for another attempt (the last one may have been charged)`,
-              source: 'client',
-            });
-          }
-          held.reservation = again;
+      const { response, charged: cost } = await purchase<ApiResponse<unknown>>({
+        purse,
+        worstCase: price,
+        hold,
+        send: (_max, onRetry) => fetchLookalikes(ctx, request, { spinner: options.spinner, onRetry }),
+        onRetry: retryHook,
+        // A charge the answer does not report is taken as the worst case, but for "none found".
+        chargeOf: (answer) => {
+          const result = adaptLookalikeResponse(answer.data);
+          return answer.credits.charged ?? (result !== undefined && !result.found ? 0 : undefined);
         },
+        stopped: halted,
       });
-      const result = adaptLookalikeResponse(response.data);
-      const notFound = result !== undefined && !result.found;
-      // A charge the answer does not report is taken as the worst case: the budget must hold.
-      const cost = response.credits.charged ?? (notFound ? 0 : price);
-      budget.settle(held.reservation, cost);
       if (cost > 0) {
         priced = true;
         price = Math.max(price, cost);
@@ -145,6 +120,7 @@ export async function fetchSeeds(
       if (response.credits.charged !== undefined) charged = (charged ?? 0) + response.credits.charged;
       const balance = response.credits.remaining;
       if (balance !== undefined) remaining = Math.min(remaining ?? balance, balance);
+      const result = adaptLookalikeResponse(response.data);
       if (!result) return { seed: request.seed, status: 'unrecognised', response, charged: cost };
       return {
         seed: request.seed,
@@ -155,13 +131,13 @@ export async function fetchSeeds(
       };
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
-      // Errors answered are never charged (spec, charging rule 4); an answer that never came may be.
-      if (mayHaveBeenCharged(error)) budget.settleUnknown(held.reservation);
-      else budget.settle(held.reservation, 0);
-      if (isFatal(error)) fatal ??= error;
-      // insufficient_credits, or a retry the budget has no room for: nothing more is sent.
-      else if (error.exitCode === 4)
-        stopped ??= error.code === 'budget_exhausted' ? budgetStop(budget) : error;
+      // A reservation refused before sending: the run stops, and this seed is not requested.
+      if (error.code === 'budget_exhausted' && halted()) return undefined;
+      const verdict = verdictOf(error);
+      if (verdict === 'abort') fatal ??= error;
+      // insufficient_credits, a cap, or a retry the caps have no room for: nothing more is sent.
+      else if (verdict === 'stop')
+        stopped ??= error.code === 'budget_exhausted' ? budgetStop(purse, price) : error;
       return { seed: request.seed, status: 'failed', problem: error };
     }
   }
@@ -169,17 +145,21 @@ export async function fetchSeeds(
   async function worker(): Promise<void> {
     for (;;) {
       // Until a charge is known, a budgeted run sends one request at a time.
-      while (options.budget !== undefined && !priced && inFlight > 0 && !stopped && !fatal) await settled();
-      if (stopped || fatal || next >= requests.length) return;
+      while (options.budget !== undefined && !priced && inFlight > 0 && !halted()) await settled();
+      if (halted() || next >= requests.length) return;
       const index = next++;
       // Counted before the first await, so no other worker passes the check above meanwhile.
       inFlight++;
       try {
         const turn = options.pacer?.take();
         if (turn) await turn;
-        const reservation = await reserve();
-        if (!reservation) return;
-        outcomes[index] = await send(requests[index], reservation);
+        const hold = await purse.reserve(price, halted);
+        if (!hold) {
+          if (!halted()) stopped = budgetStop(purse, price);
+          return;
+        }
+        const outcome = await send(requests[index], hold);
+        if (outcome) outcomes[index] = outcome;
         options.onSettled?.(++settledCount);
       } finally {
         inFlight--;
@@ -194,7 +174,11 @@ export async function fetchSeeds(
   return {
     outcomes: outcomes.map(
       (outcome, i) =>
-        outcome ?? { seed: requests[i].seed, status: 'not_requested', problem: reason ?? budgetStop(budget) },
+        outcome ?? {
+          seed: requests[i].seed,
+          status: 'not_requested',
+          problem: reason ?? budgetStop(purse, price),
+        },
     ),
     stopped,
     fatal,

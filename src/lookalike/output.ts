@@ -1,13 +1,15 @@
 // What a run over several seeds prints (docs/lookalike.md): the fused rows on stdout in the
 // chosen format, each seed's fate and the totals on stderr, and the exit code the outcomes add
 // up to. The one-seed form prints through src/lookalike/single.ts, with the helpers shared here.
+
 import type { Row } from '../api/search.js';
-import { normaliseDomain } from '../domain.js';
+import { excludedRowsNote, rowDomainKey } from '../exclusions.js';
 import { formatOf, printCredits, printJson, printList } from '../output/format.js';
 import { groupDigits } from '../output/numbers.js';
 import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
 import { summariseEvidence } from '../search/evidence.js';
+import { runExitCode } from '../spend/stops.js';
 import type { Context } from '../types.js';
 import type { SeedOutcome, SeedRun } from './fetch.js';
 import { fuseRankings } from './fusion.js';
@@ -19,6 +21,22 @@ export interface FusedView {
   include?: readonly string[];
   /** Domains left out: the seeds and the exclusions. */
   exclude: ReadonlySet<string>;
+  /** The user's exclusions alone (--exclude, --exclude-domain): how many came back is said. */
+  excluded?: ReadonlySet<string>;
+}
+
+/** How many distinct candidates of the answers name one of the user's exclusions. */
+export function excludedCandidates(
+  rows: ReadonlyArray<{ domain?: unknown }>,
+  excluded: ReadonlySet<string> | undefined,
+): number {
+  if (!excluded?.size) return 0;
+  const named = new Set<string>();
+  for (const row of rows) {
+    const key = rowDomainKey(row.domain);
+    if (key !== undefined && excluded.has(key)) named.add(key);
+  }
+  return named.size;
 }
 
 /** The members every fused row starts with; the candidate's own fields follow. */
@@ -36,11 +54,7 @@ function plural(n: number, word: string): string {
 }
 
 /** The domain a candidate is fused and excluded by: normalised like the seeds and exclusions. */
-export function candidateDomain(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const result = normaliseDomain(value);
-  return result.ok ? result.domain : value.toLowerCase();
-}
+export const candidateDomain = rowDomainKey;
 
 function candidatesOf(outcome: SeedOutcome): Candidate[] {
   if (outcome.status !== 'found') return [];
@@ -171,9 +185,10 @@ export function warnStopped(ctx: Context, stopped: Problem, left: string): void 
   const why = budget ? stopped.detail : `${oneLine(stopped.title)} (${stopped.code})`;
   ctx.io.warn(`warning: ${why}: ${left}`);
   // The batch's hint speaks of its journal; a lookalike run keeps nothing, so every seed is bought again.
-  ctx.io.warn(
-    `  ${budget ? 'Raise --budget and run again; every seed is requested again.' : oneLine(stopped.hint)}`,
-  );
+  const raise = stopped.detail.startsWith('--budget-month')
+    ? 'Raise --budget-month (or wait for the next month) and run again; every seed is requested again.'
+    : 'Raise --budget and run again; every seed is requested again.';
+  ctx.io.warn(`  ${budget ? raise : oneLine(stopped.hint)}`);
 }
 
 /**
@@ -211,10 +226,14 @@ export function printFused(ctx: Context, run: SeedRun, view: FusedView): number 
     printList(ctx, shownRows(ctx, rows, 4, why), { columns: listColumns(FUSED_MEMBERS, defaults, view) });
   }
   reportSeeds(ctx, outcomes, run);
+  const left = excludedCandidates(
+    outcomes.flatMap((o) => (o.status === 'found' ? o.result.candidates : [])),
+    view.excluded,
+  );
+  if (left > 0) ctx.io.info(excludedRowsNote(left, false));
   const fused = outcomes.filter((o) => o.status === 'found').length;
   if (rows.length > 0) ctx.io.info(`${plural(rows.length, 'lookalike')} from ${plural(fused, 'seed')}`);
   else if (answered > 0) ctx.io.info(`No lookalikes from ${plural(answered, 'seed')}.`);
   printCredits(ctx, run.credits);
-  if (run.stopped) return 4;
-  return firstFailure ? 6 : 0;
+  return runExitCode(firstFailure ? 1 : 0, run.stopped);
 }

@@ -4,8 +4,10 @@
 // fused list depends on every seed, so a silently dropped one would change it unnoticed.
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { doubtfulTitle } from '../batch/domain-columns.js';
-import { forEachRow, openInput } from '../batch/input.js';
+import { doubtfulTitle } from '../csv/domain-columns.js';
+import { forEachRow, openInput } from '../csv/input.js';
+import type { CsvFlags } from '../csv/options.js';
+import { choiceNote } from '../csv/read.js';
 import { normaliseDomain } from '../domain.js';
 import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
@@ -21,6 +23,8 @@ export interface SeedSources {
   file?: string;
   /** --column: the domain column of the --seeds CSV. */
   column?: string;
+  /** --delimiter and --encoding of the --seeds CSV; sniffed when absent. */
+  csv?: CsvFlags;
 }
 
 export interface Seeds {
@@ -30,6 +34,8 @@ export interface Seeds {
   duplicates: number;
   /** A one-column file's first line read as its title although it may be a domain. */
   doubtfulTitle?: string;
+  /** What was guessed about the --seeds file's encoding or delimiter, to be said once. */
+  note?: string;
 }
 
 function invalidSeeds(bad: string[], count: number): Problem {
@@ -60,8 +66,13 @@ function unreadable(file: string, error: unknown): Problem {
 async function readSeedFile(
   file: string,
   column: string | undefined,
+  csv: CsvFlags | undefined,
   io: Pick<IO, 'stdin'>,
-): Promise<{ entries: Array<{ raw: string; where: string; error?: string }>; title?: string }> {
+): Promise<{
+  entries: Array<{ raw: string; where: string; error?: string }>;
+  title?: string;
+  note?: string;
+}> {
   const name = file === '-' ? 'stdin' : file;
   let source: Readable | Buffer;
   try {
@@ -71,7 +82,7 @@ async function readSeedFile(
     throw unreadable(name, error);
   }
   try {
-    const input = await openInput(source, { column });
+    const input = await openInput(source, { column, ...csv });
     const entries: Array<{ raw: string; where: string; error?: string }> = [];
     await forEachRow(input.rows, (row) => {
       // A malformed record's detail already says its line.
@@ -80,7 +91,8 @@ async function readSeedFile(
       else if (row.domainRaw.trim() !== '')
         entries.push({ raw: row.domainRaw, where: `--seeds ${name} line ${row.line}` });
     });
-    return { entries, title: doubtfulTitle(input.header, column) };
+    const note = choiceNote(`--seeds ${name}`, input.choice);
+    return { entries, title: doubtfulTitle(input.header, column), note };
   } catch (error) {
     if (!(error instanceof Problem)) throw unreadable(name, error);
     // The reader's own problems (no domain column, a malformed header) do not say which file.
@@ -100,7 +112,7 @@ export async function loadSeeds(sources: SeedSources, io: Pick<IO, 'stdin'>): Pr
   const read =
     sources.file === undefined
       ? { entries: sources.args.map((raw) => ({ raw, where: '', error: undefined })) }
-      : await readSeedFile(sources.file, sources.column, io);
+      : await readSeedFile(sources.file, sources.column, sources.csv, io);
   const domains: string[] = [];
   const bad: string[] = [];
   let badCount = 0;
@@ -116,5 +128,10 @@ export async function loadSeeds(sources: SeedSources, io: Pick<IO, 'stdin'>): Pr
     else domains.push(result.domain);
   }
   if (badCount > 0) throw invalidSeeds(bad, badCount);
-  return { domains, duplicates, doubtfulTitle: 'title' in read ? read.title : undefined };
+  return {
+    domains,
+    duplicates,
+    doubtfulTitle: 'title' in read ? read.title : undefined,
+    note: 'note' in read ? read.note : undefined,
+  };
 }

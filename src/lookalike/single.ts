@@ -2,11 +2,19 @@
 // several seeds existed (docs/lookalike.md, "Two forms"). With exclusions the excluded candidates
 // are removed and the service's ranks kept, so a gap shows where one was.
 import type { Row } from '../api/search.js';
+import { excludedRowsNote } from '../exclusions.js';
 import { formatOf, printCredits, printJson, printList, printUnrecognised } from '../output/format.js';
 import { summariseEvidence } from '../search/evidence.js';
 import type { Context } from '../types.js';
 import type { SeedRun } from './fetch.js';
-import { candidateDomain, fieldsOf, listColumns, shownRows, warnStopped } from './output.js';
+import {
+  candidateDomain,
+  excludedCandidates,
+  fieldsOf,
+  listColumns,
+  shownRows,
+  warnStopped,
+} from './output.js';
 
 export interface SingleView {
   requests: ReadonlyArray<{ seed: string; evidence: boolean; include?: readonly string[] }>;
@@ -14,6 +22,8 @@ export interface SingleView {
   k: number;
   exclude: ReadonlySet<string>;
   exclusions: number;
+  /** The user's exclusions alone: how many came back is said. */
+  excluded?: ReadonlySet<string>;
 }
 
 const LEAD = ['rank', 'domain', 'score'];
@@ -41,6 +51,7 @@ export async function printSingle(ctx: Context, run: SeedRun, view: SingleView):
   }
   let candidates: Row[] = result.candidates;
   let document = result.document;
+  const left = excludedCandidates(candidates, view.excluded);
   if (view.exclusions > 0) {
     candidates = candidates
       .filter((c) => !view.exclude.has(candidateDomain(c.domain) ?? ''))
@@ -58,6 +69,7 @@ export async function printSingle(ctx: Context, run: SeedRun, view: SingleView):
       columns: listColumns(LEAD, defaults, { include, evidence }),
     });
   }
+  if (left > 0) ctx.io.info(excludedRowsNote(left, false));
   if (candidates.length === 0) ctx.io.info(`No lookalikes for ${seed} match.`);
   else ctx.io.info(`${candidates.length} lookalike${candidates.length === 1 ? '' : 's'} of ${seed}`);
   printCredits(ctx, response.credits);

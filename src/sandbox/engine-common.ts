@@ -95,7 +95,7 @@ export function parseRowInclude(raw: unknown, capability: 'search' | 'lookalike'
   for (const name of names) {
     const entry = FIELD_BY_NAME.get(name);
     if (!entry) return fail('invalid_field', `unknown field ${quote(name)}${didYouMean(name, FIELD_NAMES)}`);
-    if (!entry.capabilities.includes(capability))
+    if (!entry.capabilities?.includes(capability))
       return fail(
         'field_not_available_for_capability',
         `${name} (product ${entry.product}) is not available from ${capability}; request it from /api/domains with products=${entry.product}`,

@@ -5,7 +5,7 @@
 import { fstatSync, readlinkSync } from 'node:fs';
 import type { SearchRequest } from '../api/search.js';
 import { MAX_SEARCH_LIMIT } from '../api/search.js';
-import { MAX_EXCLUSIONS } from '../exclusions.js';
+import { excludedRowsNote, MAX_EXCLUSIONS } from '../exclusions.js';
 import { formatOf, printCredits } from '../output/format.js';
 import { groupDigits } from '../output/numbers.js';
 import { Problem, type ProblemInit } from '../problem.js';
@@ -19,6 +19,7 @@ export interface PagingFlags {
   all?: boolean;
   maxRows?: number;
   budget?: number;
+  budgetMonth?: number;
   rate?: number;
 }
 
@@ -164,9 +165,10 @@ export async function runPagedSearch(
       : undefined;
   let outcome: PagingOutcome;
   try {
+    const { purseOf } = await import('../spend/purse.js');
     outcome = await fetchPages(ctx, request, stream, {
       maxRows: flags.maxRows,
-      budget: flags.budget,
+      purse: await purseOf(ctx, { budget: flags.budget, budgetMonth: flags.budgetMonth }),
       pacer: pacerFor(ctx, flags.rate),
       signal: interrupts.signal,
       onPage: (p) => progress?.update(progressText(p)),
@@ -188,6 +190,7 @@ async function finish(
 ): Promise<number> {
   const { io } = ctx;
   const pages = pagesText(outcome.pages);
+  if (outcome.excludedReturned > 0) io.warn(excludedRowsNote(outcome.excludedReturned, true));
   switch (outcome.reason) {
     case 'complete':
       io.info(

@@ -10,10 +10,12 @@ import {
   type SearchRequest,
   searchCompanies,
 } from '../api/search.js';
-import { createBudget } from '../batch/budget.js';
-import { MAX_EXCLUSIONS } from '../exclusions.js';
+import { MAX_EXCLUSIONS, rowDomainKey } from '../exclusions.js';
 import type { Pacer } from '../pace.js';
-import { Problem } from '../problem.js';
+import { isProblem, Problem } from '../problem.js';
+import { REQUEST_PRICE_ESTIMATE } from '../spend/pricing.js';
+import { purchase } from '../spend/purchase.js';
+import type { Purse } from '../spend/purse.js';
 import type { Context } from '../types.js';
 
 /** Why a run stopped; also the `stopped` member of `-o json`. */
@@ -39,7 +41,7 @@ export type StopReason =
  * What a page is assumed to cost before any page has said: the contract's price of a search with
  * rows (docs/contract.md). After the first page, the largest charge seen so far.
  */
-export const FIRST_PAGE_ESTIMATE = 1;
+export const FIRST_PAGE_ESTIMATE = REQUEST_PRICE_ESTIMATE;
 
 export interface PageProgress {
   page: number;
@@ -58,8 +60,8 @@ export interface RowSink {
 export interface PagingOptions {
   /** Stop after this many rows. */
   maxRows?: number;
-  /** Never let charged credits pass this. */
-  budget?: number;
+  /** The caps in force (--budget, the month's) and the ledger: every page is bought through it. */
+  purse: Purse;
   /** Spaces the pages under --rate (src/pace.ts); none: as fast as they come. */
   pacer?: Pacer;
   /** Aborted by Ctrl-C: the page in flight is abandoned and the run stops. */
@@ -87,13 +89,15 @@ export interface PagingOutcome {
   nextPageCost: number;
   /** Exclusions the last page sent (the user's and the domains fetched before it). */
   exclusions: number;
+  /** Rows naming one of the user's exclusions, which the service returned anyway (left out). */
+  excludedReturned: number;
   /** The failure of the page that ended the run ('failed' and 'interrupted'). */
   error?: unknown;
 }
 
-/** The key that makes a row "already fetched": its domain, as the service normalises it. */
+/** The key that makes a row "already fetched" or excluded: its domain, normalised as exclusions are. */
 function domainOf(row: Row): string | undefined {
-  return typeof row.domain === 'string' && row.domain !== '' ? row.domain.toLowerCase() : undefined;
+  return typeof row.domain === 'string' && row.domain !== '' ? rowDomainKey(row.domain) : undefined;
 }
 
 function unrecognised(page: number): Problem {
@@ -114,14 +118,15 @@ export async function fetchPages(
   ctx: Context,
   request: SearchRequest,
   sink: RowSink,
-  options: PagingOptions = {},
+  options: PagingOptions,
 ): Promise<PagingOutcome> {
   const { maxRows, signal } = options;
   // The user's exclusions and every domain fetched: what the next page leaves out.
-  const excluded = new Set<string>(request.excludeDomains ?? []);
+  const own = new Set<string>(request.excludeDomains ?? []);
+  const excluded = new Set<string>(own);
   // Rows without a domain cannot be excluded; they are told apart by their whole content.
   const seenWithoutDomain = new Set<string>();
-  const budget = createBudget(options.budget);
+  const budget = options.purse;
   let nextPageCost = FIRST_PAGE_ESTIMATE;
   const outcome: PagingOutcome = {
     reason: 'complete',
@@ -130,6 +135,7 @@ export async function fetchPages(
     charged: 0,
     nextPageCost,
     exclusions: 0,
+    excludedReturned: 0,
   };
   const stop = (reason: StopReason, error?: unknown): PagingOutcome => {
     outcome.reason = reason;
@@ -144,8 +150,6 @@ export async function fetchPages(
     if (signal?.aborted) return stop('interrupted');
     if (options.outputGone?.()) return stop('output_closed');
     if (excluded.size > MAX_EXCLUSIONS) return stop('exclusion_limit');
-    const reservation = budget.tryReserve(nextPageCost);
-    if (!reservation) return stop('budget');
     const page = outcome.pages + 1;
     const limit = Math.min(
       MAX_SEARCH_LIMIT,
@@ -153,22 +157,34 @@ export async function fetchPages(
     );
     outcome.exclusions = excluded.size;
     let response: Awaited<ReturnType<typeof searchCompanies>>;
+    let charged: number;
     try {
       // The page's turn under --rate; Ctrl-C while waiting ends the run as in flight.
       const turn = options.pacer?.take(signal);
       if (turn) await turn;
-      response = await searchCompanies(
-        ctx,
-        { ...request, limit, excludeDomains: excluded.size > 0 ? [...excluded] : undefined },
-        { signal, spinner: false },
-      );
+      const hold = budget.tryReserve(nextPageCost);
+      if (!hold) {
+        if (budget.refusedBy === 'month') return stop('failed', budget.refusal(nextPageCost));
+        return stop('budget');
+      }
+      ({ response, charged } = await purchase({
+        purse: budget,
+        worstCase: nextPageCost,
+        hold,
+        send: (_max, onRetry) =>
+          searchCompanies(
+            ctx,
+            { ...request, limit, excludeDomains: excluded.size > 0 ? [...excluded] : undefined },
+            { signal, spinner: false, onRetry },
+          ),
+        chargeOf: (answer) => answer.credits.charged,
+      }));
     } catch (error) {
-      // Every problem of the service's catalog is uncharged; the run ends here either way.
-      budget.settle(reservation, 0);
+      // The run ends here either way; the purchase settled (or kept as possibly charged) the page.
+      if (isProblem(error) && error.code === 'budget_exhausted' && budget.refusedBy === 'run')
+        return stop('budget');
       return stop(signal?.aborted ? 'interrupted' : 'failed', error);
     }
-    const charged = response.credits.charged ?? nextPageCost;
-    budget.settle(reservation, charged);
     nextPageCost = Math.max(nextPageCost, charged);
     if (response.credits.remaining !== undefined) outcome.balance = response.credits.remaining;
     const result = adaptSearchResponse(response.data);
@@ -179,7 +195,10 @@ export async function fetchPages(
     for (const row of result.rows) {
       const domain = domainOf(row);
       if (domain !== undefined) {
-        if (excluded.has(domain)) continue;
+        if (excluded.has(domain)) {
+          if (own.has(domain)) outcome.excludedReturned++;
+          continue;
+        }
         excluded.add(domain);
       } else {
         const key = JSON.stringify(row);

@@ -3,7 +3,7 @@
 // store that does not exist is reported as empty rather than created (existingStore).
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { usageError } from '../problem.js';
+import { Problem, usageError } from '../problem.js';
 import type { StoreHandle } from './handle.js';
 import { DAY_MS } from './location.js';
 import type { SqliteStore } from './sqlite.js';
@@ -313,4 +313,38 @@ export function recordFields(db: Database.Database): string[] {
     .iterate() as IterableIterator<string>;
   for (const record of rows) for (const key of Object.keys(JSON.parse(record))) seen.add(key);
   return [...seen];
+}
+
+/**
+ * `store clear` and `prune` remove answers that a batch in progress counts on (it reads back what
+ * it bought for the duplicates of a domain): while a live run holds the store, they are refused.
+ */
+export function refuseWhileRunsLive(store: SqliteStore, command: string): void {
+  const owners = store.liveRuns();
+  if (owners.length === 0) return;
+  throw new Problem({
+    code: 'store_busy',
+    title: 'A batch is using the store',
+    detail: `${owners.join(', ')} ${owners.length === 1 ? 'is running a batch' : 'are running batches'} on ${store.path}; ${command} would make ${owners.length === 1 ? 'it' : 'them'} pay again for answers already bought`,
+    source: 'client',
+  });
+}
+
+/**
+ * A store that cannot be read (damaged pages, not a store) is moved aside, with its -wal and -shm
+ * files, so that the next command starts a new one; nothing is deleted. Returns the new name.
+ */
+export async function moveAside(path: string, now: number): Promise<string> {
+  const { rename } = await import('node:fs/promises');
+  const stamp = new Date(now)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  const aside = `${path}.damaged-${stamp}`;
+  for (const suffix of ['', '-wal', '-shm']) {
+    await rename(`${path}${suffix}`, `${aside}${suffix}`).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+  return aside;
 }

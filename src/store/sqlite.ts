@@ -12,13 +12,14 @@ import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import { processIsGone } from '../batch/files.js';
 import { Problem } from '../problem.js';
+import { processIsGone } from '../processes.js';
 import { isWriteFailure, writeProblem } from '../write-failures.js';
 import type {
   AnswerStore,
   Claim,
   Freshness,
+  HoldRequest,
   LedgerEntry,
   MonthReservation,
   RunHandle,
@@ -27,7 +28,7 @@ import type {
 } from './types.js';
 
 /** The schema this release reads and writes (PRAGMA user_version). */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 /** How long a claim, run or reservation outlives its last renewal. */
 export const LEASE_MS = 20_000;
 const RENEW_MS = 5_000;
@@ -84,9 +85,20 @@ CREATE TABLE reservations (
   key_id TEXT NOT NULL,
   owner TEXT NOT NULL,
   amount INTEGER NOT NULL,
-  expires_at INTEGER NOT NULL
+  expires_at INTEGER NOT NULL,
+  command TEXT NOT NULL DEFAULT '',
+  at INTEGER NOT NULL DEFAULT 0
 );
 `;
+
+/**
+ * From version 1: a reservation says which command took it and when, so that one whose process
+ * is gone becomes a possibly-charged entry of the ledger, in its month, under its command.
+ */
+const MIGRATIONS: Record<number, string> = {
+  1: `ALTER TABLE reservations ADD COLUMN command TEXT NOT NULL DEFAULT '';
+ALTER TABLE reservations ADD COLUMN at INTEGER NOT NULL DEFAULT 0;`,
+};
 
 interface AnswerRow {
   found: number;
@@ -101,7 +113,15 @@ interface Owned {
   expires_at: number;
 }
 
-function storeProblem(path: string, error: unknown): Problem {
+interface HeldRow extends Owned {
+  id: number;
+  amount: number;
+  command: string;
+  at: number;
+}
+
+/** A failure of SQLite as a problem naming the store's file: exit 8 for a refused write, else exit 2. */
+export function storeProblem(path: string, error: unknown): Problem {
   if (error instanceof Problem) return error;
   if (isWriteFailure(error)) return writeProblem(error, path);
   const code = (error as { code?: string }).code;
@@ -115,7 +135,9 @@ function storeProblem(path: string, error: unknown): Problem {
       ? `${path} is not a company-data store (or is damaged)`
       : `${path}: ${(error as Error).message ?? String(error)}`,
     source: 'client',
-    hint: 'Give another file with --store <path> (or COMPANY_DATA_STORE), or run with --no-store.',
+    hint: notAStore
+      ? `Move it aside with \`company-data store clear\` (it keeps the old file as ${path}.damaged-<time>), or give another file with --store <path>.`
+      : 'Give another file with --store <path> (or COMPANY_DATA_STORE), or run with --no-store.',
     cause: error,
   });
 }
@@ -182,11 +204,14 @@ export async function openSqliteStore(path: string): Promise<SqliteStore> {
     }
     if (version < SCHEMA_VERSION) {
       db.transaction(() => {
-        // A second process may have created it between the check and the lock.
-        if ((db.pragma('user_version', { simple: true }) as number) === 0) {
+        // A second process may have created or upgraded it between the check and the lock.
+        let current = db.pragma('user_version', { simple: true }) as number;
+        if (current === 0) {
           db.exec(SCHEMA);
-          db.pragma(`user_version = ${SCHEMA_VERSION}`);
+          current = SCHEMA_VERSION;
         }
+        for (; current < SCHEMA_VERSION; current++) db.exec(MIGRATIONS[current]);
+        db.pragma(`user_version = ${SCHEMA_VERSION}`);
       }).immediate();
     }
     chmodSync(path, 0o600);
@@ -254,18 +279,25 @@ export class SqliteStore implements AnswerStore {
       ledgerSum: db.prepare<[string, string, number, number], { total: number | null }>(
         'SELECT SUM(credits) AS total FROM ledger WHERE key_id = ? AND base_url = ? AND at >= ? AND at < ?',
       ),
-      reservations: db.prepare<[string, string], Owned & { id: number; amount: number }>(
-        'SELECT id, owner, expires_at, amount FROM reservations WHERE key_id = ? AND base_url = ?',
+      reservations: db.prepare<[string, string], HeldRow>(
+        'SELECT id, owner, expires_at, amount, command, at FROM reservations WHERE key_id = ? AND base_url = ?',
+      ),
+      allReservations: db.prepare<[], HeldRow & { base_url: string; key_id: string }>(
+        'SELECT id, owner, expires_at, amount, command, at, base_url, key_id FROM reservations',
+      ),
+      ownReservations: db.prepare<[string], HeldRow & { base_url: string; key_id: string }>(
+        'SELECT id, owner, expires_at, amount, command, at, base_url, key_id FROM reservations WHERE owner = ?',
       ),
       reservationPut: db.prepare(
-        'INSERT INTO reservations (base_url, key_id, owner, amount, expires_at) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO reservations (base_url, key_id, owner, amount, expires_at, command, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       reservationDrop: db.prepare('DELETE FROM reservations WHERE id = ?'),
+      // By id and owner: a row id freed by an orphaned hold may already be another owner's.
+      reservationSettle: db.prepare('DELETE FROM reservations WHERE id = ? AND owner = ?'),
       renewClaims: db.prepare('UPDATE claims SET expires_at = ? WHERE owner = ?'),
       renewRuns: db.prepare('UPDATE runs SET expires_at = ? WHERE owner = ?'),
       renewReservations: db.prepare('UPDATE reservations SET expires_at = ? WHERE owner = ?'),
       dropClaims: db.prepare('DELETE FROM claims WHERE owner = ?'),
-      dropReservations: db.prepare('DELETE FROM reservations WHERE owner = ?'),
       releaseRuns: db.prepare('UPDATE runs SET owner = NULL, expires_at = NULL WHERE owner = ?'),
     };
     this.statements = s;
@@ -307,19 +339,29 @@ export class SqliteStore implements AnswerStore {
         return { id, startedAt: now, resumed: false };
       },
     );
-    this.reserveTx = db.transaction(
-      (baseUrl: string, keyId: string, amount: number, cap: number, from: number, to: number) => {
-        const { spent, held } = this.usage(baseUrl, keyId, from, to);
-        if (spent + held + amount > cap) return null;
-        const id = Number(
-          s.reservationPut.run(baseUrl, keyId, this.me, amount, Date.now() + LEASE_MS).lastInsertRowid,
-        );
-        return { id, amount };
-      },
-    );
-    this.settleTx = db.transaction((reservation: MonthReservation, unknown?: LedgerEntry) => {
-      s.reservationDrop.run(reservation.id);
-      if (unknown) this.putLedger(unknown);
+    this.reserveTx = db.transaction((hold: HoldRequest): MonthReservation | null => {
+      if (hold.cap !== undefined) {
+        const { spent, held } = this.usage(hold.baseUrl, hold.keyId, hold.window.from, hold.window.to);
+        if (spent + held + hold.amount > hold.cap) return null;
+      }
+      const id = Number(
+        s.reservationPut.run(
+          hold.baseUrl,
+          hold.keyId,
+          this.me,
+          hold.amount,
+          Date.now() + LEASE_MS,
+          hold.command,
+          hold.at,
+        ).lastInsertRowid,
+      );
+      return { id, amount: hold.amount };
+    });
+    this.settleTx = db.transaction((reservation: MonthReservation | undefined, entry?: LedgerEntry) => {
+      // A reservation already turned into a possibly-charged entry (its lease ran out while this
+      // process was stalled) keeps that entry, which is at least the charge: no second entry.
+      if (reservation && s.reservationSettle.run(reservation.id, this.me).changes === 0) return;
+      if (entry && entry.credits > 0) this.putLedger(entry);
     });
     this.timer = setInterval(() => this.renew(), RENEW_MS);
     this.timer.unref();
@@ -378,25 +420,48 @@ export class SqliteStore implements AnswerStore {
   }
 
   monthUsage(baseUrl: string, keyId: string, from: number, to: number): { spent: number; held: number } {
-    return this.guard(() => this.usage(baseUrl, keyId, from, to));
+    // A write transaction: the holds of owners that are gone become ledger entries on the way.
+    return this.guard(() => this.db.transaction(() => this.usage(baseUrl, keyId, from, to)).immediate());
   }
 
-  reserveMonth(
-    baseUrl: string,
-    keyId: string,
-    amount: number,
-    cap: number,
-    window: { from: number; to: number },
-  ): MonthReservation | null {
-    const reservation = this.guard(() =>
-      this.reserveTx.immediate(baseUrl, keyId, amount, cap, window.from, window.to),
-    );
+  reserve(hold: HoldRequest): MonthReservation | null {
+    const reservation = this.guard(() => this.reserveTx.immediate(hold));
     if (reservation) this.owned++;
     return reservation;
   }
 
-  settleMonth(reservation: MonthReservation, unknown?: LedgerEntry): void {
-    this.guard(() => this.settleTx.immediate(reservation, unknown));
+  settle(reservation: MonthReservation | undefined, entry?: LedgerEntry): void {
+    this.guard(() => this.settleTx.immediate(reservation, entry));
+  }
+
+  atomically<T>(work: () => T): T {
+    return this.guard(() => this.db.transaction(work).immediate());
+  }
+
+  /** Turns every reservation whose owner is gone into a possibly-charged entry of the ledger. */
+  sweep(): void {
+    this.guard(() =>
+      this.db
+        .transaction(() => {
+          const now = Date.now();
+          for (const r of this.statements.allReservations.all()) {
+            if (r.owner !== this.me && !alive(r, this.me, now)) this.orphan(r, r.base_url, r.key_id);
+          }
+        })
+        .immediate(),
+    );
+  }
+
+  /** Runs of a live process: `store clear` and `prune` must not pull answers from under them. */
+  liveRuns(): string[] {
+    const now = Date.now();
+    return this.guard(() =>
+      this.db
+        .prepare<[], Owned>("SELECT owner, expires_at FROM runs WHERE state = 'open' AND owner IS NOT NULL")
+        .all()
+        .filter((run) => alive(run, this.me, now))
+        .map((run) => describeOwner(run.owner)),
+    );
   }
 
   /**
@@ -422,7 +487,9 @@ export class SqliteStore implements AnswerStore {
         this.db
           .transaction(() => {
             s.dropClaims.run(this.me);
-            s.dropReservations.run(this.me);
+            // A reservation never settled belongs to a request whose answer never came: the
+            // service may have charged it.
+            for (const r of s.ownReservations.all(this.me)) this.orphan(r, r.base_url, r.key_id);
             s.releaseRuns.run(this.me);
           })
           .immediate();
@@ -433,16 +500,34 @@ export class SqliteStore implements AnswerStore {
     this.db.close();
   }
 
+  /**
+   * This key's month: the ledger, and the reservations of live owners. A reservation whose owner is
+   * gone (killed, or its lease ran out) becomes a possibly-charged entry first: never dropped.
+   */
   private usage(baseUrl: string, keyId: string, from: number, to: number): { spent: number; held: number } {
     const s = this.statements;
-    const spent = s.ledgerSum.get(keyId, baseUrl, from, to)?.total ?? 0;
     const now = Date.now();
     let held = 0;
     for (const r of s.reservations.all(keyId, baseUrl)) {
-      if (r.owner === this.me || alive(r, this.me, now)) held += r.amount;
-      else s.reservationDrop.run(r.id);
+      if (r.owner === this.me || alive(r, this.me, now)) {
+        if (r.at === 0 || (r.at >= from && r.at < to)) held += r.amount;
+      } else this.orphan(r, baseUrl, keyId);
     }
+    const spent = s.ledgerSum.get(keyId, baseUrl, from, to)?.total ?? 0;
     return { spent, held };
+  }
+
+  /** A reservation nobody will settle: the ledger keeps it as possibly charged. */
+  private orphan(r: HeldRow, baseUrl: string, keyId: string): void {
+    this.statements.reservationDrop.run(r.id);
+    this.putLedger({
+      at: r.at || Date.now(),
+      baseUrl,
+      keyId,
+      command: r.command || 'unknown',
+      credits: r.amount,
+      outcome: 'unknown',
+    });
   }
 
   private putLedger(e: LedgerEntry): void {

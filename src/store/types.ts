@@ -54,6 +54,18 @@ export interface LedgerEntry {
   outcome: 'charged' | 'unknown';
 }
 
+export interface HoldRequest {
+  baseUrl: string;
+  keyId: string;
+  amount: number;
+  /** The month's cap; undefined holds without a cap (the hold still outlives the process). */
+  cap: number | undefined;
+  window: { from: number; to: number };
+  command: string;
+  /** When the request is sent (epoch ms): the month its possible charge falls in. */
+  at: number;
+}
+
 export interface MonthReservation {
   readonly id: number;
   readonly amount: number;
@@ -78,15 +90,22 @@ export interface AnswerStore {
   record(entry: LedgerEntry): void;
   /** This key's ledger in [from, to) (charged and possibly charged), and its live reservations. */
   monthUsage(baseUrl: string, keyId: string, from: number, to: number): { spent: number; held: number };
-  /** Reserves `amount` when usage + amount stays within `cap`; null otherwise. */
-  reserveMonth(
-    baseUrl: string,
-    keyId: string,
-    amount: number,
-    cap: number,
-    window: { from: number; to: number },
-  ): MonthReservation | null;
-  /** Drops a reservation (its charge, if any, is already in the ledger). */
-  settleMonth(reservation: MonthReservation, unknown?: LedgerEntry): void;
+  /**
+   * Holds `amount` for a request about to be sent, in the store, so that it outlives this process:
+   * with a `cap`, only when the month's ledger, the live holds and `amount` stay within it (null
+   * otherwise). A hold whose owner is gone becomes a possibly-charged ledger entry; never dropped.
+   */
+  reserve(hold: HoldRequest): MonthReservation | null;
+  /**
+   * Settles a hold (if any) and records `entry` (when it has credits) in one transaction: the
+   * ledger never shows a charge twice, nor loses one between the two.
+   */
+  settle(reservation: MonthReservation | undefined, entry?: LedgerEntry): void;
+  /** Runs `work` in one write transaction (store calls inside it join it). */
+  atomically<T>(work: () => T): T;
+  /** Turns the holds of owners that are gone into possibly-charged ledger entries. */
+  sweep(): void;
+  /** The owners of runs in progress, as a message names them. */
+  liveRuns(): string[];
   close(): void;
 }

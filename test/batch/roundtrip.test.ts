@@ -9,8 +9,8 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openInput } from '../../src/batch/input.js';
 import { createBatchWriter, type RowResult } from '../../src/batch/output.js';
+import { openInput } from '../../src/csv/input.js';
 
 class Sink extends Writable {
   text = '';

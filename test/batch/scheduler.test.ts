@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBudget } from '../../src/batch/budget.js';
 import { Lookups } from '../../src/batch/lookup.js';
+import { runStoreOf } from '../../src/batch/run-store.js';
 import { createScheduler, PROGRESS_MS, type Slot } from '../../src/batch/scheduler.js';
 import { createPacer } from '../../src/pace.js';
 import { Problem } from '../../src/problem.js';
+import { Purse } from '../../src/spend/purse.js';
 import { freshnessAt } from '../../src/store/location.js';
-import { runStoreOf } from '../../src/store/run-store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
 import type { ApiResponse, Client, RequestOptions } from '../../src/types.js';
 
@@ -295,6 +295,11 @@ describe('Lookups', () => {
     return { client, calls, stats: () => ({ maxInFlight, charged }) };
   }
 
+  /** A purse with a run's --budget only, and no ledger. */
+  function purseFor(budget: number | undefined): Purse {
+    return new Purse({ runCap: budget, baseUrl: 'test', keyId: 'test', command: 'enrich', now: Date.now });
+  }
+
   function lookups(
     client: Client,
     options: { budget?: number; concurrency?: number; worstCase?: number } = {},
@@ -307,7 +312,7 @@ describe('Lookups', () => {
         query: {},
         worstCase: options.worstCase ?? 2,
         resultFields: ['domain', 'company_name'],
-        budget: createBudget(options.budget),
+        purse: purseFor(options.budget),
         scheduler,
         store: runStore(),
         maxConsecutiveFailures: 5,
@@ -416,7 +421,7 @@ describe('Lookups', () => {
       query: {},
       worstCase: 1,
       resultFields: ['domain', 'company_name'],
-      budget: createBudget(undefined),
+      purse: purseFor(undefined),
       scheduler,
       store: runStore(),
       maxConsecutiveFailures: 5,

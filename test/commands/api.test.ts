@@ -41,6 +41,9 @@ function parseError(text: string): string {
 const NO_KEY_HINT =
   'Replace the key: set COMPANY_DATA_API_KEY, pass --api-key-file, or run `company-data config set-key`.';
 
+const ENDPOINTS_HINT =
+  'See `company-data api --help` for the endpoints: GET /api/me, /api/products, /api/fields, /api/errors, /api/domains/<domain>, /api/lookalike/<domain>, and GET or POST /api/search.';
+
 const cases: CommandCase[] = [
   {
     name: 'GET /api/me on a terminal: the JSON, the credits (none charged) on stderr',
@@ -180,12 +183,42 @@ const cases: CommandCase[] = [
     ),
   },
   {
-    name: 'an endpoint that does not exist: the 404 problem, exit 1',
+    name: 'an endpoint that does not exist: exit 2, pointing to api --help and the endpoints',
     argv: ['api', 'GET', '/api/nope'],
     tty: true,
-    wantCode: 1,
+    wantCode: 2,
     wantStdout: '',
-    wantStderr: lines('error: Not found (not_found, HTTP 404)', '  there is no endpoint at /api/nope'),
+    wantStderr: lines(
+      'error: No such endpoint (unknown_endpoint, HTTP 404)',
+      '  GET /api/nope: the service answered 404 (not_found): there is no endpoint at /api/nope',
+      `  ${ENDPOINTS_HINT}`,
+    ),
+  },
+  {
+    name: 'a method the endpoint does not have, piped: exit 2, the same pointer',
+    argv: ['api', 'DELETE', '/api/me'],
+    tty: false,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines(
+      JSON.stringify({
+        code: 'unknown_endpoint',
+        status: 405,
+        title: 'Method not allowed',
+        detail:
+          'DELETE /api/me: the service answered 405 (invalid_request): DELETE is not allowed on /api/me; use GET',
+        retryable: false,
+        hint: ENDPOINTS_HINT,
+      }),
+    ),
+  },
+  {
+    name: 'a query parameter named constructor or __proto__ is sent like any other',
+    argv: ['api', 'GET', '/api/me', '--query', 'constructor=x', '--query', '__proto__=y'],
+    tty: false,
+    wantCode: 0,
+    wantStdout: ACCOUNT,
+    wantStderr: '',
   },
   {
     name: 'an absolute URL: exit 2, the key goes only to the base URL',

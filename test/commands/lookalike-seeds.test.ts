@@ -303,6 +303,7 @@ const cases: CommandCase[] = [
     ),
     wantStderr: lines(
       'Excluding 2 domains.',
+      'Left out 2 candidates on the exclusion list.',
       '3 lookalikes from 3 seeds',
       'Credits: charged 3, balance 999,997',
     ),
@@ -323,6 +324,7 @@ const cases: CommandCase[] = [
     ),
     wantStderr: lines(
       'Excluding 1 domain.',
+      'Left out 1 candidate on the exclusion list.',
       '3 lookalikes of acme-shoes.com',
       'Credits: charged 1, balance 999,999',
     ),

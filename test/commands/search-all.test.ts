@@ -1,10 +1,12 @@
 // `search --all` / `--max-rows` / `--budget`: whole stdout and stderr, on a pretend terminal and
 // piped. The small cases spell every byte out; the paging cases (2,000 companies, two pages) spell
 // out stderr and check stdout row by row against one search of the same segment.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   type CommandCase,
   caseEnvironment,
+  DIR,
   expectCase,
   lines,
   SANDBOX_URL,
@@ -223,6 +225,11 @@ describe('search --help', () => {
         '                                 search -o json/ndjson output to leave out; -',
         '                                 reads stdin; repeatable',
         '  --exclude-domain <domain>      one domain or URL to leave out; repeatable',
+        '  --delimiter <char>             --exclude: field delimiter, e.g. ; or tab',
+        '                                 (default: sniffed)',
+        '  --encoding <enc>               --exclude: text encoding (default: sniffed)',
+        '                                 (choices: "utf8", "utf16le", "windows-1252",',
+        '                                 "latin1")',
         '  --include <fields>             comma-separated fields per row (see',
         '                                 `company-data fields`)',
         '  --limit <n>                    number of rows, 1-1000 (service default 25)',
@@ -231,6 +238,9 @@ describe('search --help', () => {
         '  --max-rows <n>                 like --all, but stop after n rows',
         '  --budget <n>                   with --all or --max-rows: never charge more',
         '                                 than n credits in this run',
+        `  --budget-month <n>             never let this key's spend in the calendar`,
+        `                                 month (UTC) pass n credits, across runs and`,
+        `                                 commands (env: COMPANY_DATA_BUDGET_MONTH)`,
         '  --rate <n>                     with --all or --max-rows: at most n searches',
         '                                 per second (default: 90% of the rate limit `me`',
         '                                 reports; 0: no pacing)',
@@ -275,12 +285,15 @@ async function runAgainst(
   options: { tty?: boolean; faults?: (sandbox: SandboxHandle) => void; env?: Record<string, string> } = {},
 ) {
   const sandbox = await startTestSandbox();
+  // A scratch directory of its own: DIR spelt literally would be one HOME (and one result store)
+  // shared by every run of every checkout on the machine.
+  const dir = mkdtempSync('/tmp/cdt-');
   try {
     options.faults?.(sandbox);
     const env = Object.fromEntries(
       Object.entries(caseEnvironment({ env: options.env })).map(([k, v]) => [
         k,
-        v.replace(SANDBOX_URL, sandbox.url),
+        v.replace(SANDBOX_URL, sandbox.url).replace(DIR, dir),
       ]),
     );
     const before = sandbox.requests().length;
@@ -298,6 +311,7 @@ async function runAgainst(
     return { ...result, searches, firstThousand: body.rows.map((r) => r.domain), total: body.total };
   } finally {
     await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -154,6 +154,37 @@ const cases: CommandCase[] = [
       '{"code":"usage_error","status":0,"title":"Usage error","detail":"unknown filter `contry` (did you mean `country`?)","retryable":false,"hint":"Filters: country, site_category, employee_range, primary_platform, tech (see `company-data fields`)."}',
     ),
   },
+  // A filter name is never looked up on a plain object: `constructor`, `toString` and `__proto__`
+  // are unknown filters like any other, not "list.includes is not a function" (exit 1).
+  ...(
+    [
+      ['--filter constructor=x', ['--filter', 'constructor=x'], 'constructor'],
+      ['--filters {"toString":["x"]}', ['--filters', '{"toString":["x"]}'], 'toString'],
+      ['--filters {"__proto__":["x"]}', ['--filters', '{"__proto__":["x"]}'], '__proto__'],
+      ['--filter __proto__=x', ['--filter', '__proto__=x'], '__proto__'],
+    ] as const
+  ).map(
+    ([flag, argv, name]): CommandCase => ({
+      name: `${flag}: an unknown filter, exit 2, nothing sent`,
+      argv: ['search', 'shoes', ...argv],
+      tty: true,
+      wantCode: 2,
+      wantStdout: '',
+      wantStderr: lines(
+        'error: Usage error (usage_error)',
+        `  unknown filter \`${name}\``,
+        '  Filters: country, site_category, employee_range, primary_platform, tech (see `company-data fields`).',
+      ),
+    }),
+  ),
+  {
+    name: '--delimiter without --exclude: exit 2, it reads --exclude files only',
+    argv: ['search', 'shoes', '--delimiter', ';'],
+    tty: false,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: usageLine('--delimiter applies to --exclude files', ''),
+  },
   {
     name: 'a --limit out of range: exit 2 from the flag parser',
     argv: ['search', 'shoes', '--limit', '0'],

@@ -263,6 +263,54 @@ describe('a proxy that wants credentials (407)', () => {
   });
 });
 
+describe('a proxy that refuses to tunnel (CONNECT answered 403, as a stock squid does but for port 443)', () => {
+  const REFUSED_HINT =
+    "Have the proxy allow CONNECT to the service's host and port (many allow port 443 only), correct the proxy variable, or list the service's host in NO_PROXY to connect directly.";
+
+  it('names the proxy, its variable and the status, points to NO_PROXY, exit 2, one attempt', async () => {
+    const tls = await listen(createHttpsServer({ key: KEY, cert: CERT }), 'https');
+    const proxy = await startForwardProxy({ refuseConnect: 403 });
+    try {
+      const host = new URL(proxy.url).host;
+      const r = await run(['--base-url', tls.url, '--retries', '3', 'me'], { HTTPS_PROXY: proxy.url });
+      expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: lines(
+          'error: Proxy refused the tunnel (proxy_refused)',
+          `  The proxy ${host} (from HTTPS_PROXY) answered HTTP 403 to CONNECT ${tls.host}: it will not open a tunnel to the service, so the service was not reached.`,
+          `  ${REFUSED_HINT}`,
+        ),
+      });
+      expect(proxy.refused).toEqual([`CONNECT ${tls.host}`]);
+      expect(tls.connections()).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('doctor fails the reachable check with the same problem and fix, exit 2', async () => {
+    const tls = await listen(createHttpsServer({ key: KEY, cert: CERT }), 'https');
+    const proxy = await startForwardProxy({ refuseConnect: 403 });
+    try {
+      const host = new URL(proxy.url).host;
+      const r = await run(['--base-url', tls.url, 'doctor'], { https_proxy: proxy.url });
+      expect(
+        r.stdout
+          .split('\n')
+          .filter((line) => /^(✗| {4}fix)/.test(line))
+          .slice(0, 2),
+      ).toEqual([
+        `✗ reachable: Proxy refused the tunnel (proxy_refused): The proxy ${host} (from https_proxy) answered HTTP 403 to CONNECT ${tls.host}: it will not open a tunnel to the service, so the service was not reached.`,
+        `    fix: ${REFUSED_HINT}`,
+      ]);
+      expect(r.code).toBe(2);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('a proxy that is not there', () => {
   it('named with its address and variable, not blamed on the service, exit 2, one attempt', async () => {
     const port = await closedPort();

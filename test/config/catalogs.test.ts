@@ -47,15 +47,14 @@ describe('adapters', () => {
 
   it('accept a bare array or a renamed envelope, default missing members, keep unknown ones', () => {
     const bare = adaptProducts([{ id: 'tech', credit_units: '2', tier: 'gold' }]);
-    expect(bare).toEqual([
+    // No `default` or `add_on` invented: the catalog said neither.
+    expect(bare).toStrictEqual([
       {
         id: 'tech',
         description: '',
         fields: [],
         bundles: [],
         credit_units: 2,
-        default: false,
-        add_on: false,
         tier: 'gold',
       },
     ]);
@@ -64,13 +63,98 @@ describe('adapters', () => {
       name: 'country',
       product: '',
       type: 'string',
-      facet: false,
+      facet: undefined,
       filter: { name: 'country', value_source: 'enum', values: ['US'] },
       billing: { product: '', credit_units: 0 },
-      capabilities: [],
+      capabilities: undefined,
       plans: [],
     });
     expect(adaptFields([{ name: 'x', filter: null }])[0].filter).toBeNull();
+    expect(adaptFields([{ name: 'x' }])[0].filter).toBeUndefined();
+  });
+
+  it('read a field by meaning: filter as a name, a flag or an object; values beside or nested; facets by other names', () => {
+    const read = adaptFields({
+      data: {
+        fields: {
+          country: {
+            product: { id: 'profile' },
+            filter: 'hq_country',
+            values: ['US', 'GB'],
+            breakdown: true,
+          },
+          category: { filterable: 'yes', allowed_values: [{ value: 'fashion' }], facetable: 'no' },
+          size: { filter: { param: 'size', options: ['1-10'], kind: 'exact' }, is_facet: 1 },
+          text: {
+            filter: { name: 'text', value_source: 'free' },
+            available_in: { search: true, lookalike: false },
+          },
+          constructor: { filter: false },
+          year: { filter_name: 'founded' },
+        },
+      },
+    });
+    expect(
+      read.map((f) => ({
+        name: f.name,
+        product: f.product,
+        filter: f.filter,
+        facet: f.facet,
+        capabilities: f.capabilities,
+      })),
+    ).toEqual([
+      {
+        name: 'country',
+        product: 'profile',
+        filter: { name: 'hq_country', value_source: 'enum', values: ['US', 'GB'] },
+        facet: true,
+        capabilities: undefined,
+      },
+      {
+        name: 'category',
+        product: '',
+        filter: { name: 'category', value_source: 'enum', values: ['fashion'] },
+        facet: false,
+        capabilities: undefined,
+      },
+      {
+        name: 'size',
+        product: '',
+        filter: {
+          name: 'size',
+          param: 'size',
+          options: ['1-10'],
+          kind: 'exact',
+          value_source: 'enum',
+          values: ['1-10'],
+        },
+        facet: true,
+        capabilities: undefined,
+      },
+      {
+        name: 'text',
+        product: '',
+        filter: { name: 'text', value_source: 'free' },
+        facet: undefined,
+        capabilities: ['search'],
+      },
+      { name: 'constructor', product: '', filter: null, facet: undefined, capabilities: undefined },
+      {
+        name: 'year',
+        product: '',
+        filter: { name: 'founded', value_source: 'free' },
+        facet: undefined,
+        capabilities: undefined,
+      },
+    ]);
+  });
+
+  it('take facets listed once for the whole catalog', () => {
+    const read = adaptFields({ fields: [{ name: 'country' }, { name: 'tech' }], facets: ['country'] });
+    expect(read.map((f) => [f.name, f.facet])).toEqual([
+      ['country', true],
+      ['tech', false],
+    ]);
   });
 
   it('errors: envelope members kept, entries defaulted', () => {

@@ -62,10 +62,17 @@ describe('successful calls', () => {
       domain: 'acme-shoes.com',
       credits: { charged: 2 },
     });
-    const [entry] = sent();
+    // The catalogs first: the lookup carries max_credits, the worst case of its products.
+    const entry = sent().find((e) => e.path.startsWith('/api/domains/'))!;
+    expect(sent().map((e) => e.path)).toEqual([
+      '/api/products',
+      '/api/fields',
+      '/api/domains/acme-shoes.com',
+    ]);
     expect(entry).toMatchObject({ method: 'GET', path: '/api/domains/acme-shoes.com', key_name: 'full' });
     expect(new URLSearchParams(entry.query).get('products')).toBe('profile,tech');
     expect(new URLSearchParams(entry.query).get('include')).toBe('domain,tech');
+    expect(new URLSearchParams(entry.query).get('max_credits')).toBe('2');
   });
 
   it('POSTs a --body @file with exclude_domains as JSON, and the exclusion holds', async () => {
@@ -118,7 +125,9 @@ describe('successful calls', () => {
     );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ found: true });
-    expect(r.stderr).toMatch(/http: GET http:\/\/127\.0\.0\.1:\d+\/api\/domains\/acme-shoes\.com -> 200/);
+    expect(r.stderr).toMatch(
+      /http: GET http:\/\/127\.0\.0\.1:\d+\/api\/domains\/acme-shoes\.com\?max_credits=1 -> 200/,
+    );
     expect(r.stderr).toMatch(/^Credits: charged 1, balance [\d,]+$/m);
     expect(r.stdout + r.stderr).not.toContain(sandbox.keys.full);
   });

@@ -175,6 +175,13 @@ describe('enrich reads other plausible response shapes', () => {
     '/api/domains/company.com': { company: { company_name: 'Company Inc', country: 'FR' } },
     '/api/domains/gone.com': { code: 'domain_not_found' },
     '/api/domains/weird.com': ['not', 'an', 'object'],
+    // The catalogs a lookup's worst case (its max_credits) is read from.
+    '/api/products': {
+      products: [
+        { id: 'profile', fields: ['domain', 'company_name', 'country'], credit_units: 1, default: true },
+      ],
+    },
+    '/api/fields': { fields: [] },
   };
 
   beforeAll(async () => {

@@ -271,6 +271,8 @@ const layouts = [
   { name: 'the output', output: true, store: false, room: 32 * KIB },
   { name: 'the store', output: false, store: true, room: 150 * KIB },
   { name: 'the output and the store', output: true, store: true, room: 250 * KIB },
+  // Under a month cap every lookup also holds its worst case in the store first.
+  { name: 'the store under --budget-month', output: false, store: true, room: 150 * KIB, month: true },
 ];
 
 // The full disk is a real one: a tmpfs of 8 MiB, most of it taken by a filler file, under the
@@ -294,11 +296,11 @@ describe.skipIf(noTmpfs !== undefined)('a batch on a full filesystem', () => {
   it.each(layouts)(
     '$name: names the path and the cause, exits 8, keeps the store whole, resumes once space is freed',
     async (layout) => {
-      const name = `disk-${layout.output ? 'o' : ''}${layout.store ? 's' : ''}`;
+      const name = `disk-${layout.output ? 'o' : ''}${layout.store ? 's' : ''}${'month' in layout ? 'm' : ''}`;
       const input = writeInput(`${name}.csv`);
       const output = join(layout.output ? mount : dir, `${name}.out.csv`);
       const store = join(layout.store ? mount : dir, `${name}.db`);
-      const args = enrichArgs(input, output);
+      const args = [...enrichArgs(input, output), ...('month' in layout ? ['--budget-month', '100000'] : [])];
       for (const file of readdirSync(mount)) rmSync(join(mount, file));
       const filler = join(mount, 'filler');
       writeFileSync(filler, Buffer.alloc(MOUNT_KIB * KIB - layout.room));

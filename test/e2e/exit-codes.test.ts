@@ -162,8 +162,17 @@ describe('exit codes of DESIGN.md', () => {
     for (const code of ['invalid_api_key', 'api_key_restricted', 'upgrade_required'])
       expect(exitCodeFor(new Problem({ code })), code).toBe(3);
     // Set-up mistakes (test/commands/setup-mistakes.test.ts): fix, then re-run.
-    for (const code of ['untrusted_certificate', 'proxy_auth_required', 'proxy_unreachable', 'http1_refused'])
+    for (const code of [
+      'untrusted_certificate',
+      'proxy_auth_required',
+      'proxy_unreachable',
+      'proxy_refused',
+      'http1_refused',
+    ])
       expect(exitCodeFor(new Problem({ code })), code).toBe(2);
+    // `api` with a path or method the service lacks, whatever status it came with.
+    for (const status of [404, 405])
+      expect(exitCodeFor(new Problem({ code: 'unknown_endpoint', status })), String(status)).toBe(2);
     // An output that cannot be written (test/e2e/enrich-unwritable.test.ts): its own code.
     for (const code of ['write_failed', 'output_closed'])
       expect(exitCodeFor(new Problem({ code })), code).toBe(8);

@@ -204,7 +204,9 @@ describe('lookalike over three seeds', () => {
       '--exclude-domain',
       excluded[1],
     ]);
-    expect(r.stderr).toBe(`Excluding 2 domains.\n${K} lookalikes from 3 seeds\n`);
+    expect(r.stderr).toBe(
+      `Excluding 2 domains.\nLeft out 2 candidates on the exclusion list.\n${K} lookalikes from 3 seeds\n`,
+    );
     expect(r.code).toBe(0);
     const document = JSON.parse(r.stdout) as {
       seeds: Array<{ seed: string; status: string }>;

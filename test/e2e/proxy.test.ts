@@ -69,7 +69,7 @@ describe('through HTTP_PROXY, as direct', () => {
     expect(proxied.code).toBe(0);
     expect(proxied.stdout).toBe(direct.stdout);
     expect(proxied.stderr).toBe(direct.stderr);
-    expect(proxy.forwarded).toContain(`GET ${origin()}/api/domains/acme-shoes.com`);
+    expect(proxy.forwarded).toContain(`GET ${origin()}/api/domains/acme-shoes.com?max_credits=1`);
     expect(proxy.forwarded.every((line) => line.startsWith(`GET ${origin()}/api/`))).toBe(true);
     expect(proxy.tunnels).toEqual([]);
   });
@@ -111,7 +111,7 @@ describe('through HTTP_PROXY, as direct', () => {
     const proxied = await outcome(true);
     expect(direct).toEqual({ code: 5, problem: 'timeout', stdout: '' });
     expect(proxied).toEqual(direct);
-    expect(proxy.forwarded).toContain(`GET ${origin()}/api/domains/acme-shoes.com`);
+    expect(proxy.forwarded).toContain(`GET ${origin()}/api/domains/acme-shoes.com?max_credits=1`);
   });
 
   it('--sandbox is reached directly, whatever the proxy variables say', async () => {

@@ -142,7 +142,7 @@ describe('runs sharing a store', () => {
       const problem = JSON.parse(r.stderr.trim().split('\n').at(-1) as string);
       expect(problem.code).toBe('budget_exhausted');
       expect(problem.detail).toMatch(
-        /^--budget-month 100 \(this key's spend in this calendar month, UTC, across runs\) reached/,
+        /^--budget-month 100 \(this key's spend in this calendar month, UTC, across runs and commands\) reached/,
       );
     }
     // A fourth run sends nothing at all.

@@ -57,8 +57,8 @@ export interface CommandCase {
   env?: Record<string, string | undefined>;
   stdin?: string;
   stdinTTY?: boolean;
-  /** Files written under DIR before the run, with a mode when it matters. */
-  files?: Record<string, string | { text: string; mode: number }>;
+  /** Files written under DIR before the run (text as UTF-8, or bytes), with a mode when it matters. */
+  files?: Record<string, string | Buffer | { text: string; mode: number }>;
   /** Commands run first with the same environment (to fill the catalog cache, say); each must exit 0. */
   before?: string[][];
   /**
@@ -106,6 +106,21 @@ export function caseEnvironment(c: Pick<CommandCase, 'env'>): Record<string, str
   );
 }
 
+/**
+ * The environment of a run against a service of the test's own (a front in front of a sandbox):
+ * HOME, config and cache under `dir`, the full key, no colour.
+ */
+export function serviceEnvironment(dir: string, baseUrl: string): Record<string, string> {
+  return {
+    HOME: dir,
+    XDG_CONFIG_HOME: join(dir, 'config'),
+    XDG_CACHE_HOME: join(dir, 'cache'),
+    COMPANY_DATA_BASE_URL: baseUrl,
+    COMPANY_DATA_API_KEY: KEYS.full,
+    NO_COLOR: '1',
+  };
+}
+
 async function closedPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -132,7 +147,7 @@ export async function runCase(c: CommandCase): Promise<CaseResult> {
     for (const [name, file] of Object.entries(c.files ?? {})) {
       const path = join(dir, name);
       mkdirSync(dirname(path), { recursive: true });
-      if (typeof file === 'string') writeFileSync(path, file);
+      if (typeof file === 'string' || Buffer.isBuffer(file)) writeFileSync(path, file);
       else {
         writeFileSync(path, file.text);
         // Set after writing: the mode given to writeFileSync is narrowed by the umask.

@@ -5,7 +5,8 @@
 // Whatever host a request names, the proxy connects to that port on 127.0.0.1, so a test can use
 // a name only the proxy "knows" (`service.invalid:4100` reaches 127.0.0.1:4100).
 // Started with `credentials`, it answers 407 to any request or CONNECT without them in
-// Proxy-Authorization (Basic), as a proxy that wants a user name and password does.
+// Proxy-Authorization (Basic), as a proxy that wants a user name and password does. Started with
+// `refuseConnect`, it answers every CONNECT with that status.
 import { createServer, type IncomingMessage, request } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 
@@ -15,7 +16,7 @@ export interface ForwardProxy {
   forwarded: string[];
   /** `host:port` of each CONNECT tunnel opened. */
   tunnels: string[];
-  /** Requests and CONNECTs answered 407 (wrong or missing credentials), in order. */
+  /** Requests and CONNECTs refused (407 for wrong or missing credentials, or refuseConnect), in order. */
   refused: string[];
   /** TCP connections accepted. */
   connections(): number;
@@ -25,6 +26,11 @@ export interface ForwardProxy {
 export interface ForwardProxyOptions {
   /** `user:password` the proxy demands (Basic), answering 407 without them. */
   credentials?: string;
+  /**
+   * Every CONNECT is answered with this status and no tunnel, as a stock squid answers CONNECT to
+   * a port other than 443 (403); absolute-URI requests are still forwarded.
+   */
+  refuseConnect?: number;
 }
 
 const CHALLENGE = 'Basic realm="test proxy"';
@@ -110,6 +116,11 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
       socket.end(
         `HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: ${CHALLENGE}\r\nContent-Length: 0\r\n\r\n`,
       );
+      return;
+    }
+    if (options.refuseConnect !== undefined) {
+      refused.push(`CONNECT ${req.url}`);
+      socket.end(`HTTP/1.1 ${options.refuseConnect} Refused\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
     const hostPort = req.url ?? '';

@@ -202,9 +202,15 @@ describe('problemFromError', () => {
     expect(problemFromError(tunnel, viaProxy, redact).detail).toBe(
       'The proxy proxy.example:3128 (from https_proxy) refused the user name and password in https_proxy (HTTP 407).',
     );
-    // Another refusal of a tunnel is not about credentials.
+    // Another refusal of a tunnel is not about credentials: the proxy will not tunnel there.
     const forbidden = err('UND_ERR_ABORTED', 'Proxy response (403) !== 200 when HTTP Tunneling');
-    expect(problemFromError(forbidden, viaProxy, redact).code).toBe('network_error');
+    expect(problemFromError(forbidden, viaProxy, redact)).toMatchObject({
+      code: 'proxy_refused',
+      retryable: false,
+    });
+    expect(problemFromError(forbidden, viaProxy, redact).detail).toMatch(
+      /^The proxy proxy\.example:3128 \(from https_proxy\) answered HTTP 403 to CONNECT .+: it will not open a tunnel to the service, so the service was not reached\.$/,
+    );
   });
 
   it('finds the code inside an AggregateError', () => {

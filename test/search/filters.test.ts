@@ -169,3 +169,57 @@ describe('included fields and facets', () => {
     );
   });
 });
+
+describe('a catalog that does not say: the service decides', () => {
+  const silent = (name: string, filter: FieldEntry['filter'] = undefined): FieldEntry => ({
+    name,
+    product: 'profile',
+    type: 'string',
+    description: name,
+    filter,
+    facet: undefined,
+    billing: { product: 'profile', credit_units: 1 },
+    capabilities: undefined,
+    plans: [],
+  });
+
+  it('filters: every name is sent when the catalog describes no filter at all', () => {
+    const fields = [silent('country'), silent('tech')];
+    expect(validateFilters({ country: ['us'], anything: ['x'] }, fields)).toEqual({
+      country: ['us'],
+      anything: ['x'],
+    });
+  });
+
+  it('filters: a field whose filter is not described is sent beside described ones', () => {
+    const fields = [
+      silent('country', { name: 'country', value_source: 'enum', values: ['US'] }),
+      silent('tech'),
+    ];
+    expect(validateFilters({ country: ['us'], tech: ['shopify'] }, fields)).toEqual({
+      country: ['US'],
+      tech: ['shopify'],
+    });
+    expect(() => validateFilters({ colour: ['red'] }, fields)).toThrow('unknown filter `colour`');
+  });
+
+  it('include: a field without capabilities may be asked of search and lookalike', () => {
+    expect(() => validateInclude(['country'], [silent('country')], 'search')).not.toThrow();
+    expect(() => validateInclude(['countr'], [silent('country')], 'lookalike')).toThrow(
+      'unknown field `countr` in --include (did you mean `country`?)',
+    );
+  });
+
+  it('facets: sent when the catalog marks no facet, or not this field', () => {
+    expect(validateFacet('country', [silent('country')])).toBe('country');
+    expect(validateFacet('whatever', [silent('country')])).toBe('whatever');
+    const marked = [
+      { ...silent('country'), facet: true },
+      silent('tech'),
+      { ...silent('name'), facet: false },
+    ];
+    expect(validateFacet('tech', marked)).toBe('tech');
+    expect(() => validateFacet('name', marked)).toThrow('field `name` is not a breakdown facet');
+    expect(() => validateFacet('whatever', marked)).toThrow('unknown field `whatever`');
+  });
+});

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Row } from '../../src/api/search.js';
 import { fetchPages } from '../../src/search/paging.js';
+import { Purse } from '../../src/spend/purse.js';
 import type { ApiResponse, Context, Credits, RequestOptions } from '../../src/types.js';
 
 interface SentPage {
@@ -32,6 +33,11 @@ function fakeService(answer: Answer): { ctx: Context; sent: SentPage[] } {
   return { ctx: { client } as unknown as Context, sent };
 }
 
+/** A run's caps without a ledger: --budget only. */
+function purse(budget?: number): Purse {
+  return new Purse({ runCap: budget, baseUrl: 'test', keyId: 'test', command: 'search', now: Date.now });
+}
+
 /** A segment of `size` companies, answered like the contract says (total after exclusions). */
 function segment(size: number): Answer {
   const all = Array.from({ length: size }, (_, i) => `c${i}.com`);
@@ -50,7 +56,7 @@ describe('fetchPages', () => {
   it('pages through a segment, a GET first and then POSTs with every domain received', async () => {
     const { ctx, sent } = fakeService(segment(2500));
     const out = collect();
-    const outcome = await fetchPages(ctx, { filters: {} }, out.sink);
+    const outcome = await fetchPages(ctx, { filters: {} }, out.sink, { purse: purse() });
     expect(out.rows).toHaveLength(2500);
     expect(new Set(out.rows.map((r) => r.domain)).size).toBe(2500);
     expect(sent).toEqual([
@@ -72,7 +78,7 @@ describe('fetchPages', () => {
     const all = Array.from({ length: 1000 }, (_, i) => ({ domain: `c${i}.com` }));
     const { ctx, sent } = fakeService(() => ({ body: { total: 5000, rows: all } }));
     const out = collect();
-    const outcome = await fetchPages(ctx, { filters: {} }, out.sink);
+    const outcome = await fetchPages(ctx, { filters: {} }, out.sink, { purse: purse() });
     expect(out.rows).toHaveLength(1000);
     expect(sent).toHaveLength(2);
     expect(outcome).toMatchObject({ reason: 'no_new_rows', fetched: 1000, pages: 2, notFetched: 4000 });
@@ -85,7 +91,7 @@ describe('fetchPages', () => {
       return { body: { rows } };
     });
     const out = collect();
-    const outcome = await fetchPages(ctx, { filters: {} }, out.sink);
+    const outcome = await fetchPages(ctx, { filters: {} }, out.sink, { purse: purse() });
     expect(out.rows).toHaveLength(1500);
     expect(sent).toHaveLength(2);
     expect(outcome.reason).toBe('complete');
@@ -95,7 +101,7 @@ describe('fetchPages', () => {
   it('counts a page without a credit header at its expected cost', async () => {
     const counted = segment(3000);
     const { ctx, sent } = fakeService((req) => ({ body: counted(req).body, credits: {} }));
-    const outcome = await fetchPages(ctx, { filters: {} }, collect().sink, { budget: 2 });
+    const outcome = await fetchPages(ctx, { filters: {} }, collect().sink, { purse: purse(2) });
     expect(sent).toHaveLength(2);
     expect(outcome).toMatchObject({ reason: 'budget', fetched: 2000, charged: 2, nextPageCost: 1 });
   });
@@ -108,7 +114,7 @@ describe('fetchPages', () => {
       return { body: counted(req).body, credits: { charged: page === 1 ? 1 : 3, remaining: 100 - page } };
     });
     // 1 + 3 = 4 spent; a third page expected at 3 would make 7 > 6.
-    const outcome = await fetchPages(ctx, { filters: {} }, collect().sink, { budget: 6 });
+    const outcome = await fetchPages(ctx, { filters: {} }, collect().sink, { purse: purse(6) });
     expect(sent).toHaveLength(2);
     expect(outcome).toMatchObject({ reason: 'budget', charged: 4, nextPageCost: 3, balance: 98 });
   });
@@ -118,7 +124,9 @@ describe('fetchPages', () => {
       body: { total: 2, rows: [{ domain: 'mine.com' }, { domain: 'new.com' }] },
     }));
     const out = collect();
-    const outcome = await fetchPages(ctx, { filters: {}, excludeDomains: ['mine.com'] }, out.sink);
+    const outcome = await fetchPages(ctx, { filters: {}, excludeDomains: ['mine.com'] }, out.sink, {
+      purse: purse(),
+    });
     expect(out.rows).toEqual([{ domain: 'new.com' }]);
     expect(outcome.reason).toBe('complete');
   });

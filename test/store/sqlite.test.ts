@@ -57,7 +57,7 @@ describe('opening a store', () => {
       `Cannot use the result store: ${path} is not a company-data store (or is damaged)`,
     );
     expect(problem.extraHint).toBe(
-      'Give another file with --store <path> (or COMPANY_DATA_STORE), or run with --no-store.',
+      `Move it aside with \`company-data store clear\` (it keeps the old file as ${path}.damaged-<time>), or give another file with --store <path>.`,
     );
     expect(exitCodeFor(problem)).toBe(2);
   });
@@ -131,5 +131,69 @@ describe('a file with the schema version but not the tables', () => {
       `Cannot use the result store: ${path} is not a company-data store (or is damaged)`,
     );
     expect(exitCodeFor(problem)).toBe(2);
+  });
+});
+
+describe('month holds', () => {
+  const hold = {
+    baseUrl: 'https://api.example.com',
+    keyId: 'k1',
+    amount: 3,
+    cap: 10,
+    window: { from: 0, to: 10_000 },
+    command: 'enrich',
+    at: 1_000,
+  };
+  const ledgerRows = (store: Awaited<ReturnType<typeof openSqliteStore>>) =>
+    store.db.prepare('SELECT credits, outcome, command, at FROM ledger ORDER BY id').all();
+
+  it('a hold whose owner is gone is never dropped: it becomes a possibly-charged ledger entry', async () => {
+    const path = join(dir, 'holds.db');
+    const gone = await openSqliteStore(path);
+    const next = await openSqliteStore(path);
+    const held = gone.reserve(hold);
+    expect(held).toEqual({ id: 1, amount: 3 });
+    // Its lease ran out (a process killed with kill -9 renews nothing).
+    gone.db.prepare('UPDATE reservations SET expires_at = 0').run();
+    // 3 still count against the month: 3 + 8 > 10.
+    expect(next.reserve({ ...hold, amount: 8 })).toBeNull();
+    expect(ledgerRows(next)).toEqual([{ credits: 3, outcome: 'unknown', command: 'enrich', at: 1_000 }]);
+    // The row id is free again, and may be the next hold's.
+    expect(next.reserve({ ...hold, amount: 7 })).toEqual({ id: 1, amount: 7 });
+    // The owner was only stalled: its settle adds nothing to the entry that stands for it, and
+    // leaves the other owner's hold of the same id alone.
+    gone.settle(held!, { ...hold, credits: 2, outcome: 'charged' } as never);
+    expect(ledgerRows(next)).toHaveLength(1);
+    expect(next.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 3, held: 7 });
+    gone.close();
+    next.close();
+  });
+
+  it('a hold still held when its process closes the store is recorded as possibly charged', async () => {
+    const path = join(dir, 'closing.db');
+    const store = await openSqliteStore(path);
+    store.reserve({ ...hold, cap: undefined });
+    store.close();
+    const after = await openSqliteStore(path);
+    expect(ledgerRows(after)).toEqual([{ credits: 3, outcome: 'unknown', command: 'enrich', at: 1_000 }]);
+    expect(after.db.prepare('SELECT COUNT(*) AS n FROM reservations').get()).toEqual({ n: 0 });
+    after.close();
+  });
+
+  it('a charge settles its hold and reaches the ledger in one transaction', async () => {
+    const path = join(dir, 'settle.db');
+    const store = await openSqliteStore(path);
+    const held = store.reserve(hold)!;
+    store.settle(held, {
+      at: 1_000,
+      baseUrl: hold.baseUrl,
+      keyId: hold.keyId,
+      command: 'search',
+      credits: 1,
+      outcome: 'charged',
+    });
+    expect(ledgerRows(store)).toEqual([{ credits: 1, outcome: 'charged', command: 'search', at: 1_000 }]);
+    expect(store.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 1, held: 0 });
+    store.close();
   });
 });

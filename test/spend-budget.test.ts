@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createBudget } from '../../src/batch/budget.js';
+import { createBudget } from '../src/spend/budget.js';
 
 describe('createBudget', () => {
   it('refuses a reservation that would pass the limit and leaves the state unchanged', () => {

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type CsvRecord, csvRecordsOf, readCsvRecords } from '../../src/batch/csv-records.js';
-import { openInput } from '../../src/batch/input.js';
+import { openInput } from '../../src/csv/input.js';
+import { type CsvRecord, csvRecordsOf, readCsvRecords } from '../../src/csv/records.js';
 
 /** `bytes` in pieces cut at the given offsets (taken modulo its length + 1). */
 function pieces(bytes: Buffer, cuts: number[]): Readable {

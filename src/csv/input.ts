@@ -3,14 +3,9 @@
 // error instead of stopping the run, so the output keeps one line per input row.
 import type { Readable } from 'node:stream';
 import { Problem, usageError } from '../problem.js';
-import {
-  type CsvRecord,
-  csvRecordsOf,
-  positionOf,
-  type ReadProgress,
-  readCsvRecords,
-} from './csv-records.js';
 import { DOMAIN_COLUMN_NAMES, domainColumnOf, readsAsListEntry } from './domain-columns.js';
+import { type CsvAsked, type CsvChoice, type EncodingChoice, notUtf8Problem, openCsv } from './read.js';
+import { type CsvRecord, NotUtf8Error, positionOf, type ReadProgress } from './records.js';
 
 export { DOMAIN_COLUMN_NAMES };
 
@@ -30,6 +25,8 @@ export interface InputReader {
   /** null for a plain list of domains (one per line, no header). */
   header: string[] | null;
   domainColumn: number;
+  /** The encoding and delimiter the rows are read with, and whether they were sniffed. */
+  choice: CsvChoice;
   /** Read with `for await` or forEachRow; a source given as bytes gives them without waiting. */
   rows: AsyncIterable<InputRow> | Iterable<InputRow>;
   /**
@@ -42,13 +39,14 @@ export interface InputReader {
 export interface InputOptions {
   /** Header name of the domain column (case-insensitive); found automatically when absent. */
   column?: string;
-  /** Field delimiter; `\t` or `tab` for tab-separated files. Default `,`. */
+  /** Field delimiter; `\t` or `tab` for tab-separated files. Sniffed when absent. */
   delimiter?: string;
-  encoding?: 'utf8' | 'latin1';
+  /** Sniffed when absent. */
+  encoding?: EncodingChoice;
 }
 
-function normaliseDelimiter(delimiter: string | undefined): string {
-  if (delimiter === undefined) return ',';
+function normaliseDelimiter(delimiter: string | undefined): string | undefined {
+  if (delimiter === undefined) return undefined;
   if (delimiter === '\\t' || delimiter.toLowerCase() === 'tab') return '\t';
   if (delimiter === '' || /["\r\n]/.test(delimiter)) {
     throw usageError(
@@ -61,6 +59,7 @@ function normaliseDelimiter(delimiter: string | undefined): string {
 
 function readFailure(error: unknown): Problem {
   if (error instanceof Problem) return error;
+  if (error instanceof NotUtf8Error) return notUtf8Problem(error.offset);
   const message = error instanceof Error ? error.message : String(error);
   return new Problem({ code: 'invalid_input', detail: `cannot read the input: ${message}`, cause: error });
 }
@@ -118,11 +117,16 @@ export async function openInput(
   source: Readable | Uint8Array,
   options: InputOptions = {},
 ): Promise<InputReader> {
-  const delimiter = normaliseDelimiter(options.delimiter);
-  const csv = { delimiter, encoding: options.encoding ?? 'utf8' } as const;
+  const asked: CsvAsked = { delimiter: normaliseDelimiter(options.delimiter), encoding: options.encoding };
   const progress: ReadProgress = { bytes: 0, chars: 0, consumed: 0 };
-  const records =
-    source instanceof Uint8Array ? csvRecordsOf(source, csv) : readCsvRecords(source, csv, progress);
+  let opened: Awaited<ReturnType<typeof openCsv>>;
+  try {
+    opened = await openCsv(source, asked, progress);
+  } catch (error) {
+    throw readFailure(error);
+  }
+  const { choice, records } = opened;
+  const delimiter = choice.delimiter;
 
   let first: CsvRecord | undefined;
   try {
@@ -140,7 +144,13 @@ export async function openInput(
   }
 
   if (first === undefined) {
-    return { header: null, domainColumn: 0, rows: (async function* () {})(), position: () => undefined };
+    return {
+      header: null,
+      domainColumn: 0,
+      choice,
+      rows: (async function* () {})(),
+      position: () => undefined,
+    };
   }
   const plainList = options.column === undefined && startsPlainList(first);
   if (!plainList && first.malformed) {
@@ -208,7 +218,7 @@ export async function openInput(
 
   const rows = Symbol.asyncIterator in records ? streamedRows(records) : rowsOf(records);
   const position = () => (source instanceof Uint8Array ? undefined : positionOf(progress));
-  return { header, domainColumn, rows, position };
+  return { header, domainColumn, choice, rows, position };
 }
 
 /** Calls `each` on every row in order; rows already at hand cost no promise each. */

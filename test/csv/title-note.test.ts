@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { doubtfulTitle } from '../../src/batch/domain-columns.js';
+import { doubtfulTitle } from '../../src/csv/domain-columns.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/cli.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type InputOptions, type InputRow, openInput } from '../../src/batch/input.js';
+import { type InputOptions, type InputRow, openInput } from '../../src/csv/input.js';
 import { normaliseDomain } from '../../src/domain.js';
 import { Problem } from '../../src/problem.js';
 

@@ -1,7 +1,7 @@
 // The store as one batch run uses it: its scope, its freshness rule and its run id bound once, so
 // a lookup asks only about a domain. Also the row a stored answer becomes in the output.
-import type { RowResult } from '../batch/output.js';
-import type { AnswerStore, Claim, Freshness, RunHandle, StoredAnswer } from './types.js';
+import type { AnswerStore, Claim, Freshness, RunHandle, StoredAnswer } from '../store/types.js';
+import type { RowResult } from './output.js';
 
 export interface RunStore {
   readonly runId: number;
@@ -9,6 +9,8 @@ export interface RunStore {
   claim(domain: string): Claim;
   save(domain: string, answer: Pick<StoredAnswer, 'found' | 'record' | 'credits'>): void;
   release(domain: string): void;
+  /** Runs `work` in one transaction of the store (a claim and the month's hold, say). */
+  atomically<T>(work: () => T): T;
 }
 
 export function runStoreOf(
@@ -24,6 +26,7 @@ export function runStoreOf(
     claim: (domain) => store.claim(scope, domain, fresh),
     save: (domain, answer) => store.save(scope, domain, { ...answer, boughtAt: now(), run: run.id }),
     release: (domain) => store.release(scope, domain),
+    atomically: (work) => store.atomically(work),
   };
 }
 

@@ -1,10 +1,11 @@
-// The one CSV reader: batch inputs and exclusion lists (through input.ts) both come here, so a
-// file reads the same, with the same line numbers in its errors, whatever it is given to.
+// The records of a CSV source once its encoding and delimiter are known (sniff.ts and read.ts
+// decide them): batch inputs, exclusion lists and lookalike seeds all come here, so a file reads
+// the same, with the same line numbers in its errors, whatever it is given to.
 //
 // csv-parse does the parsing. Around it, this file adds what csv-parse does not give reliably:
-// - the text: the bytes are decoded here (a UTF-8, UTF-16LE or UTF-16BE byte order mark wins over
-//   --encoding, which only chooses between UTF-8 and Latin-1) and csv-parse is fed UTF-8, because
-//   csv-parse knows no UTF-16BE and numbers the lines of UTF-16LE wrongly after an empty one;
+// - the text: the bytes are decoded here with TextDecoder (a UTF-8, UTF-16LE or UTF-16BE byte
+//   order mark wins over the encoding asked for) and csv-parse is fed UTF-8, because csv-parse
+//   knows no UTF-16BE nor Windows-1252 and numbers the lines of UTF-16LE wrongly after an empty one;
 // - the line each record starts on: counted from the `raw` text of every record, empty lines
 //   included, because csv-parse's `info.lines` counts a CRLF inside quotes twice, and its raw
 //   text after a run of skipped empty lines loses a break when `\r\n` and `\n` mix;
@@ -13,7 +14,6 @@
 // in memory (an exclusion list) is parsed in one call instead; both readings go through
 // RecordLines, the one place that turns csv-parse's output into records and lines.
 import { pipeline, Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import { type CsvError, type Options, parse } from 'csv-parse';
 import { parse as parseWhole } from 'csv-parse/sync';
 
@@ -29,7 +29,9 @@ export interface CsvRecord {
 export interface CsvReadOptions {
   delimiter: string;
   /** How bytes without a byte order mark are read. */
-  encoding: 'utf8' | 'latin1';
+  encoding: CsvEncoding;
+  /** Bytes invalid in the encoding throw NotUtf8Error (for a guessed UTF-8) instead of becoming U+FFFD. */
+  strict?: boolean;
 }
 
 interface ParsedChunk {
@@ -79,66 +81,86 @@ function isBlankLine(raw: string): boolean {
   return raw === '' || raw === '\n' || raw === '\r' || raw === '\r\n';
 }
 
-/** UTF-16BE, which StringDecoder lacks, as UTF-16LE with each pair of bytes swapped. */
-class Utf16BeDecoder {
-  private readonly decoder = new StringDecoder('utf16le');
-  private odd: Buffer | undefined;
+/** The encodings the reader decodes: what --encoding accepts, and UTF-16BE (by its byte order mark). */
+export type CsvEncoding = 'utf8' | 'utf16le' | 'utf16be' | 'windows-1252' | 'latin1';
 
-  write(chunk: Buffer): string {
-    const bytes = this.odd ? Buffer.concat([this.odd, chunk]) : chunk;
-    const even = bytes.length - (bytes.length % 2);
-    this.odd = even < bytes.length ? bytes.subarray(even) : undefined;
-    return this.decoder.write(Buffer.from(bytes.subarray(0, even)).swap16());
-  }
+/** WHATWG labels for TextDecoder; `latin1` is Windows-1252 there, as in every browser. */
+export const DECODER_LABELS: Record<CsvEncoding, string> = {
+  utf8: 'utf-8',
+  utf16le: 'utf-16le',
+  utf16be: 'utf-16be',
+  'windows-1252': 'windows-1252',
+  latin1: 'windows-1252',
+};
 
-  end(): string {
-    const odd = this.odd;
-    this.odd = undefined;
-    return this.decoder.write(odd ?? Buffer.alloc(0)) + this.decoder.end();
+/** The encoding a byte order mark at the start of `head` declares, and its length; undefined without one. */
+export function byteOrderMark(head: Uint8Array): { encoding: CsvEncoding; length: number } | undefined {
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return { encoding: 'utf8', length: 3 };
+  if (head[0] === 0xff && head[1] === 0xfe) return { encoding: 'utf16le', length: 2 };
+  if (head[0] === 0xfe && head[1] === 0xff) return { encoding: 'utf16be', length: 2 };
+  return undefined;
+}
+
+/** Thrown when bytes read as UTF-8 because their start was UTF-8 turn out not to be, further on. */
+export class NotUtf8Error extends Error {
+  constructor(readonly offset: number) {
+    super(`the bytes after byte ${offset} are not valid UTF-8`);
   }
 }
 
 /**
  * Decodes a byte stream: a UTF-8, UTF-16LE or UTF-16BE byte order mark at the start (of at least
  * 3 bytes, as csv-parse has always required) sets the encoding, whatever was asked for, and is
- * dropped.
+ * dropped. TextDecoder carries a character cut between two chunks over to the next. `strict`:
+ * bytes that are not valid in the encoding throw NotUtf8Error instead of becoming U+FFFD (the
+ * encoding was a guess from the start of the file, and the rest must not be quietly damaged).
  */
 class BomDecoder {
-  private decoder: StringDecoder | Utf16BeDecoder | undefined;
+  private decoder: InstanceType<typeof TextDecoder> | undefined;
   private head: Buffer | undefined;
+  private offset = 0;
 
-  constructor(private readonly encoding: BufferEncoding) {}
+  constructor(
+    private readonly encoding: CsvEncoding,
+    private readonly strict = false,
+  ) {}
+
+  private start(head: Buffer): Buffer {
+    const mark = head.length >= 3 ? byteOrderMark(head) : undefined;
+    const label = DECODER_LABELS[mark?.encoding ?? this.encoding];
+    // The mark is dropped here; a second U+FEFF after it is a character, kept.
+    this.decoder = new TextDecoder(label, { fatal: this.strict, ignoreBOM: true });
+    this.offset = mark?.length ?? 0;
+    return head.subarray(mark?.length ?? 0);
+  }
+
+  private decode(bytes: Buffer, stream: boolean): string {
+    try {
+      const text = this.decoder!.decode(bytes, { stream });
+      this.offset += bytes.length;
+      return text;
+    } catch {
+      throw new NotUtf8Error(this.offset);
+    }
+  }
 
   write(chunk: Buffer): string {
-    if (this.decoder) return this.decoder.write(chunk);
+    if (this.decoder) return this.decode(chunk, true);
     const head = this.head ? Buffer.concat([this.head, chunk]) : chunk;
     if (head.length < 3) {
       this.head = head;
       return '';
     }
     this.head = undefined;
-    let skip = 0;
-    if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) {
-      this.decoder = new StringDecoder('utf8');
-      skip = 3;
-    } else if (head[0] === 0xff && head[1] === 0xfe) {
-      this.decoder = new StringDecoder('utf16le');
-      skip = 2;
-    } else if (head[0] === 0xfe && head[1] === 0xff) {
-      this.decoder = new Utf16BeDecoder();
-      skip = 2;
-    } else {
-      this.decoder = new StringDecoder(this.encoding);
-    }
-    return this.decoder.write(head.subarray(skip));
+    return this.decode(this.start(head), true);
   }
 
   end(): string {
     // Fewer than 3 bytes in all: read as they are, in the encoding asked for.
-    this.decoder ??= new StringDecoder(this.encoding);
-    const head = this.head;
+    const head = this.head ?? Buffer.alloc(0);
     this.head = undefined;
-    return head ? this.decoder.write(head) + this.decoder.end() : this.decoder.end();
+    if (!this.decoder) return this.decode(this.start(head), false);
+    return this.decode(head, false);
   }
 }
 
@@ -149,10 +171,10 @@ class BomDecoder {
  */
 async function* decodedText(
   source: Readable,
-  encoding: BufferEncoding,
+  options: CsvReadOptions,
   progress: ReadProgress | undefined,
 ): AsyncGenerator<string> {
-  const decoder = new BomDecoder(encoding);
+  const decoder = new BomDecoder(options.encoding, options.strict);
   let held = '';
   for await (const chunk of source as AsyncIterable<Buffer | string>) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -181,12 +203,7 @@ export function readCsvRecords(
   options: CsvReadOptions,
   progress?: ReadProgress,
 ): AsyncGenerator<CsvRecord> {
-  return streamText(
-    Readable.from(decodedText(source, options.encoding, progress)),
-    options.delimiter,
-    1,
-    progress,
-  );
+  return streamText(Readable.from(decodedText(source, options, progress)), options.delimiter, 1, progress);
 }
 
 /**
@@ -212,7 +229,7 @@ export function positionOf(progress: ReadProgress): number | undefined {
  * to csv-parse: no stream, no promise per record (an exclusion list of 20,000 lines).
  */
 export function csvRecordsOf(bytes: Uint8Array, options: CsvReadOptions): Generator<CsvRecord> {
-  const decoder = new BomDecoder(options.encoding);
+  const decoder = new BomDecoder(options.encoding, options.strict);
   const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   return wholeText(decoder.write(buffer) + decoder.end(), options.delimiter, 1);
 }

@@ -1,0 +1,108 @@
+// The one purchase path. Every request that can charge (a domain lookup, a search or breakdown, a
+// lookalike, `api` on those endpoints) goes through purchase():
+//
+//   reserve  the worst case against every cap in force (src/spend/purse.ts);
+//   send     domain lookups carry max_credits = what was reserved, so the service itself refuses
+//            (max_credits_exceeded, not charged) a price above what the client holds; on that
+//            refusal the catalog is read again and the new worst case reserved once;
+//   settle   with the charge the service reported, or, when the outcome is unknown (a timeout
+//            after sending, a reset, a truncated answer, a gateway's 502 or 504), with the whole
+//            hold as possibly charged; a retry of such an attempt reserves again;
+//   record   every charge and every possibly-charged attempt in the ledger (the purse does it in
+//            the same transaction as the settle, and, for a batch, as the answer's save).
+import { mayHaveBeenCharged } from '../http/outcome.js';
+import { isProblem, type Problem } from '../problem.js';
+import type { Context, RequestOptions } from '../types.js';
+import type { Repriced } from './pricing.js';
+import { type Hold, type Purse, purseOf } from './purse.js';
+
+export type OnRetry = NonNullable<RequestOptions['onRetry']>;
+
+export interface PurchaseSpec<R> {
+  purse: Purse;
+  /** The most the request can cost, as the catalog (or the largest charge seen) says. */
+  worstCase: number;
+  /** A hold the caller took already (a batch takes it with its claim on the domain). */
+  hold?: Hold;
+  /** Sends the request; `maxCredits` is what is held (a domain lookup sends it as max_credits). */
+  send(maxCredits: number, onRetry: OnRetry): Promise<R>;
+  /** The charge the answer reports; undefined when it says none (then the hold is taken as charged). */
+  chargeOf(response: R): number | undefined;
+  /** The caller's own hook before a retry (pacing, a catalog being refreshed). */
+  onRetry?: OnRetry;
+  /**
+   * On max_credits_exceeded: the worst case after reading the catalog again. It throws when the
+   * answer cannot be bought (the price passed --max-credits, or the catalog still understates it).
+   */
+  reprice?(refused: Problem, heldAmount: number): Promise<Repriced>;
+  /** Store writes that belong with the settle (the batch's save), in one transaction. */
+  along?(response: R, charged: number): void;
+  /** True once the caller stops: a reservation still waiting gives up. */
+  stopped?(): boolean;
+}
+
+export interface Purchase<R> {
+  response: R;
+  charged: number;
+  /** The settle (with `along`) failed in the store: the answer was bought but not kept. */
+  storeError?: unknown;
+}
+
+/** Why a retry was not sent: the caps have no room for another attempt after one that may have been charged. */
+const NOT_RETRIED = ' (not retried: the last attempt may have been charged)';
+
+export async function purchase<R>(spec: PurchaseSpec<R>): Promise<Purchase<R>> {
+  const { purse } = spec;
+  let amount = spec.worstCase;
+  let first: Hold | null = spec.hold ?? (await purse.reserve(amount, spec.stopped));
+  let repriced: Repriced | undefined;
+  for (;;) {
+    if (!first) throw purse.refusal(amount, repriced?.change);
+    const held = { hold: first };
+    let response: R;
+    try {
+      response = await spec.send(held.hold.amount, async (problem, attempt, delayMs) => {
+        await spec.onRetry?.(problem, attempt, delayMs);
+        if (!mayHaveBeenCharged(problem)) return;
+        await purse.settleUnknown(held.hold);
+        const again = await purse.reserve(amount, spec.stopped);
+        if (!again) throw purse.refusal(amount, NOT_RETRIED);
+        held.hold = again;
+      });
+    } catch (error) {
+      if (!held.hold.settled) {
+        if (isProblem(error) && mayHaveBeenCharged(error)) await purse.settleUnknown(held.hold);
+        else await purse.settle(held.hold, 0);
+      }
+      if (isProblem(error) && error.code === 'max_credits_exceeded' && spec.reprice && !repriced) {
+        repriced = await spec.reprice(error, held.hold.amount);
+        amount = repriced.worstCase;
+        first = await purse.reserve(amount, spec.stopped);
+        continue;
+      }
+      throw error;
+    }
+    // An answer without a charge is taken as the worst case: the caps must hold.
+    const charged = spec.chargeOf(response) ?? held.hold.amount;
+    const along = spec.along;
+    try {
+      await purse.settle(held.hold, charged, along && (() => along(response, charged)));
+    } catch (storeError) {
+      return { response, charged, storeError };
+    }
+    return { response, charged };
+  }
+}
+
+/**
+ * One request bought by a command that sends one (a search, a breakdown, `api`): the command's
+ * purse (its --budget-month or COMPANY_DATA_BUDGET_MONTH, and the ledger), then purchase().
+ */
+export async function buyOnce<R>(
+  ctx: Context,
+  flags: { budgetMonth?: number },
+  spec: Omit<PurchaseSpec<R>, 'purse'>,
+): Promise<R> {
+  const purse = await purseOf(ctx, { budgetMonth: flags.budgetMonth });
+  return (await purchase({ purse, ...spec })).response;
+}

@@ -1,0 +1,302 @@
+// The caps in force for one command, and the ledger behind them: the run's --budget (in memory),
+// the key's month (--budget-month or COMPANY_DATA_BUDGET_MONTH, a hold in the store that outlives
+// the process), and the spend ledger that records every charge and every possibly-charged attempt.
+// src/spend/purchase.ts is the one path that uses it; nothing else reserves, settles or records.
+//
+// Reserving is synchronous from the check to the hold: two workers can never both see room for
+// one last request. A hold in the store is taken in one transaction that sums the ledger and every
+// live hold, so two processes cannot either. A hold whose process is gone (kill -9, a reboot) is
+// turned into a possibly-charged ledger entry by the next process that looks (src/store/sqlite.ts):
+// it keeps counting against the month, and `spend` shows it.
+import { isProblem, Problem, usageError } from '../problem.js';
+import { baseOf, keyIdOf, monthOf } from '../store/location.js';
+import type { AnswerStore, LedgerEntry, MonthReservation } from '../store/types.js';
+import type { Context } from '../types.js';
+import { type Budget, createBudget, type Reservation } from './budget.js';
+
+/** Credits held for one request until its outcome is known. */
+export interface Hold {
+  readonly amount: number;
+  settled: boolean;
+  readonly run: Reservation;
+  /** The hold in the store (under a month cap). */
+  readonly stored?: MonthReservation;
+  /** When it was taken: the month a possible charge falls in. */
+  readonly at: number;
+}
+
+export type Cap = 'run' | 'month';
+
+export interface PurseOptions {
+  /** --budget: this run's cap. */
+  runCap?: number;
+  /** --budget-month: the key's cap for the calendar month (UTC), across runs and commands. */
+  monthCap?: number;
+  /** The store holding the ledger; undefined with --no-store (nothing recorded). */
+  ledger?: AnswerStore | (() => Promise<AnswerStore | undefined>);
+  baseUrl: string;
+  keyId: string;
+  command: string;
+  now: () => number;
+  /** A ledger that cannot be written costs a warning (once), not the answer paid for. */
+  warn?: (line: string) => void;
+}
+
+export class Purse {
+  readonly runCap: number | undefined;
+  readonly monthCap: number | undefined;
+  /** Which cap refused the last reservation that did not fit. */
+  refusedBy: Cap | undefined;
+  private readonly run: Budget;
+  private store: AnswerStore | undefined;
+  private waiters: Array<() => void> = [];
+  private warned = false;
+
+  constructor(private readonly options: PurseOptions) {
+    this.runCap = options.runCap;
+    this.monthCap = options.monthCap;
+    this.run = createBudget(options.runCap);
+    if (typeof options.ledger === 'object') this.store = options.ledger;
+    if (options.monthCap !== undefined && !this.store) {
+      throw new Error('a month cap needs the store opened first');
+    }
+  }
+
+  /** Credits charged so far through this purse (as the answers reported them). */
+  get spent(): number {
+    return this.run.spent;
+  }
+
+  /** Credits of attempts whose answer never came: the service may have charged them. */
+  get possiblyCharged(): number {
+    return this.run.possiblyCharged;
+  }
+
+  /** Credits held by requests in flight. */
+  get reserved(): number {
+    return this.run.reserved;
+  }
+
+  /**
+   * Holds `amount` against every cap when there is room now; null otherwise (`refusedBy` says
+   * which cap). Never awaits. A failure of the store under a month cap throws its problem: without
+   * the hold nothing may be sent.
+   */
+  tryReserve(amount: number): Hold | null {
+    const run = this.run.tryReserve(amount);
+    if (!run) {
+      this.refusedBy = 'run';
+      return null;
+    }
+    const at = this.options.now();
+    let stored: MonthReservation | undefined;
+    if (this.monthCap !== undefined) {
+      let month: MonthReservation | null;
+      try {
+        month = this.store!.reserve({
+          baseUrl: this.options.baseUrl,
+          keyId: this.options.keyId,
+          amount,
+          cap: this.monthCap,
+          window: monthOf(at),
+          command: this.options.command,
+          at,
+        });
+      } catch (error) {
+        this.run.settle(run, 0);
+        throw error;
+      }
+      if (!month) {
+        this.run.settle(run, 0);
+        this.refusedBy = 'month';
+        return null;
+      }
+      stored = month;
+    }
+    return { amount, settled: false, run, stored, at };
+  }
+
+  /**
+   * A hold, waiting for requests in flight to settle when that may free room; null when no
+   * request of `amount` can fit (or `stopped` says the caller gave up).
+   */
+  async reserve(amount: number, stopped?: () => boolean): Promise<Hold | null> {
+    for (;;) {
+      if (stopped?.()) return null;
+      const hold = this.tryReserve(amount);
+      if (hold) return hold;
+      if (this.reserved === 0 || this.isExhaustedFor(amount)) return null;
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  /** True when no request of `amount` can fit again, even with nothing in flight. */
+  isExhaustedFor(amount: number): boolean {
+    if (this.run.isExhaustedFor(amount)) {
+      this.refusedBy = 'run';
+      return true;
+    }
+    if (this.monthCap === undefined) return false;
+    const { from, to } = monthOf(this.options.now());
+    const usage = this.store!.monthUsage(this.options.baseUrl, this.options.keyId, from, to);
+    if (usage.spent + amount > this.monthCap) {
+      this.refusedBy = 'month';
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Replaces the hold by the charge the service reported, and records it in the ledger. `along`
+   * (the batch's save of the answer) runs in the same transaction of the store; when it is given,
+   * a failure of the store is thrown, else it costs a warning.
+   */
+  async settle(hold: Hold, charged: number, along?: () => void): Promise<void> {
+    if (hold.settled) {
+      along?.();
+      return;
+    }
+    hold.settled = true;
+    this.run.settle(hold.run, charged);
+    this.wake();
+    await this.write(hold, charged > 0 ? this.entry(hold.at, charged, 'charged') : undefined, along);
+  }
+
+  /** Keeps the whole hold as possibly charged: the attempt was sent and its answer never came. */
+  async settleUnknown(hold: Hold): Promise<void> {
+    if (hold.settled) return;
+    hold.settled = true;
+    this.run.settleUnknown(hold.run);
+    this.wake();
+    await this.write(hold, this.entry(hold.at, hold.amount, 'unknown'));
+  }
+
+  /** Wakes every caller waiting in reserve(), to look again (a stop, a settle). */
+  wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** The problem of a reservation that did not fit, naming the cap that refused it. */
+  refusal(amount: number, why = ''): Problem {
+    const detail =
+      this.refusedBy === 'month'
+        ? `--budget-month ${this.monthCap} (this key's spend in this calendar month, UTC, across runs and commands) leaves no room for a request of up to ${credits(amount)}`
+        : `--budget ${this.runCap} leaves no room for a request of up to ${credits(amount)}; this run charged ${this.describeSpent()}`;
+    return new Problem({ code: 'budget_exhausted', detail: `${detail}${why}`, source: 'client' });
+  }
+
+  /** What this purse spent, for messages: "5 credits", or with what may have been charged. */
+  describeSpent(): string {
+    return this.possiblyCharged
+      ? `${credits(this.spent)} and up to ${credits(this.possiblyCharged)} more possibly charged`
+      : credits(this.spent);
+  }
+
+  private entry(at: number, amount: number, outcome: LedgerEntry['outcome']): LedgerEntry {
+    const { baseUrl, keyId, command } = this.options;
+    return { at, baseUrl, keyId, command, credits: amount, outcome };
+  }
+
+  private async write(hold: Hold, entry: LedgerEntry | undefined, along?: () => void): Promise<void> {
+    let store = this.store;
+    if (!store && (entry || along) && typeof this.options.ledger === 'function') {
+      try {
+        store = this.store = await this.options.ledger();
+      } catch (error) {
+        this.warnOnce(error, entry);
+      }
+    }
+    if (!store || (!entry && !hold.stored)) {
+      along?.();
+      return;
+    }
+    try {
+      if (along) {
+        store.atomically(() => {
+          along();
+          store.settle(hold.stored, entry);
+        });
+      } else store.settle(hold.stored, entry);
+    } catch (error) {
+      if (along) throw error;
+      // Under a month cap the hold stays in the store and becomes possibly charged: the cap holds.
+      this.warnOnce(error, entry);
+    }
+  }
+
+  private warnOnce(error: unknown, entry: LedgerEntry | undefined): void {
+    if (this.warned || !this.options.warn) return;
+    this.warned = true;
+    const why = isProblem(error) ? error.detail : error instanceof Error ? error.message : String(error);
+    const what = entry ? `a charge of ${credits(entry.credits)}` : 'a charge';
+    this.options.warn(`warning: the spend ledger could not record ${what} (${why})`);
+  }
+}
+
+export function credits(n: number): string {
+  return `${n} ${n === 1 ? 'credit' : 'credits'}`;
+}
+
+/**
+ * --budget-month, else COMPANY_DATA_BUDGET_MONTH; refused with --no-store, which keeps no ledger.
+ * `runCap`: the command has a --budget of its own, which the message offers instead.
+ */
+export function monthCapOf(ctx: Context, flag: number | undefined, runCap = false): number | undefined {
+  let cap = flag;
+  if (cap === undefined) {
+    const raw = ctx.env.COMPANY_DATA_BUDGET_MONTH;
+    if (raw === undefined || raw === '') return undefined;
+    cap = Number(raw);
+    if (!Number.isSafeInteger(cap) || cap < 0)
+      throw usageError(`COMPANY_DATA_BUDGET_MONTH must be a whole number of credits, got "${raw}"`);
+  }
+  if (ctx.store.path === false) {
+    throw usageError(
+      '--budget-month counts the spend recorded in the store, and --no-store keeps none',
+      runCap
+        ? 'Leave out --no-store, or cap this run alone with --budget.'
+        : flag === undefined
+          ? 'Leave out --no-store, or unset COMPANY_DATA_BUDGET_MONTH.'
+          : 'Leave out --no-store, or leave out --budget-month.',
+    );
+  }
+  return cap;
+}
+
+export interface PurseFlags {
+  /** --budget of this run. */
+  budget?: number;
+  /** --budget-month as given (COMPANY_DATA_BUDGET_MONTH when absent). */
+  budgetMonth?: number;
+  /** The store to use instead of ctx.store (a batch's, opened already). */
+  store?: AnswerStore;
+}
+
+/**
+ * The purse of a command: its caps, and the ledger in ctx.store. Under a month cap the store is
+ * opened now (a store that cannot be used stops the command before anything is sent); otherwise
+ * on the first charge, and a store that cannot be used then costs a warning.
+ */
+export async function purseOf(ctx: Context, flags: PurseFlags = {}): Promise<Purse> {
+  const monthCap = monthCapOf(ctx, flags.budgetMonth);
+  const common = {
+    runCap: flags.budget,
+    monthCap,
+    baseUrl: baseOf(ctx.config),
+    keyId: keyIdOf(ctx.config.apiKey?.value),
+    command: ctx.command,
+    now: ctx.now,
+    warn: (line: string) => ctx.io.warn(line),
+  };
+  if (flags.store) return new Purse({ ...common, ledger: flags.store });
+  if (ctx.store.path === false) return new Purse({ ...common, ledger: undefined });
+  if (monthCap !== undefined) return new Purse({ ...common, ledger: await ctx.store.open() });
+  return new Purse({ ...common, ledger: () => ctx.store.open() });
+}
+
+/** Whether a problem is one of the store's own (it cannot be read or written). */
+export function isStoreProblem(error: unknown): boolean {
+  return isProblem(error) && (error.code === 'store_unavailable' || error.exitCode === 8);
+}

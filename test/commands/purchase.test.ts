@@ -1,0 +1,365 @@
+// One way to buy (src/spend/): every command that can charge reserves against every cap in force,
+// sends domain lookups with max_credits, settles with the charge or as possibly charged, and
+// records both in the ledger. Credits are counted from the sandbox's balance, never from the
+// tool's own summary. In-process: main() with fake streams against a real sandbox over loopback.
+
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KEYS } from '../helpers/command-cases.js';
+import { runInProcess } from '../helpers/in-process.js';
+import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
+
+let sandbox: SandboxHandle;
+let dir: string;
+let before: number;
+
+async function start(options: Parameters<typeof startTestSandbox>[0] = {}): Promise<void> {
+  sandbox = await startTestSandbox({ port: 0, ...options });
+  before = sandbox.balances().full;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cd-purchase-'));
+});
+
+afterEach(async () => {
+  await sandbox?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** What the sandbox took from the full key since the test started. */
+const took = () => before - sandbox.balances().full;
+
+function env(extra: Record<string, string> = {}, base = sandbox.url): Record<string, string> {
+  return {
+    HOME: dir,
+    COMPANY_DATA_BASE_URL: base,
+    COMPANY_DATA_API_KEY: KEYS.full,
+    COMPANY_DATA_STORE: join(dir, 'store.db'),
+    XDG_CONFIG_HOME: join(dir, 'config'),
+    XDG_CACHE_HOME: join(dir, 'cache'),
+    COMPANY_DATA_RETRY_BASE_MS: '1',
+    ...extra,
+  };
+}
+
+const run = (argv: string[], extra: Record<string, string> = {}, base?: string) =>
+  runInProcess(argv, { env: env(extra, base) });
+
+/** The ledger's totals, as `spend -o json` reports them. */
+async function ledger(): Promise<{ charged: number; possibly_charged: number; calls: number }> {
+  const spent = await run(['spend', '--by', 'command', '-o', 'json']);
+  expect(spent.code, spent.stderr).toBe(0);
+  return JSON.parse(spent.stdout).total;
+}
+
+function inputOf(domains: string[]): string {
+  const path = join(dir, 'in.csv');
+  writeFileSync(path, `domain\n${domains.join('\n')}\n`);
+  return path;
+}
+
+/** The last line of stderr, a problem as scripts read it (stderr is not a terminal here). */
+function problemOf(stderr: string): { code: string; detail: string } {
+  return JSON.parse(stderr.trim().split('\n').at(-1) ?? '{}');
+}
+
+describe('COMPANY_DATA_BUDGET_MONTH binds every command that can charge', () => {
+  const MONTH = { COMPANY_DATA_BUDGET_MONTH: '1' };
+  const commands: Array<[string, string[]]> = [
+    ['enrich', ['enrich', 'acme-shoes.com', 'globex.io']],
+    ['search', ['search', 'shoes', '--limit', '2']],
+    ['breakdown', ['breakdown', 'country', 'shoes']],
+    ['lookalike', ['lookalike', 'acme-shoes.com']],
+    ['api', ['api', 'GET', '/api/domains/acme-shoes.com']],
+  ];
+  for (const [name, argv] of commands) {
+    it(`${name}: the first request fits the month's 1 credit, the next is refused (exit 4) and not sent`, async () => {
+      await start();
+      const first = await run(argv.slice(0, name === 'enrich' ? 2 : argv.length), MONTH);
+      expect(first.code, first.stderr).toBe(0);
+      expect(took()).toBe(1);
+      const sent = sandbox.requests().length;
+      const second = await run(name === 'enrich' ? ['enrich', 'globex.io'] : argv, MONTH);
+      expect(second.code, second.stderr).toBe(4);
+      const refusal =
+        "--budget-month 1 (this key's spend in this calendar month, UTC, across runs and commands) leaves no room for a request of up to 1 credit";
+      if (name === 'lookalike') {
+        expect(second.stderr).toBe(
+          `warning: ${refusal}: lookalikes of acme-shoes.com not requested\n  Raise --budget-month (or wait for the next month) and run again; every seed is requested again.\n`,
+        );
+      } else expect(problemOf(second.stderr)).toMatchObject({ code: 'budget_exhausted', detail: refusal });
+      expect(
+        sandbox
+          .requests()
+          .slice(sent)
+          .filter((r) => r.auth !== null),
+      ).toEqual([]);
+      expect(took()).toBe(1);
+      expect(await ledger()).toEqual({ charged: 1, possibly_charged: 0, calls: 1 });
+    });
+  }
+
+  it('search --max-rows stops at the page the month has no room for, with the rows it got', async () => {
+    await start();
+    const r = await run(['search', '--max-rows', '5000', '-o', 'ndjson'], MONTH);
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(1000);
+    expect(problemOf(r.stderr).code).toBe('budget_exhausted');
+    expect(took()).toBe(1);
+  });
+
+  it('a batch counts what single commands spent in the same month', async () => {
+    await start();
+    expect((await run(['search', 'shoes', '--limit', '1'], { COMPANY_DATA_BUDGET_MONTH: '3' })).code).toBe(0);
+    const domains = sandbox.dataset.companies.slice(0, 10).map((c) => c.domain);
+    const r = await run(['enrich', '--input', inputOf(domains), '--output', join(dir, 'out.csv')], {
+      COMPANY_DATA_BUDGET_MONTH: '3',
+    });
+    expect(r.code, r.stderr).toBe(4);
+    expect(took()).toBe(3);
+  });
+});
+
+describe('a price the catalog understates', () => {
+  /** A batch over domains whose records all have tech data: profile and tech cost 1 each. */
+  function techDomains(n: number): string[] {
+    return sandbox.dataset.companies
+      .filter((c) => Array.isArray(c.tech) && c.tech.length > 0)
+      .slice(0, n)
+      .map((c) => c.domain);
+  }
+
+  it('in the cache: the refused lookup reads the catalog again, and --budget holds', async () => {
+    await start();
+    expect((await run(['products'])).code).toBe(0);
+    // The cached catalog says tech is free (the price changed after it was fetched).
+    const cache = join(dir, 'cache');
+    const file = findFile(cache, 'products.json');
+    const cached = JSON.parse(readFileSync(file, 'utf8'));
+    for (const product of cached.body.products) if (product.id === 'tech') product.credit_units = 0;
+    writeFileSync(file, JSON.stringify(cached));
+    const domains = techDomains(40);
+    const r = await run([
+      'enrich',
+      '--input',
+      inputOf(domains),
+      '--output',
+      join(dir, 'out.csv'),
+      '--products',
+      'profile,tech',
+      '--budget',
+      '30',
+      '--concurrency',
+      '8',
+    ]);
+    expect(r.code, r.stderr).toBe(4);
+    expect(took()).toBeLessThanOrEqual(30);
+    // Every lookup carried max_credits: the first at the cached price, the rest at the real one.
+    const lookups = sandbox.requests().filter((e) => e.path.startsWith('/api/domains/'));
+    expect(lookups.every((e) => new URLSearchParams(e.query).has('max_credits'))).toBe(true);
+    expect(lookups.filter((e) => e.status === 200).length).toBe(15);
+  });
+
+  describe('at the service: its catalog says tech is free, its lookups charge for it', () => {
+    let proxy: Server;
+    let base: string;
+    beforeEach(async () => {
+      await start();
+      proxy = understatingProxy(sandbox.url);
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    });
+    afterEach(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+
+    for (const cap of [
+      ['--budget', '5'],
+      ['--budget-month', '5'],
+    ]) {
+      it(`${cap[0]} is not exceeded: the service refuses (not charged), the run stops with exit 4`, async () => {
+        const domains = techDomains(20);
+        const r = await run(
+          [
+            'enrich',
+            '--input',
+            inputOf(domains),
+            '--output',
+            join(dir, 'out.csv'),
+            '--products',
+            'profile,tech',
+            ...cap,
+          ],
+          {},
+          base,
+        );
+        expect(r.code, r.stderr).toBe(4);
+        expect(problemOf(r.stderr)).toMatchObject({ code: 'max_credits_exceeded' });
+        expect(took()).toBe(0);
+      });
+    }
+
+    it('a single lookup names the price the catalog gives and stops (exit 4)', async () => {
+      const r = await run(['enrich', techDomains(1)[0], '--products', 'profile,tech'], {}, base);
+      expect(r.code, r.stderr).toBe(4);
+      expect(problemOf(r.stderr)).toMatchObject({
+        code: 'max_credits_exceeded',
+        detail:
+          'the service prices a lookup of profile,tech above the 1 credit its product catalog publishes; nothing was charged',
+      });
+      expect(took()).toBe(0);
+    });
+  });
+});
+
+describe('the ledger records what may have been charged, from every command', () => {
+  // Answers slower than --timeout: the service charged them (the sandbox charges on arrival),
+  // the client never heard. Only the paid requests are slow: 2.5 s against a 1 s timeout, which
+  // undici's coarse timers may let run up to 2 s.
+  const slow = (path: string, times = 1) => sandbox.faults.add('delay:2500', { path, times });
+  const cases: Array<[string, string[], string]> = [
+    ['enrich', ['enrich', 'acme-shoes.com'], '/api/domains/'],
+    ['search', ['search', 'shoes', '--limit', '2'], '/api/search'],
+    ['lookalike', ['lookalike', 'acme-shoes.com'], '/api/lookalike/'],
+  ];
+  for (const [name, argv, path] of cases) {
+    it(`${name}: a timed-out attempt is possibly charged, without a month cap`, async () => {
+      await start();
+      slow(path);
+      const r = await run(['--timeout', '1', '--retries', '0', ...argv]);
+      expect(r.code, r.stderr).toBe(5);
+      expect(problemOf(r.stderr).code).toBe('timeout');
+      expect(took()).toBe(1);
+      expect(await ledger()).toEqual({ charged: 0, possibly_charged: 1, calls: 1 });
+    });
+  }
+
+  it('a batch without --budget-month records its timed-out attempts too', async () => {
+    await start();
+    slow('/api/domains/', 6);
+    const domains = sandbox.dataset.companies.slice(0, 6).map((c) => c.domain);
+    const r = await run([
+      '--timeout',
+      '1',
+      '--retries',
+      '0',
+      'enrich',
+      '--input',
+      inputOf(domains),
+      '--output',
+      join(dir, 'out.csv'),
+    ]);
+    expect(r.code, r.stderr).toBe(6);
+    expect(took()).toBe(6);
+    expect(await ledger()).toEqual({ charged: 0, possibly_charged: 6, calls: 6 });
+  });
+});
+
+describe('what a run has bought is its own', () => {
+  it('store clear while a batch runs is refused (exit 7): the batch never pays twice', async () => {
+    await start({ latencyMs: 150 });
+    const found = sandbox.dataset.companies.slice(0, 30).map((c) => c.domain);
+    // Every domain twice: the duplicates read back what the run bought.
+    const batch = run([
+      'enrich',
+      '--input',
+      inputOf([...found, ...found]),
+      '--output',
+      join(dir, 'out.csv'),
+      '--concurrency',
+      '4',
+    ]);
+    while (!sandbox.requests().some((e) => e.path.startsWith('/api/domains/'))) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const clear = await run(['store', 'clear', '--yes']);
+    expect(clear.code, clear.stderr).toBe(7);
+    expect(problemOf(clear.stderr)).toMatchObject({ code: 'store_busy' });
+    const done = await batch;
+    expect(done.code, done.stderr).toBe(0);
+    expect(took()).toBe(30);
+    expect((await run(['store', 'clear', '--yes'])).code).toBe(0);
+  });
+});
+
+describe('a store with damaged pages', () => {
+  async function damagedStore(): Promise<string> {
+    await start();
+    const domains = sandbox.dataset.companies.slice(0, 200).map((c) => c.domain);
+    const r = await run(['enrich', '--input', inputOf(domains), '--output', join(dir, 'out.csv')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await run(['spend'])).code).toBe(0);
+    const path = join(dir, 'store.db');
+    // Garbage over every page but the first (the header stays readable: the file opens).
+    const size = statSync(path).size;
+    const bytes = readFileSync(path);
+    bytes.fill(0xa5, 4096, size);
+    writeFileSync(path, bytes);
+    return path;
+  }
+
+  for (const argv of [['store', 'info'], ['store', 'export'], ['spend']]) {
+    it(`${argv.join(' ')}: store_unavailable, exit 2, naming the file and the remedy`, async () => {
+      const path = await damagedStore();
+      const r = await run(argv);
+      expect(r.code, r.stderr).toBe(2);
+      expect(JSON.parse(r.stderr)).toEqual({
+        code: 'store_unavailable',
+        status: 0,
+        title: 'Cannot use the result store',
+        detail: `${path} is not a company-data store (or is damaged)`,
+        retryable: false,
+        hint: `Move it aside with \`company-data store clear\` (it keeps the old file as ${path}.damaged-<time>), or give another file with --store <path>.`,
+      });
+    });
+  }
+
+  it('store clear moves it aside, and the next command starts a new store', async () => {
+    const path = await damagedStore();
+    const r = await run(['store', 'clear', '--yes']);
+    expect(r.code, r.stderr).toBe(0);
+    const moved = JSON.parse(r.stdout).moved_to as string;
+    expect(moved).toMatch(new RegExp(`^${path}\\.damaged-\\d{8}T\\d{6}Z$`));
+    expect(statSync(moved).size).toBeGreaterThan(4096);
+    const info = await run(['store', 'info']);
+    expect(info.code, info.stderr).toBe(0);
+    expect(JSON.parse(info.stdout)).toMatchObject({ exists: false, answers: 0 });
+  });
+});
+
+function findFile(root: string, name: string): string {
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && entry.name === name) return join(entry.parentPath, entry.name);
+  }
+  throw new Error(`no ${name} under ${root}`);
+}
+
+/**
+ * A service whose product catalog says tech costs nothing while its lookups charge for it: every
+ * request is passed to the sandbox, and the products catalog's answer is rewritten on its way back.
+ */
+function understatingProxy(target: string): Server {
+  return createServer(async (req, res) => {
+    const upstream = await request(`${target}${req.url}`, {
+      method: req.method as 'GET',
+      headers: req.headers as Record<string, string>,
+    });
+    let body = await upstream.body.text();
+    if ((req.url ?? '').startsWith('/api/products')) {
+      const catalog = JSON.parse(body);
+      for (const product of catalog.products) if (product.id === 'tech') product.credit_units = 0;
+      body = JSON.stringify(catalog);
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(upstream.headers)) {
+      if (typeof value === 'string' && name !== 'content-length' && name !== 'content-encoding')
+        headers[name] = value;
+    }
+    res.writeHead(upstream.statusCode, headers);
+    res.end(body);
+  });
+}
