@@ -225,6 +225,8 @@ describe('the ledger records what may have been charged, from every command', ()
     ['enrich', ['enrich', 'acme-shoes.com'], '/api/domains/'],
     ['search', ['search', 'shoes', '--limit', '2'], '/api/search'],
     ['lookalike', ['lookalike', 'acme-shoes.com'], '/api/lookalike/'],
+    ['breakdown', ['breakdown', 'country', 'shoes'], '/api/search'],
+    ['api', ['api', 'GET', '/api/domains/acme-shoes.com'], '/api/domains/'],
   ];
   for (const [name, argv, path] of cases) {
     it(`${name}: a timed-out attempt is possibly charged, without a month cap`, async () => {
