@@ -1,0 +1,235 @@
+// The paid tools: enrich, search, breakdown, lookalike. Each checks its arguments as the command
+// of the same name does (its plan function), buys through the one purchase path with the
+// session's purse, and answers with the rows projected to the fields asked for, within the cap.
+import {
+  adaptBreakdownResponse,
+  adaptSearchResponse,
+  fetchBreakdown,
+  searchCompanies,
+} from '../api/search.js';
+import { planBreakdown } from '../commands/breakdown.js';
+import { lookupDomains, normaliseArguments } from '../commands/enrich-lookups.js';
+import { planLookalike } from '../commands/lookalike.js';
+import { planSearch } from '../commands/search.js';
+import { fetchSeeds } from '../lookalike/fetch.js';
+import { fusedRows } from '../lookalike/output.js';
+import { Problem } from '../problem.js';
+import { explainProblem } from '../search/options.js';
+import { REQUEST_PRICE_ESTIMATE, selectionOf } from '../spend/pricing.js';
+import { purchase } from '../spend/purchase.js';
+import type { ApiResponse } from '../types.js';
+import { answer, fitRows, type Json, project, type ToolResult } from './answers.js';
+import type { ArgsOf, PaidTool } from './schemas.js';
+import type { Session } from './session.js';
+
+/** Shell-quoted for a command line a person can paste. */
+function quote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+function filterFlags(filters: Record<string, string[]> | undefined): string[] {
+  return filters && Object.keys(filters).length > 0 ? ['--filters', quote(JSON.stringify(filters))] : [];
+}
+
+/** What a list cut at the cap says about the rows left out, and how to get them. */
+function truncation(shown: number, omitted: number, cli: string): Json | undefined {
+  if (omitted === 0) return undefined;
+  return {
+    rows_shown: shown,
+    rows_omitted: omitted,
+    how_to_get_more: `The answer is capped at 100,000 characters: ${omitted} more rows were left out. Ask for fewer fields (include) or fewer rows (limit), or have the user run \`${cli}\` to get them all in a file.`,
+  };
+}
+
+function countOf(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** The worst case of a call, in credits, and the number of requests it makes. */
+export async function worstCaseOf(
+  session: Session,
+  tool: PaidTool,
+  args: Json,
+): Promise<{ requests: number; credits: number }> {
+  switch (tool) {
+    case 'enrich': {
+      const { domains, products, include } = args as ArgsOf<'enrich'>;
+      const distinct = normaliseArguments(domains).length;
+      const selection = await selectionOf(session.ctx, { products, include });
+      return { requests: distinct, credits: distinct * selection.worstCase };
+    }
+    case 'lookalike': {
+      const seeds = normaliseArguments((args as ArgsOf<'lookalike'>).seeds).length;
+      return { requests: seeds, credits: seeds * REQUEST_PRICE_ESTIMATE };
+    }
+    default:
+      return { requests: 1, credits: REQUEST_PRICE_ESTIMATE };
+  }
+}
+
+export async function enrichTool(session: Session, args: ArgsOf<'enrich'>): Promise<ToolResult> {
+  const { ctx, purse } = session;
+  const flags = { products: args.products, include: args.include };
+  const lookups = await lookupDomains(ctx, args.domains, flags, purse);
+  const rows = lookups.results.map((result, i) => ({
+    domain: result.domain,
+    found: result.found,
+    ...result.record,
+    credits_charged: lookups.costs[i] ?? null,
+    bought_at: lookups.bought[i],
+  }));
+  const shown = project(rows, args.include, ['found', 'credits_charged', 'bought_at']);
+  const credits = session.credits(lookups.charged, lookups.remaining);
+  const cli = ['company-data enrich', ...lookups.results.map((r) => r.domain)];
+  if (args.products) cli.push('--products', args.products.join(','));
+  if (args.include) cli.push('--include', args.include.join(','));
+  const build = (kept: Json[], omitted: number): Json => ({
+    results: kept,
+    credits,
+    truncated: truncation(kept.length, omitted, `${cli.join(' ')} -o csv > enriched.csv`),
+  });
+  const fitted = fitRows(shown, build);
+  const found = rows.filter((r) => r.found).length;
+  return answer(
+    `${countOf(rows.length, 'domain')}, ${found} found; ${lookups.charged ?? 0} credits charged. ${session.describeCaps()}.`,
+    build(fitted.rows, fitted.omitted),
+  );
+}
+
+export async function searchTool(session: Session, args: ArgsOf<'search'>): Promise<ToolResult> {
+  const { ctx } = session;
+  const request = await planSearch(ctx, args.query, {
+    filters: args.filters ? JSON.stringify(args.filters) : undefined,
+    include: args.include?.join(','),
+    limit: args.limit,
+    excludeDomain: args.exclude_domains,
+  });
+  let bought: { response: ApiResponse<unknown>; charged: number };
+  try {
+    bought = await purchase({
+      purse: session.purse!,
+      worstCase: REQUEST_PRICE_ESTIMATE,
+      send: (_max, onRetry) => searchCompanies(ctx, request, { onRetry, spinner: false }),
+      chargeOf: (response) => response.credits.charged,
+    });
+  } catch (error) {
+    throw await explainProblem(ctx, error, request);
+  }
+  const { response, charged } = bought;
+  const result = adaptSearchResponse(response.data);
+  if (!result) throw unrecognised('search');
+  const rows = project(result.rows, args.include);
+  const credits = session.credits(charged, response.credits.remaining);
+  const cli = [
+    'company-data search',
+    ...(args.query ? [quote(args.query)] : []),
+    ...filterFlags(args.filters),
+  ];
+  if (args.include) cli.push('--include', args.include.join(','));
+  cli.push(...(args.limit ? ['--limit', String(args.limit)] : []), '-o csv > rows.csv');
+  const build = (kept: Json[], omitted: number): Json => ({
+    total: result.total,
+    rows: kept,
+    credits,
+    truncated: truncation(kept.length, omitted, cli.join(' ')),
+  });
+  const fitted = fitRows(rows, build);
+  const shownNote = fitted.omitted > 0 ? ` (${fitted.omitted} more left out: see truncated)` : '';
+  return answer(
+    `${countOf(fitted.rows.length, 'row')} of ${result.total} matching companies${shownNote}; ${charged} credits charged. ${session.describeCaps()}.`,
+    build(fitted.rows, fitted.omitted),
+  );
+}
+
+export async function breakdownTool(session: Session, args: ArgsOf<'breakdown'>): Promise<ToolResult> {
+  const { ctx } = session;
+  const request = await planBreakdown(ctx, args.field, args.query, {
+    filters: args.filters ? JSON.stringify(args.filters) : undefined,
+    limit: args.limit,
+  });
+  let bought: { response: ApiResponse<unknown>; charged: number };
+  try {
+    bought = await purchase({
+      purse: session.purse!,
+      worstCase: REQUEST_PRICE_ESTIMATE,
+      send: (_max, onRetry) => fetchBreakdown(ctx, request, { onRetry }),
+      chargeOf: (response) => response.credits.charged,
+    });
+  } catch (error) {
+    throw await explainProblem(ctx, error, request);
+  }
+  const { response, charged } = bought;
+  const result = adaptBreakdownResponse(response.data);
+  if (!result) throw unrecognised('breakdown');
+  const field = result.field ?? request.field;
+  return answer(
+    `Breakdown of ${result.segment.size ?? 'the'} companies by ${field} in ${countOf(result.buckets.length, 'bucket')}; ${charged} credits charged. ${session.describeCaps()}.`,
+    { ...result.document, field, credits: session.credits(charged, response.credits.remaining) },
+  );
+}
+
+export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>): Promise<ToolResult> {
+  const { ctx } = session;
+  const flags = {
+    k: args.k,
+    include: args.include?.join(','),
+    evidence: args.evidence,
+    filters: args.filters ? JSON.stringify(args.filters) : undefined,
+  };
+  const plan = await planLookalike(ctx, args.seeds, flags);
+  const run = await fetchSeeds(ctx, plan.requests, { concurrency: 4, purse: session.purse, spinner: false });
+  const first = plan.requests[0];
+  const explain = (error: Problem) => explainProblem(ctx, error, { filters: first.filters, limit: first.k });
+  if (run.fatal) throw await explain(run.fatal);
+  const answered = run.outcomes.filter((o) => o.status === 'found' || o.status === 'not_available');
+  if (answered.length === 0) {
+    const failed = run.outcomes.find((o) => o.status === 'failed' || o.status === 'not_requested');
+    if (failed && 'problem' in failed) throw await explain(run.stopped ?? failed.problem);
+  }
+  let results: Json[];
+  if (plan.single) {
+    const outcome = run.outcomes[0];
+    results = outcome.status === 'found' ? outcome.result.candidates : [];
+  } else {
+    results = fusedRows(run.outcomes, {
+      k: plan.k,
+      evidence: first.evidence,
+      include: first.include,
+      exclude: plan.exclude,
+    });
+  }
+  const keep = ['rank', 'score', 'seed_count', 'similar_to', 'seed_ranks', 'seed_scores', 'evidence'];
+  const rows = project(results, args.include, keep);
+  const seeds = run.outcomes.map((o) => ({
+    seed: o.seed,
+    status: o.status,
+    credits_charged: 'charged' in o ? o.charged : null,
+    error_code: 'problem' in o ? o.problem.code : null,
+  }));
+  const charged = run.outcomes.reduce((n, o) => n + ('charged' in o ? o.charged : 0), 0);
+  const credits = session.credits(charged, run.credits.remaining);
+  const cli = ['company-data lookalike', ...plan.requests.map((r) => r.seed), ...filterFlags(args.filters)];
+  if (args.k) cli.push('-k', String(args.k));
+  if (args.include) cli.push('--include', args.include.join(','));
+  if (args.evidence) cli.push('--evidence');
+  const build = (kept: Json[], omitted: number): Json => ({
+    results: kept,
+    seeds,
+    credits,
+    truncated: truncation(kept.length, omitted, `${cli.join(' ')} -o json > lookalikes.json`),
+  });
+  const fitted = fitRows(rows, build);
+  const stoppedNote = run.stopped ? ` Stopped early: ${run.stopped.detail}.` : '';
+  return answer(
+    `${countOf(fitted.rows.length, 'lookalike')} of ${plan.requests.map((r) => r.seed).join(', ')}; ${charged} credits charged.${stoppedNote} ${session.describeCaps()}.`,
+    build(fitted.rows, fitted.omitted),
+  );
+}
+
+function unrecognised(what: string): Problem {
+  return new Problem({
+    code: 'unexpected_response',
+    detail: `the ${what} response has no recognisable shape`,
+    source: 'client',
+  });
+}
