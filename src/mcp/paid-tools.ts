@@ -14,9 +14,9 @@ import { planSearch } from '../commands/search.js';
 import { fetchSeeds } from '../lookalike/fetch.js';
 import { fusedRows } from '../lookalike/output.js';
 import { Problem } from '../problem.js';
-import { explainProblem } from '../search/options.js';
+import { explainProblem, type ProblemContext } from '../search/options.js';
 import { REQUEST_PRICE_ESTIMATE, selectionOf } from '../spend/pricing.js';
-import { purchase } from '../spend/purchase.js';
+import { type OnRetry, type Purchase, purchase } from '../spend/purchase.js';
 import type { ApiResponse } from '../types.js';
 import { answer, fitRows, type Json, project, type ToolResult } from './answers.js';
 import type { ArgsOf, PaidTool } from './schemas.js';
@@ -67,6 +67,28 @@ export async function worstCaseOf(
   }
 }
 
+/**
+ * One search or breakdown bought with the session's purse (the contract's price held, the
+ * answer's charge settled and recorded); a problem about filters or limits is explained as the
+ * commands explain it.
+ */
+async function buyRequest(
+  session: Session,
+  about: ProblemContext,
+  send: (onRetry: OnRetry) => Promise<ApiResponse<unknown>>,
+): Promise<Purchase<ApiResponse<unknown>>> {
+  try {
+    return await purchase({
+      purse: session.purse!,
+      worstCase: REQUEST_PRICE_ESTIMATE,
+      send: (_max, onRetry) => send(onRetry),
+      chargeOf: (response) => response.credits.charged,
+    });
+  } catch (error) {
+    throw await explainProblem(session.ctx, error, about);
+  }
+}
+
 export async function enrichTool(session: Session, args: ArgsOf<'enrich'>): Promise<ToolResult> {
   const { ctx, purse } = session;
   const flags = { products: args.products, include: args.include };
@@ -104,18 +126,9 @@ export async function searchTool(session: Session, args: ArgsOf<'search'>): Prom
     limit: args.limit,
     excludeDomain: args.exclude_domains,
   });
-  let bought: { response: ApiResponse<unknown>; charged: number };
-  try {
-    bought = await purchase({
-      purse: session.purse!,
-      worstCase: REQUEST_PRICE_ESTIMATE,
-      send: (_max, onRetry) => searchCompanies(ctx, request, { onRetry, spinner: false }),
-      chargeOf: (response) => response.credits.charged,
-    });
-  } catch (error) {
-    throw await explainProblem(ctx, error, request);
-  }
-  const { response, charged } = bought;
+  const { response, charged } = await buyRequest(session, request, (onRetry) =>
+    searchCompanies(ctx, request, { onRetry, spinner: false }),
+  );
   const result = adaptSearchResponse(response.data);
   if (!result) throw unrecognised('search');
   const rows = project(result.rows, args.include);
@@ -147,18 +160,9 @@ export async function breakdownTool(session: Session, args: ArgsOf<'breakdown'>)
     filters: args.filters ? JSON.stringify(args.filters) : undefined,
     limit: args.limit,
   });
-  let bought: { response: ApiResponse<unknown>; charged: number };
-  try {
-    bought = await purchase({
-      purse: session.purse!,
-      worstCase: REQUEST_PRICE_ESTIMATE,
-      send: (_max, onRetry) => fetchBreakdown(ctx, request, { onRetry }),
-      chargeOf: (response) => response.credits.charged,
-    });
-  } catch (error) {
-    throw await explainProblem(ctx, error, request);
-  }
-  const { response, charged } = bought;
+  const { response, charged } = await buyRequest(session, request, (onRetry) =>
+    fetchBreakdown(ctx, request, { onRetry }),
+  );
   const result = adaptBreakdownResponse(response.data);
   if (!result) throw unrecognised('breakdown');
   const field = result.field ?? request.field;

@@ -1,15 +1,13 @@
 // `company-data mcp` driven by the SDK's own client over stdio: the built CLI spawned against a
 // loopback sandbox, every tool called, the caps counted through the sandbox's balance, the answer
 // cap, invalid arguments, and a timeout that the ledger keeps as possibly charged.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, ROOT, runCli } from '../helpers/cli.js';
-import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
+import { type SandboxHandle, sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 const FREE = ['products', 'fields', 'account', 'spend'];
 const ALL = [...FREE, 'estimate', 'enrich', 'search', 'breakdown', 'lookalike'];
@@ -20,14 +18,9 @@ let dir: string;
 let next = 0;
 const open: Array<{ client: Client; errors: Error[] }> = [];
 
-beforeAll(async () => {
-  sandbox = await startTestSandbox();
-  dir = mkdtempSync(join(tmpdir(), 'cd-mcp-'));
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+sandboxAndDirForTests('cd-mcp-', { companies: 2000 }, (started, made) => {
+  sandbox = started;
+  dir = made;
 });
 
 afterEach(async () => {
