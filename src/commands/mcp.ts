@@ -20,14 +20,15 @@ export function register(program: Command, kit: CommandKit): void {
       'after',
       `
 An MCP client (Claude Desktop, Claude Code, an IDE) starts this command and talks to it over
-stdin and stdout; messages go to stderr. It uses the configured profile, key, base URL and store.
+stdin and stdout (protocol messages only); the server's own messages go to stderr. It uses the
+configured profile, key, base URL and store; global options go before \`mcp\`.
 
 Tools: products, fields, account, spend (free, always listed); estimate (free) and enrich,
 search, breakdown, lookalike (paid), listed only with --allow-spend. Every paid call holds its
 worst case against --allow-spend (this session), --budget-month or COMPANY_DATA_BUDGET_MONTH
 (the key's month, across runs and commands) before it is sent, and is recorded in the spend
 ledger (\`company-data spend\`). A call the caps refuse is a tool error with the code
-budget_exhausted; answers are capped at 100,000 characters.
+budget_exhausted; answers are capped at 100,000 characters. See docs/mcp.md.
 
 Client configuration (mcpServers):
   { "mcpServers": { "company-data": { "command": "company-data", "args": ["mcp", "--allow-spend", "50"] } } }

@@ -1,10 +1,10 @@
 // The tools' arguments and answers as zod schemas, and the JSON Schemas (draft 2020-12, without a
 // `$schema` member: clients compile them with their own validator) that tools/list publishes.
-import * as z from 'zod';
 import { MAX_K } from '../api/lookalike.js';
 import { MAX_BREAKDOWN_LIMIT, MAX_SEARCH_LIMIT } from '../api/search.js';
 import { MAX_EXCLUSIONS } from '../exclusions.js';
 import { SPEND_GROUPS } from '../store/admin.js';
+import { z } from './sdk.js';
 
 export type JsonSchema = Record<string, unknown> & { type: 'object' };
 

@@ -3,11 +3,9 @@
 // rules: paid tools listed only with --allow-spend, a call to one refused as a tool error that
 // says how to allow it, and invalid arguments a tool error carrying the problem's code, title and
 // remedy (McpServer answers those with its own text). stdout carries protocol messages only.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../types.js';
 import { version } from '../version.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, Server, StdioServerTransport } from './sdk.js';
 import { type McpFlags, openSession, servingIO } from './session.js';
 import { callTool, listTools } from './tools.js';
 
