@@ -45,13 +45,24 @@ export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
       ? `company-data mcp: serving on stdio; paid tools on, this session may spend up to ${flags.allowSpend} credits.`
       : 'company-data mcp: serving on stdio, read-only (paid tools off; --allow-spend <n> turns them on).',
   );
-  // The client ends the session by closing stdin: calls in flight finish (their charges settle
-  // and reach the ledger) before the store and the client close.
+  if (ctx.io.isStdinTTY) {
+    ctx.io.info(
+      'stdin is a terminal: an MCP client starts this command and speaks JSON-RPC on stdin (see `company-data mcp --help`). Ctrl-C stops it.',
+    );
+  }
+  // The client ends the session by closing stdin (or with SIGTERM; a person with Ctrl-C): calls
+  // in flight finish (their charges settle and reach the ledger) before the store and the client
+  // close.
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+  let onSignal: (() => void) | undefined;
   await new Promise<void>((resolve) => {
+    onSignal = resolve;
+    for (const signal of signals) process.once(signal, resolve);
     stdin.once('end', resolve);
     stdin.once('close', resolve);
     void closed.then(resolve);
   });
+  for (const signal of signals) process.off(signal, onSignal!);
   await drain(inFlight);
   await server.close();
   return 0;

@@ -88,11 +88,13 @@ export class Session {
 
 /** The refusal of a paid tool in read-only mode: a tool error that says how to allow it. */
 export function spendingOff(tool: string): ToolResult {
+  const what =
+    tool === 'estimate' ? 'estimate prices the paid tools, which are off' : `${tool} can charge credits`;
   return problemResult(
     new Problem({
       code: 'spending_not_allowed',
       title: 'Paid tools are off',
-      detail: `${tool} can charge credits, and this server was started read-only (without --allow-spend)`,
+      detail: `${what}: this server was started read-only (without --allow-spend)`,
       source: 'client',
     }),
     {},

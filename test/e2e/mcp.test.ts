@@ -257,6 +257,15 @@ describe('spending (--allow-spend)', () => {
     expect(start - balance()).toBe(1);
   });
 
+  it('refuses a call the balance cannot pay with insufficient_credits, saying not to retry', async () => {
+    const { client } = await connect(['--allow-spend', '5'], { COMPANY_DATA_API_KEY: sandbox.keys.empty });
+    const refused = await client.callTool({ name: 'lookalike', arguments: { seeds: ['acme-shoes.com'] } });
+    expect(refused.isError).toBe(true);
+    expect(structured(refused).error).toMatchObject({ code: 'insufficient_credits', status: 403 });
+    expect(structured(refused).caps).toEqual({ session: { cap: 5, left: 5 }, month: null });
+    expect(text(refused)).toContain('do not retry');
+  });
+
   it('records a timed-out call as possibly charged in the ledger', async () => {
     const state = stateOf();
     const { client } = await connect(['--allow-spend', '5'], state, [
