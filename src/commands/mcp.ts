@@ -35,6 +35,7 @@ Client configuration (mcpServers):
 
 Examples:
   $ company-data --sandbox mcp
+  $ npx @modelcontextprotocol/inspector company-data --sandbox mcp --allow-spend 20
   $ company-data mcp --allow-spend 50 --budget-month 2000
   $ company-data --profile prod mcp --allow-spend 10`,
     )
