@@ -81,13 +81,28 @@ export function asProblem(error: unknown): Problem {
   });
 }
 
+/** The command line's words in a problem, as a tool's caller knows them: its arguments and tools. */
+const TOOL_TERMS: ReadonlyArray<[RegExp, string]> = [
+  [/--exclude-domain\b/g, 'exclude_domains'],
+  [/--filters?\b/g, 'filters'],
+  [/--(products|include|limit|evidence|since|by)\b/g, '$1'],
+  [/`company-data (products|fields)[^`]*`/g, 'the $1 tool'],
+  [/`company-data me`/g, 'the account tool'],
+];
+
+export function inToolTerms(text: string): string {
+  return TOOL_TERMS.reduce((said, [words, replacement]) => said.replace(words, replacement), text);
+}
+
 /**
  * A tool error: the text names the problem, what it means and what to do; the structured content
- * carries the stable code (and `extra`, such as what the caps leave).
+ * carries the stable code (and `extra`, such as what the caps leave). The detail and the remedy
+ * name the tools' arguments where a command's would name its options.
  */
 export function problemResult(problem: Problem, extra: Json = {}, advice?: string): ToolResult {
-  const remedy = advice ?? problem.hint;
-  const lines = [`${problem.title} (${problem.code})${problem.detail ? `: ${problem.detail}` : ''}`];
+  const remedy = inToolTerms(advice ?? problem.hint);
+  const detail = inToolTerms(problem.detail);
+  const lines = [`${problem.title} (${problem.code})${detail ? `: ${detail}` : ''}`];
   if (remedy) lines.push(`What to do: ${remedy}`);
   return {
     isError: true,
@@ -96,7 +111,7 @@ export function problemResult(problem: Problem, extra: Json = {}, advice?: strin
       error: {
         code: problem.code,
         title: problem.title,
-        detail: problem.detail,
+        detail,
         remedy,
         status: problem.status,
         retryable: problem.retryable,

@@ -17,6 +17,7 @@ import { Problem } from '../problem.js';
 import { explainProblem, type ProblemContext } from '../search/options.js';
 import { REQUEST_PRICE_ESTIMATE, selectionOf } from '../spend/pricing.js';
 import { type OnRetry, type Purchase, purchase } from '../spend/purchase.js';
+import { credits } from '../spend/purse.js';
 import type { ApiResponse } from '../types.js';
 import { answer, fitRows, type Json, project, type ToolResult } from './answers.js';
 import type { ArgsOf, PaidTool } from './schemas.js';
@@ -101,19 +102,19 @@ export async function enrichTool(session: Session, args: ArgsOf<'enrich'>): Prom
     bought_at: lookups.bought[i],
   }));
   const shown = project(rows, args.include, ['found', 'credits_charged', 'bought_at']);
-  const credits = session.credits(lookups.charged, lookups.remaining);
+  const report = session.credits(lookups.charged, lookups.remaining);
   const cli = ['company-data enrich', ...lookups.results.map((r) => r.domain)];
   if (args.products) cli.push('--products', args.products.join(','));
   if (args.include) cli.push('--include', args.include.join(','));
   const build = (kept: Json[], omitted: number): Json => ({
     results: kept,
-    credits,
+    credits: report,
     truncated: truncation(kept.length, omitted, `${cli.join(' ')} -o csv > enriched.csv`),
   });
   const fitted = fitRows(shown, build);
   const found = rows.filter((r) => r.found).length;
   return answer(
-    `${countOf(rows.length, 'domain')}, ${found} found; ${lookups.charged ?? 0} credits charged. ${session.describeCaps()}.`,
+    `${countOf(rows.length, 'domain')}, ${found} found; ${credits(lookups.charged ?? 0)} charged. ${session.describeCaps()}.`,
     build(fitted.rows, fitted.omitted),
   );
 }
@@ -132,7 +133,7 @@ export async function searchTool(session: Session, args: ArgsOf<'search'>): Prom
   const result = adaptSearchResponse(response.data);
   if (!result) throw unrecognised('search');
   const rows = project(result.rows, args.include);
-  const credits = session.credits(charged, response.credits.remaining);
+  const report = session.credits(charged, response.credits.remaining);
   const cli = [
     'company-data search',
     ...(args.query ? [quote(args.query)] : []),
@@ -143,13 +144,13 @@ export async function searchTool(session: Session, args: ArgsOf<'search'>): Prom
   const build = (kept: Json[], omitted: number): Json => ({
     total: result.total,
     rows: kept,
-    credits,
+    credits: report,
     truncated: truncation(kept.length, omitted, cli.join(' ')),
   });
   const fitted = fitRows(rows, build);
   const shownNote = fitted.omitted > 0 ? ` (${fitted.omitted} more left out: see truncated)` : '';
   return answer(
-    `${countOf(fitted.rows.length, 'row')} of ${result.total} matching companies${shownNote}; ${charged} credits charged. ${session.describeCaps()}.`,
+    `${countOf(fitted.rows.length, 'row')} of ${result.total} matching companies${shownNote}; ${credits(charged)} charged. ${session.describeCaps()}.`,
     build(fitted.rows, fitted.omitted),
   );
 }
@@ -167,7 +168,7 @@ export async function breakdownTool(session: Session, args: ArgsOf<'breakdown'>)
   if (!result) throw unrecognised('breakdown');
   const field = result.field ?? request.field;
   return answer(
-    `Breakdown of ${result.segment.size ?? 'the'} companies by ${field} in ${countOf(result.buckets.length, 'bucket')}; ${charged} credits charged. ${session.describeCaps()}.`,
+    `Breakdown of ${result.segment.size ?? 'the'} companies by ${field} in ${countOf(result.buckets.length, 'bucket')}; ${credits(charged)} charged. ${session.describeCaps()}.`,
     { ...result.document, field, credits: session.credits(charged, response.credits.remaining) },
   );
 }
@@ -211,7 +212,7 @@ export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>)
     error_code: 'problem' in o ? o.problem.code : null,
   }));
   const charged = run.outcomes.reduce((n, o) => n + ('charged' in o ? o.charged : 0), 0);
-  const credits = session.credits(charged, run.credits.remaining);
+  const report = session.credits(charged, run.credits.remaining);
   const cli = ['company-data lookalike', ...plan.requests.map((r) => r.seed), ...filterFlags(args.filters)];
   if (args.k) cli.push('-k', String(args.k));
   if (args.include) cli.push('--include', args.include.join(','));
@@ -219,13 +220,13 @@ export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>)
   const build = (kept: Json[], omitted: number): Json => ({
     results: kept,
     seeds,
-    credits,
+    credits: report,
     truncated: truncation(kept.length, omitted, `${cli.join(' ')} -o json > lookalikes.json`),
   });
   const fitted = fitRows(rows, build);
   const stoppedNote = run.stopped ? ` Stopped early: ${run.stopped.detail}.` : '';
   return answer(
-    `${countOf(fitted.rows.length, 'lookalike')} of ${plan.requests.map((r) => r.seed).join(', ')}; ${charged} credits charged.${stoppedNote} ${session.describeCaps()}.`,
+    `${countOf(fitted.rows.length, 'lookalike')} of ${plan.requests.map((r) => r.seed).join(', ')}; ${credits(charged)} charged.${stoppedNote} ${session.describeCaps()}.`,
     build(fitted.rows, fitted.omitted),
   );
 }

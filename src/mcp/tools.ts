@@ -5,7 +5,8 @@ import { getAccount } from '../api/account.js';
 import { loadFields, loadProducts } from '../api/catalogs.js';
 import { selectFields } from '../commands/fields.js';
 import { parseSince, readSpend } from '../commands/spend.js';
-import { Problem } from '../problem.js';
+import { Problem, usageError } from '../problem.js';
+import { credits } from '../spend/purse.js';
 import { answer, asProblem, fitRows, type Json, problemResult, type ToolResult } from './answers.js';
 import { breakdownTool, enrichTool, lookalikeTool, searchTool, worstCaseOf } from './paid-tools.js';
 import {
@@ -95,7 +96,7 @@ const TOOLS: Record<ToolName, ToolSpec> = {
       const caps = session.caps();
       const fits = [caps.session, caps.month].every((cap) => !cap || cap.left >= worst.credits);
       return answer(
-        `${args.tool} would cost at most ${worst.credits} credits (${worst.requests} requests); ${fits ? 'the caps leave room for it' : 'the caps do NOT leave room for it'}. ${session.describeCaps()}.`,
+        `${args.tool} would cost at most ${credits(worst.credits)} (${worst.requests === 1 ? '1 request' : `${worst.requests} requests`}); ${fits ? 'the caps leave room for it' : 'the caps do NOT leave room for it'}. ${session.describeCaps()}.`,
         { tool: args.tool, requests: worst.requests, worst_case_credits: worst.credits, caps, fits },
       );
     },
@@ -150,7 +151,7 @@ function sinceOf(raw: string) {
   try {
     return parseSince(raw);
   } catch (error) {
-    throw new Problem({ code: 'usage_error', detail: (error as Error).message, source: 'client' });
+    throw usageError((error as Error).message);
   }
 }
 

@@ -1,6 +1,6 @@
 // The answer cap and projection of the mcp server (src/mcp/answers.ts), on plain data.
 import { describe, expect, it } from 'vitest';
-import { fitRows, MAX_ANSWER_CHARS, problemResult, project } from '../../src/mcp/answers.js';
+import { fitRows, inToolTerms, MAX_ANSWER_CHARS, problemResult, project } from '../../src/mcp/answers.js';
 import { Problem } from '../../src/problem.js';
 
 const build = (rows: unknown[], omitted: number) => ({ rows, omitted });
@@ -43,18 +43,33 @@ describe('problemResult', () => {
     const result = problemResult(problem, { caps: { session: null, month: null } });
     expect(result.isError).toBe(true);
     expect(result.content[0].text).toBe(
-      `${problem.title} (invalid_filter): no filter "colour"\nWhat to do: ${problem.hint}`,
+      `${problem.title} (invalid_filter): no filter "colour"\nWhat to do: Check filter names and values with the fields tool.`,
     );
     expect(result.structuredContent).toEqual({
       error: {
         code: 'invalid_filter',
         title: problem.title,
         detail: 'no filter "colour"',
-        remedy: problem.hint,
+        remedy: 'Check filter names and values with the fields tool.',
         status: 400,
         retryable: false,
       },
       caps: { session: null, month: null },
     });
+  });
+});
+
+describe('inToolTerms', () => {
+  it("names the tools' arguments and tools where a command names its options and commands", () => {
+    expect(
+      inToolTerms(
+        'add it with --products profile,tech; drop it from --include; check --filter names with `company-data fields --filters`; the balance: `company-data me`; --exclude-domain',
+      ),
+    ).toBe(
+      'add it with products profile,tech; drop it from include; check filters names with the fields tool; the balance: the account tool; exclude_domains',
+    );
+    expect(inToolTerms('--allow-spend 5 and --budget-month 10 stay')).toBe(
+      '--allow-spend 5 and --budget-month 10 stay',
+    );
   });
 });
