@@ -9,8 +9,9 @@ import {
 } from '../api/search.js';
 import { planBreakdown } from '../commands/breakdown.js';
 import { lookupDomains, normaliseArguments } from '../commands/enrich-lookups.js';
-import { planLookalike } from '../commands/lookalike.js';
+import { DEFAULT_CONCURRENCY, planLookalike } from '../commands/lookalike.js';
 import { planSearch } from '../commands/search.js';
+import { excludedRowsNote, withoutExcluded } from '../exclusions.js';
 import { fetchSeeds } from '../lookalike/fetch.js';
 import { fusedRows } from '../lookalike/output.js';
 import { Problem } from '../problem.js';
@@ -132,7 +133,10 @@ export async function searchTool(session: Session, args: ArgsOf<'search'>): Prom
   );
   const result = adaptSearchResponse(response.data);
   if (!result) throw unrecognised('search');
-  const rows = project(result.rows, args.include);
+  // The exclusions hold on the client too, as for `company-data search`: a row naming one is left out.
+  const kept = withoutExcluded(result.rows, new Set(request.excludeDomains));
+  if (kept.dropped > 0) ctx.io.warn(excludedRowsNote(kept.dropped, true));
+  const rows = project(kept.rows, args.include);
   const report = session.credits(charged, response.credits.remaining);
   const cli = [
     'company-data search',
@@ -182,7 +186,12 @@ export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>)
     filters: args.filters ? JSON.stringify(args.filters) : undefined,
   };
   const plan = await planLookalike(ctx, args.seeds, flags);
-  const run = await fetchSeeds(ctx, plan.requests, { concurrency: 4, purse: session.purse, spinner: false });
+  const run = await fetchSeeds(ctx, plan.requests, {
+    concurrency: DEFAULT_CONCURRENCY,
+    purse: session.purse,
+    pacer: plan.requests.length > 1 ? session.pacer() : undefined,
+    spinner: false,
+  });
   const first = plan.requests[0];
   const explain = (error: Problem) => explainProblem(ctx, error, { filters: first.filters, limit: first.k });
   if (run.fatal) throw await explain(run.fatal);

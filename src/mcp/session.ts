@@ -2,7 +2,9 @@
 // session. Every paid call buys through it (src/spend/purchase.ts), so the session's cap, the
 // month's cap (--budget-month or COMPANY_DATA_BUDGET_MONTH) and the ledger hold across all calls,
 // whichever tool makes them and however many run at once.
+import type { Pacer } from '../pace.js';
 import { Problem, usageError } from '../problem.js';
+import { pacerFor } from '../rate-option.js';
 import { type Purse, purseOf } from '../spend/purse.js';
 import type { Context, IO } from '../types.js';
 import { type Json, problemResult, type ToolResult } from './answers.js';
@@ -25,11 +27,22 @@ export interface CapsLeft {
 }
 
 export class Session {
+  private sharedPacer: Pacer | undefined;
+
   constructor(
     readonly ctx: Context,
     /** The session's purse: undefined in read-only mode. */
     readonly purse: Purse | undefined,
   ) {}
+
+  /**
+   * The pacer of lookalikes of several seeds, as `company-data lookalike` paces them (the key's
+   * rate limit, and the RateLimit headers seen): one for the session, made on first use.
+   */
+  pacer(): Pacer {
+    this.sharedPacer ??= pacerFor(this.ctx, undefined);
+    return this.sharedPacer;
+  }
 
   get spending(): boolean {
     return this.purse !== undefined;
