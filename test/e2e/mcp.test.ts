@@ -225,22 +225,26 @@ describe('spending (--allow-spend)', () => {
     expect(balance()).toBe(before);
   });
 
-  it('refuses a call past --allow-spend as a tool error naming the cap, counted through the balance', async () => {
+  it('refuses calls past --allow-spend, at once or after, as tool errors naming the cap, counted through the balance', async () => {
     const { client } = await connect(['--allow-spend', '2']);
     const start = balance();
-    for (let i = 0; i < 2; i++) {
-      const ok = await client.callTool({ name: 'search', arguments: { query: 'shoes', limit: 1 } });
-      expect(ok.isError).toBeUndefined();
-    }
     const searches = requestsTo('/api/search');
-    const refused = await client.callTool({ name: 'search', arguments: { query: 'shoes', limit: 1 } });
-    expect(refused.isError).toBe(true);
+    // Three at once against a cap of two: the session's one purse lets exactly two through.
+    const results = await Promise.all(
+      [1, 2, 3].map(() => client.callTool({ name: 'search', arguments: { query: 'shoes', limit: 1 } })),
+    );
+    const refusals = results.filter((r) => r.isError);
+    expect(refusals).toHaveLength(1);
+    expect(requestsTo('/api/search') - searches).toBe(2);
+    const refused = refusals[0];
     expect(structured(refused).error.code).toBe('budget_exhausted');
     expect(structured(refused).caps).toEqual({ session: { cap: 2, left: 0 }, month: null });
     expect(text(refused)).toContain('--allow-spend 2 leaves no room for a request of up to 1 credit');
     expect(text(refused)).toContain('do not retry');
-    expect(requestsTo('/api/search')).toBe(searches);
     expect(start - balance()).toBe(2);
+    const again = await client.callTool({ name: 'breakdown', arguments: { field: 'country' } });
+    expect(structured(again).error.code).toBe('budget_exhausted');
+    expect(requestsTo('/api/search') - searches).toBe(2);
   });
 
   it('refuses a call past COMPANY_DATA_BUDGET_MONTH', async () => {
