@@ -58,6 +58,16 @@ export function fitRows<T>(
   return { rows: rows.slice(0, count), omitted: rows.length - count };
 }
 
+/** What an answer cut at the cap says about the rows left out, and how to get them. */
+export function truncation(shown: number, omitted: number, how: string): Json | undefined {
+  if (omitted === 0) return undefined;
+  return {
+    rows_shown: shown,
+    rows_omitted: omitted,
+    how_to_get_more: `The answer is capped at ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters: ${how}`,
+  };
+}
+
 /** Keeps only `fields` (and `domain`, which names the row) of each row, in that order. */
 export function project(
   rows: readonly Json[],

@@ -20,7 +20,7 @@ import { REQUEST_PRICE_ESTIMATE, selectionOf } from '../spend/pricing.js';
 import { type OnRetry, type Purchase, purchase } from '../spend/purchase.js';
 import { credits } from '../spend/purse.js';
 import type { ApiResponse } from '../types.js';
-import { answer, fitRows, type Json, project, type ToolResult } from './answers.js';
+import { answer, fitRows, type Json, project, type ToolResult, truncation } from './answers.js';
 import type { ArgsOf, PaidTool } from './schemas.js';
 import type { Session } from './session.js';
 
@@ -33,14 +33,13 @@ function filterFlags(filters: Record<string, string[]> | undefined): string[] {
   return filters && Object.keys(filters).length > 0 ? ['--filters', quote(JSON.stringify(filters))] : [];
 }
 
-/** What a list cut at the cap says about the rows left out, and how to get them. */
-function truncation(shown: number, omitted: number, cli: string): Json | undefined {
-  if (omitted === 0) return undefined;
-  return {
-    rows_shown: shown,
-    rows_omitted: omitted,
-    how_to_get_more: `The answer is capped at 100,000 characters: ${omitted} more rows were left out. Ask for fewer fields (include) or fewer rows (limit), or have the user run \`${cli}\` to get them all in a file.`,
-  };
+/** What a list of rows cut at the cap says: how many more, and the three ways to get them. */
+function rowsTruncation(shown: number, omitted: number, cli: string): Json | undefined {
+  return truncation(
+    shown,
+    omitted,
+    `${omitted} more rows were left out. Ask for fewer fields (include) or fewer rows (limit), or have the user run \`${cli}\` to get them all in a file.`,
+  );
 }
 
 function countOf(n: number, noun: string): string {
@@ -110,7 +109,7 @@ export async function enrichTool(session: Session, args: ArgsOf<'enrich'>): Prom
   const build = (kept: Json[], omitted: number): Json => ({
     results: kept,
     credits: report,
-    truncated: truncation(kept.length, omitted, `${cli.join(' ')} -o csv > enriched.csv`),
+    truncated: rowsTruncation(kept.length, omitted, `${cli.join(' ')} -o csv > enriched.csv`),
   });
   const fitted = fitRows(shown, build);
   const found = rows.filter((r) => r.found).length;
@@ -144,12 +143,18 @@ export async function searchTool(session: Session, args: ArgsOf<'search'>): Prom
     ...filterFlags(args.filters),
   ];
   if (args.include) cli.push('--include', args.include.join(','));
-  cli.push(...(args.limit ? ['--limit', String(args.limit)] : []), '-o csv > rows.csv');
+  if (args.limit) cli.push('--limit', String(args.limit));
+  const excluded = request.excludeDomains ?? [];
+  if (excluded.length > 10) cli.push('--exclude excluded.txt');
+  else for (const domain of excluded) cli.push('--exclude-domain', domain);
+  cli.push(
+    `-o csv > rows.csv${excluded.length > 10 ? ' (excluded.txt: the exclude_domains, one per line)' : ''}`,
+  );
   const build = (kept: Json[], omitted: number): Json => ({
     total: result.total,
     rows: kept,
     credits: report,
-    truncated: truncation(kept.length, omitted, cli.join(' ')),
+    truncated: rowsTruncation(kept.length, omitted, cli.join(' ')),
   });
   const fitted = fitRows(rows, build);
   const shownNote = fitted.omitted > 0 ? ` (${fitted.omitted} more left out: see truncated)` : '';
@@ -230,7 +235,7 @@ export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>)
     results: kept,
     seeds,
     credits: report,
-    truncated: truncation(kept.length, omitted, `${cli.join(' ')} -o json > lookalikes.json`),
+    truncated: rowsTruncation(kept.length, omitted, `${cli.join(' ')} -o json > lookalikes.json`),
   });
   const fitted = fitRows(rows, build);
   const stoppedNote = run.stopped ? ` Stopped early: ${run.stopped.detail}.` : '';

@@ -7,7 +7,15 @@ import { selectFields } from '../commands/fields.js';
 import { parseSince, readSpend } from '../commands/spend.js';
 import { Problem, usageError } from '../problem.js';
 import { credits } from '../spend/purse.js';
-import { answer, asProblem, fitRows, type Json, problemResult, type ToolResult } from './answers.js';
+import {
+  answer,
+  asProblem,
+  fitRows,
+  type Json,
+  problemResult,
+  type ToolResult,
+  truncation,
+} from './answers.js';
 import { breakdownTool, enrichTool, lookalikeTool, searchTool, worstCaseOf } from './paid-tools.js';
 import {
   type ArgsOf,
@@ -134,14 +142,11 @@ const TOOLS: Record<ToolName, ToolSpec> = {
 function listAnswer(key: string, rows: Json[], summary: string, cli: string): ToolResult {
   const build = (kept: Json[], omitted: number): Json => ({
     [key]: kept,
-    truncated:
-      omitted > 0
-        ? {
-            rows_shown: kept.length,
-            rows_omitted: omitted,
-            how_to_get_more: `The answer is capped at 100,000 characters; run \`${cli}\` for all of it.`,
-          }
-        : undefined,
+    truncated: truncation(
+      kept.length,
+      omitted,
+      `${omitted} more were left out; run \`${cli}\` for all of them.`,
+    ),
   });
   const fitted = fitRows(rows, build);
   return answer(summary, build(fitted.rows, fitted.omitted));

@@ -201,7 +201,9 @@ describe('spending (--allow-spend)', () => {
     expect(large.truncated.rows_shown + large.truncated.rows_omitted).toBe(1000);
     expect(large.rows).toHaveLength(large.truncated.rows_shown);
     for (const row of large.rows) expect(typeof row.domain).toBe('string');
-    expect(large.truncated.how_to_get_more).toContain('company-data search --limit 1000 -o csv > rows.csv');
+    expect(large.truncated.how_to_get_more).toBe(
+      `The answer is capped at 100,000 characters: ${large.truncated.rows_omitted} more rows were left out. Ask for fewer fields (include) or fewer rows (limit), or have the user run \`company-data search --limit 1000 -o csv > rows.csv\` to get them all in a file.`,
+    );
 
     // Invalid arguments: tool errors with the problem's code, title and remedy; nothing charged.
     const before = balance();
