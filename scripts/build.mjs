@@ -1,4 +1,5 @@
-// Bundles the CLI into one CommonJS file, dist/cli.cjs, with a source map beside it. Every
+// Bundles the CLI into one CommonJS file, dist/cli.cjs, with a source map beside it (and the MCP
+// SDK, which only `company-data mcp` uses, into dist/mcp-sdk.cjs). Every
 // dependency is in the bundle except the package's runtime dependencies (better-sqlite3, a native
 // module: its compiled addon cannot be bundled), which an install puts in node_modules. The build goes to a fresh sibling directory that is swapped in at the end, so a program
 // started during a rebuild (a test, a cron job) never sees a half-written dist/.
@@ -12,8 +13,7 @@ const staging = `${dist}.build-${process.pid}`;
 const retired = `${dist}.old-${process.pid}`;
 rmSync(staging, { recursive: true, force: true });
 
-await build({
-  entryPoints: { cli: 'src/cli.ts' },
+const common = {
   outdir: staging,
   outExtension: { '.js': '.cjs' },
   bundle: true,
@@ -25,7 +25,28 @@ await build({
   logLevel: 'warning',
   define: { __VERSION__: JSON.stringify(pkg.version) },
   external: Object.keys(pkg.dependencies ?? {}),
-});
+};
+
+// The MCP SDK and zod (src/mcp/sdk.ts) go to a bundle of their own, dist/mcp-sdk.cjs, which the
+// CLI requires when `company-data mcp` runs: every other command would otherwise load and compile
+// them at start-up (docs/mcp.md).
+const MCP_SDK = fileURLToPath(new URL('../src/mcp/sdk.ts', import.meta.url));
+const mcpSdkApart = {
+  name: 'mcp-sdk-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) =>
+      fileURLToPath(new URL('./sdk.ts', `file://${args.importer}`)) === MCP_SDK
+        ? { path: './mcp-sdk.cjs', external: true }
+        : undefined,
+    );
+  },
+};
+
+await Promise.all([
+  build({ ...common, entryPoints: { cli: 'src/cli.ts' }, plugins: [mcpSdkApart] }),
+  // Third-party code only, loaded by one command: minified, it weighs half as much in the package.
+  build({ ...common, entryPoints: { 'mcp-sdk': 'src/mcp/sdk.ts' }, minify: true }),
+]);
 
 try {
   renameSync(dist, retired);

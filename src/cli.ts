@@ -20,6 +20,7 @@ import * as enrich from './commands/enrich.js';
 import * as errors from './commands/errors.js';
 import * as fields from './commands/fields.js';
 import * as lookalike from './commands/lookalike.js';
+import * as mcp from './commands/mcp.js';
 import * as me from './commands/me.js';
 import * as products from './commands/products.js';
 import * as sandbox from './commands/sandbox.js';
@@ -48,6 +49,7 @@ export const COMMANDS: ReadonlyArray<{ register(program: Command, kit: CommandKi
   store,
   doctor,
   api,
+  mcp,
   completion,
 ];
 

@@ -24,7 +24,8 @@ export type LocalCode =
   | 'http1_refused' // the server speaks HTTP/2 only
   | 'unknown_endpoint' // `api` with a path (404) or method (405) the service does not have
   | 'unexpected_fields' // a batch answer with fields outside the columns its first answer decided
-  | 'budget_exhausted' // the --budget of a batch is reached
+  | 'budget_exhausted' // the --budget of a batch is reached (or --budget-month, or mcp's --allow-spend)
+  | 'spending_not_allowed' // a paid tool called on a read-only `company-data mcp` (no --allow-spend)
   | 'too_many_failures' // a batch stopped after a long run of consecutive failures
   | 'interrupted' // SIGINT / SIGTERM
   | 'run_busy' // another process is running the same batch (the same input, output and options)

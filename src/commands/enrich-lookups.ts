@@ -8,14 +8,14 @@ import { catalogRetryHook } from '../api/catalogs.js';
 import { type EnrichQuery, type EnrichResponse, enrichDomain } from '../api/domains.js';
 import type { DomainResult } from '../api/types.js';
 import { isoSecond } from '../batch/run-store.js';
-import { checkMaxCredits } from '../batch/selection.js';
+import { checkMaxCredits, type Selection } from '../batch/selection.js';
 import { normaliseDomain } from '../domain.js';
 import { formatOf, printCredits, printJson, printList, printRecord } from '../output/format.js';
 import { oneLine } from '../output/sanitize.js';
 import { isProblem, Problem } from '../problem.js';
 import { repriceSelection, selectionOf } from '../spend/pricing.js';
 import { purchase } from '../spend/purchase.js';
-import { purseOf } from '../spend/purse.js';
+import { type Purse, purseOf } from '../spend/purse.js';
 import { ageText, freshnessAt, scopeOf } from '../store/location.js';
 import type { SqliteStore } from '../store/sqlite.js';
 import type { Context } from '../types.js';
@@ -67,11 +67,29 @@ function rowOf(result: DomainResult, withFound: boolean): Record<string, unknown
   return Object.assign(row, result.record);
 }
 
-export async function runLookups(
+/** What a few lookups bought or reused, in the order of the distinct domains given. */
+export interface Lookups {
+  selection: Selection;
+  results: DomainResult[];
+  /** Credits charged per domain (0 from the store; undefined when the answer said none). */
+  costs: Array<number | undefined>;
+  /** When a reused answer was bought (ISO second); null for an answer bought now. */
+  bought: Array<string | null>;
+  charged: number | undefined;
+  remaining: number | undefined;
+}
+
+/**
+ * The lookups of `enrich <domain...>` (and of the mcp server's `enrich`): every input normalised,
+ * the store's fresh answers reused, the rest bought one by one through the purchase path with
+ * `purse` (the command's own when none is given), each answer bought kept in the store.
+ */
+export async function lookupDomains(
   ctx: Context,
   inputs: readonly string[],
   flags: LookupFlags,
-): Promise<number> {
+  givenPurse?: Purse,
+): Promise<Lookups> {
   const domains = normaliseArguments(inputs);
   // The catalog (cached) says the worst case that each lookup holds and sends as max_credits.
   const selection = await selectionOf(ctx, flags);
@@ -85,7 +103,7 @@ export async function runLookups(
   const scope = store?.scopeId(scopeOf(ctx.config, query));
   const now = ctx.now();
   const fresh = freshnessAt(now, { ...flags, refreshSince: flags.refresh ? now : undefined });
-  const purse = await purseOf(ctx, { budgetMonth: flags.budgetMonth });
+  const purse = givenPurse ?? (await purseOf(ctx, { budgetMonth: flags.budgetMonth }));
   const results: DomainResult[] = [];
   const costs: Array<number | undefined> = [];
   const bought: Array<string | null> = [];
@@ -135,7 +153,15 @@ export async function runLookups(
       }
     }
   }
+  return { selection, results, costs, bought, charged, remaining };
+}
 
+export async function runLookups(
+  ctx: Context,
+  inputs: readonly string[],
+  flags: LookupFlags,
+): Promise<number> {
+  const { selection, results, costs, bought, charged, remaining } = await lookupDomains(ctx, inputs, flags);
   const format = formatOf(ctx);
   for (const result of results) {
     if (!result.found) ctx.io.info(`no record for ${oneLine(result.domain)}; nothing charged`);

@@ -3,7 +3,7 @@
 // so is every attempt whose answer never came (possibly charged): they are shown apart.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CommandKit } from '../command-kit.js';
-import type { SpendBy } from '../store/admin.js';
+import type { SpendBy, SpendRow, SpendTotal } from '../store/admin.js';
 import type { Context } from '../types.js';
 
 export interface SpendOptions {
@@ -57,12 +57,18 @@ Examples:
     .action(kit.withContext(runSpend));
 }
 
-export async function runSpend(ctx: Context, options: SpendOptions): Promise<number> {
-  const [admin, { groupDigits }, { formatOf, printList }] = await Promise.all([
-    import('../store/admin.js'),
-    import('../output/numbers.js'),
-    import('../output/format.js'),
-  ]);
+/** What `spend` shows: the ledger's rows and total, and the message for an empty ledger. */
+export interface SpendReport {
+  since: string | null;
+  by: SpendBy;
+  rows: SpendRow[];
+  total: SpendTotal;
+  emptyMessage: string;
+}
+
+/** The ledger of the store as `spend` reads it (also the mcp server's `spend` tool). */
+export async function readSpend(ctx: Context, options: SpendOptions): Promise<SpendReport> {
+  const admin = await import('../store/admin.js');
   const { path, opened } = await admin.existingStore(ctx.store, 'read the spend ledger of');
   // Holds of processes that are gone (killed while a request was in flight) count as possibly
   // charged: turned into ledger entries first. A store that cannot be written still shows the rest.
@@ -75,6 +81,16 @@ export async function runSpend(ctx: Context, options: SpendOptions): Promise<num
   const emptyMessage = opened
     ? `No charges recorded${since ? ` since ${since}` : ''} in ${path}.`
     : `No charges recorded: there is no store at ${path} yet.`;
+  return { since, by: options.by, rows, total, emptyMessage };
+}
+
+export async function runSpend(ctx: Context, options: SpendOptions): Promise<number> {
+  const [admin, { groupDigits }, { formatOf, printList }] = await Promise.all([
+    import('../store/admin.js'),
+    import('../output/numbers.js'),
+    import('../output/format.js'),
+  ]);
+  const { since, rows, total, emptyMessage } = await readSpend(ctx, options);
   const format = formatOf(ctx);
   if (format === 'json') {
     if (rows.length === 0) ctx.io.info(emptyMessage);

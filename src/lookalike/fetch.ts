@@ -61,13 +61,15 @@ export interface SeedRunOptions {
   spinner?: false;
   /** Called as each seed settles, with how many have. */
   onSettled?: (settled: number) => void;
+  /** The purse to buy with (the mcp server's session); else one of this run's own. */
+  purse?: Purse;
 }
 
 function budgetStop(purse: Purse, price: number): Problem {
   if (purse.refusedBy === 'month') return purse.refusal(price);
   return new Problem({
     code: 'budget_exhausted',
-    detail: `--budget ${purse.runCap} reached`,
+    detail: `${purse.runCapFlag} ${purse.runCap} reached`,
     source: 'client',
   });
 }
@@ -77,7 +79,8 @@ export async function fetchSeeds(
   requests: readonly LookalikeRequest[],
   options: SeedRunOptions,
 ): Promise<SeedRun> {
-  const purse = await purseOf(ctx, { budget: options.budget, budgetMonth: options.budgetMonth });
+  const purse =
+    options.purse ?? (await purseOf(ctx, { budget: options.budget, budgetMonth: options.budgetMonth }));
   const outcomes: Array<SeedOutcome | undefined> = requests.map(() => undefined);
   let price = REQUEST_PRICE_ESTIMATE;
   let priced = false;

@@ -30,6 +30,8 @@ export type Cap = 'run' | 'month';
 export interface PurseOptions {
   /** --budget: this run's cap. */
   runCap?: number;
+  /** The option that set the run's cap, as refusals name it (default --budget; mcp: --allow-spend). */
+  runCapFlag?: string;
   /** --budget-month: the key's cap for the calendar month (UTC), across runs and commands. */
   monthCap?: number;
   /** The store holding the ledger; undefined with --no-store (nothing recorded). */
@@ -45,6 +47,8 @@ export interface PurseOptions {
 export class Purse {
   readonly runCap: number | undefined;
   readonly monthCap: number | undefined;
+  /** The option that set the run's cap, as messages name it. */
+  readonly runCapFlag: string;
   /** Which cap refused the last reservation that did not fit. */
   refusedBy: Cap | undefined;
   private readonly run: Budget;
@@ -55,6 +59,7 @@ export class Purse {
   constructor(private readonly options: PurseOptions) {
     this.runCap = options.runCap;
     this.monthCap = options.monthCap;
+    this.runCapFlag = options.runCapFlag ?? '--budget';
     this.run = createBudget(options.runCap);
     if (typeof options.ledger === 'object') this.store = options.ledger;
     if (options.monthCap !== undefined && !this.store) {
@@ -183,8 +188,26 @@ export class Purse {
     const detail =
       this.refusedBy === 'month'
         ? `--budget-month ${this.monthCap} (this key's spend in this calendar month, UTC, across runs and commands) leaves no room for a request of up to ${credits(amount)}`
-        : `--budget ${this.runCap} leaves no room for a request of up to ${credits(amount)}; this run charged ${this.describeSpent()}`;
+        : `${this.runCapFlag} ${this.runCap} leaves no room for a request of up to ${credits(amount)}; this run charged ${this.describeSpent()}`;
     return new Problem({ code: 'budget_exhausted', detail: `${detail}${why}`, source: 'client' });
+  }
+
+  /**
+   * What each cap in force leaves now, in credits (never below 0): the run's cap less what this
+   * purse charged, may have been charged and holds; the month's cap less the month's ledger and
+   * every live hold of the key. A cap not in force is absent.
+   */
+  left(): { run?: number; month?: number } {
+    const room: { run?: number; month?: number } = {};
+    if (this.runCap !== undefined) {
+      room.run = Math.max(0, this.runCap - this.spent - this.possiblyCharged - this.reserved);
+    }
+    if (this.monthCap !== undefined) {
+      const { from, to } = monthOf(this.options.now());
+      const usage = this.store!.monthUsage(this.options.baseUrl, this.options.keyId, from, to);
+      room.month = Math.max(0, this.monthCap - usage.spent - usage.held);
+    }
+    return room;
   }
 
   /** What this purse spent, for messages: "5 credits", or with what may have been charged. */
@@ -268,6 +291,8 @@ export function monthCapOf(ctx: Context, flag: number | undefined, runCap = fals
 export interface PurseFlags {
   /** --budget of this run. */
   budget?: number;
+  /** The option that set `budget`, when it is not --budget. */
+  budgetFlag?: string;
   /** --budget-month as given (COMPANY_DATA_BUDGET_MONTH when absent). */
   budgetMonth?: number;
   /** The store to use instead of ctx.store (a batch's, opened already). */
@@ -283,6 +308,7 @@ export async function purseOf(ctx: Context, flags: PurseFlags = {}): Promise<Pur
   const monthCap = monthCapOf(ctx, flags.budgetMonth);
   const common = {
     runCap: flags.budget,
+    runCapFlag: flags.budgetFlag,
     monthCap,
     baseUrl: baseOf(ctx.config),
     keyId: keyIdOf(ctx.config.apiKey?.value),

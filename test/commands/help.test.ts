@@ -44,6 +44,7 @@ describe('help <command>', () => {
       'store export',
       'doctor',
       'api',
+      'mcp',
       'completion',
       'help',
     ]);

@@ -1,0 +1,254 @@
+// The paid tools: enrich, search, breakdown, lookalike. Each checks its arguments as the command
+// of the same name does (its plan function), buys through the one purchase path with the
+// session's purse, and answers with the rows projected to the fields asked for, within the cap.
+import {
+  adaptBreakdownResponse,
+  adaptSearchResponse,
+  fetchBreakdown,
+  searchCompanies,
+} from '../api/search.js';
+import { planBreakdown } from '../commands/breakdown.js';
+import { lookupDomains, normaliseArguments } from '../commands/enrich-lookups.js';
+import { DEFAULT_CONCURRENCY, planLookalike } from '../commands/lookalike.js';
+import { planSearch } from '../commands/search.js';
+import { excludedRowsNote, withoutExcluded } from '../exclusions.js';
+import { fetchSeeds } from '../lookalike/fetch.js';
+import { fusedRows } from '../lookalike/output.js';
+import { Problem } from '../problem.js';
+import { explainProblem, type ProblemContext } from '../search/options.js';
+import { REQUEST_PRICE_ESTIMATE, selectionOf } from '../spend/pricing.js';
+import { type OnRetry, type Purchase, purchase } from '../spend/purchase.js';
+import { credits } from '../spend/purse.js';
+import type { ApiResponse } from '../types.js';
+import { answer, fitRows, type Json, project, type ToolResult, truncation } from './answers.js';
+import type { ArgsOf, PaidTool } from './schemas.js';
+import type { Session } from './session.js';
+
+/** Shell-quoted for a command line a person can paste. */
+function quote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+function filterFlags(filters: Record<string, string[]> | undefined): string[] {
+  return filters && Object.keys(filters).length > 0 ? ['--filters', quote(JSON.stringify(filters))] : [];
+}
+
+/** What a list of rows cut at the cap says: how many more, and the three ways to get them. */
+function rowsTruncation(shown: number, omitted: number, cli: string): Json | undefined {
+  return truncation(
+    shown,
+    omitted,
+    `${omitted} more rows were left out. Ask for fewer fields (include) or fewer rows (limit), or have the user run \`${cli}\` to get them all in a file.`,
+  );
+}
+
+function countOf(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** The worst case of a call, in credits, and the number of requests it makes. */
+export async function worstCaseOf(
+  session: Session,
+  tool: PaidTool,
+  args: Json,
+): Promise<{ requests: number; credits: number }> {
+  switch (tool) {
+    case 'enrich': {
+      const { domains, products, include } = args as ArgsOf<'enrich'>;
+      const distinct = normaliseArguments(domains).length;
+      const selection = await selectionOf(session.ctx, { products, include });
+      return { requests: distinct, credits: distinct * selection.worstCase };
+    }
+    case 'lookalike': {
+      const seeds = normaliseArguments((args as ArgsOf<'lookalike'>).seeds).length;
+      return { requests: seeds, credits: seeds * REQUEST_PRICE_ESTIMATE };
+    }
+    default:
+      return { requests: 1, credits: REQUEST_PRICE_ESTIMATE };
+  }
+}
+
+/**
+ * One search or breakdown bought with the session's purse (the contract's price held, the
+ * answer's charge settled and recorded); a problem about filters or limits is explained as the
+ * commands explain it.
+ */
+async function buyRequest(
+  session: Session,
+  about: ProblemContext,
+  send: (onRetry: OnRetry) => Promise<ApiResponse<unknown>>,
+): Promise<Purchase<ApiResponse<unknown>>> {
+  try {
+    return await purchase({
+      purse: session.purse!,
+      worstCase: REQUEST_PRICE_ESTIMATE,
+      send: (_max, onRetry) => send(onRetry),
+      chargeOf: (response) => response.credits.charged,
+    });
+  } catch (error) {
+    throw await explainProblem(session.ctx, error, about);
+  }
+}
+
+export async function enrichTool(session: Session, args: ArgsOf<'enrich'>): Promise<ToolResult> {
+  const { ctx, purse } = session;
+  const flags = { products: args.products, include: args.include };
+  const lookups = await lookupDomains(ctx, args.domains, flags, purse);
+  const rows = lookups.results.map((result, i) => ({
+    domain: result.domain,
+    found: result.found,
+    ...result.record,
+    credits_charged: lookups.costs[i] ?? null,
+    bought_at: lookups.bought[i],
+  }));
+  const shown = project(rows, args.include, ['found', 'credits_charged', 'bought_at']);
+  const report = session.credits(lookups.charged, lookups.remaining);
+  const cli = ['company-data enrich', ...lookups.results.map((r) => r.domain)];
+  if (args.products) cli.push('--products', args.products.join(','));
+  if (args.include) cli.push('--include', args.include.join(','));
+  const build = (kept: Json[], omitted: number): Json => ({
+    results: kept,
+    credits: report,
+    truncated: rowsTruncation(kept.length, omitted, `${cli.join(' ')} -o csv > enriched.csv`),
+  });
+  const fitted = fitRows(shown, build);
+  const found = rows.filter((r) => r.found).length;
+  return answer(
+    `${countOf(rows.length, 'domain')}, ${found} found; ${credits(lookups.charged ?? 0)} charged. ${session.describeCaps()}.`,
+    build(fitted.rows, fitted.omitted),
+  );
+}
+
+export async function searchTool(session: Session, args: ArgsOf<'search'>): Promise<ToolResult> {
+  const { ctx } = session;
+  const request = await planSearch(ctx, args.query, {
+    filters: args.filters ? JSON.stringify(args.filters) : undefined,
+    include: args.include?.join(','),
+    limit: args.limit,
+    excludeDomain: args.exclude_domains,
+  });
+  const { response, charged } = await buyRequest(session, request, (onRetry) =>
+    searchCompanies(ctx, request, { onRetry, spinner: false }),
+  );
+  const result = adaptSearchResponse(response.data);
+  if (!result) throw unrecognised('search');
+  // The exclusions hold on the client too, as for `company-data search`: a row naming one is left out.
+  const kept = withoutExcluded(result.rows, new Set(request.excludeDomains));
+  if (kept.dropped > 0) ctx.io.warn(excludedRowsNote(kept.dropped, true));
+  const rows = project(kept.rows, args.include);
+  const report = session.credits(charged, response.credits.remaining);
+  const cli = [
+    'company-data search',
+    ...(args.query ? [quote(args.query)] : []),
+    ...filterFlags(args.filters),
+  ];
+  if (args.include) cli.push('--include', args.include.join(','));
+  if (args.limit) cli.push('--limit', String(args.limit));
+  const excluded = request.excludeDomains ?? [];
+  if (excluded.length > 10) cli.push('--exclude excluded.txt');
+  else for (const domain of excluded) cli.push('--exclude-domain', domain);
+  cli.push(
+    `-o csv > rows.csv${excluded.length > 10 ? ' (excluded.txt: the exclude_domains, one per line)' : ''}`,
+  );
+  const build = (kept: Json[], omitted: number): Json => ({
+    total: result.total,
+    rows: kept,
+    credits: report,
+    truncated: rowsTruncation(kept.length, omitted, cli.join(' ')),
+  });
+  const fitted = fitRows(rows, build);
+  const shownNote = fitted.omitted > 0 ? ` (${fitted.omitted} more left out: see truncated)` : '';
+  return answer(
+    `${countOf(fitted.rows.length, 'row')} of ${result.total} matching companies${shownNote}; ${credits(charged)} charged. ${session.describeCaps()}.`,
+    build(fitted.rows, fitted.omitted),
+  );
+}
+
+export async function breakdownTool(session: Session, args: ArgsOf<'breakdown'>): Promise<ToolResult> {
+  const { ctx } = session;
+  const request = await planBreakdown(ctx, args.field, args.query, {
+    filters: args.filters ? JSON.stringify(args.filters) : undefined,
+    limit: args.limit,
+  });
+  const { response, charged } = await buyRequest(session, request, (onRetry) =>
+    fetchBreakdown(ctx, request, { onRetry }),
+  );
+  const result = adaptBreakdownResponse(response.data);
+  if (!result) throw unrecognised('breakdown');
+  const field = result.field ?? request.field;
+  return answer(
+    `Breakdown of ${result.segment.size ?? 'the'} companies by ${field} in ${countOf(result.buckets.length, 'bucket')}; ${credits(charged)} charged. ${session.describeCaps()}.`,
+    { ...result.document, field, credits: session.credits(charged, response.credits.remaining) },
+  );
+}
+
+export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>): Promise<ToolResult> {
+  const { ctx } = session;
+  const flags = {
+    k: args.k,
+    include: args.include?.join(','),
+    evidence: args.evidence,
+    filters: args.filters ? JSON.stringify(args.filters) : undefined,
+  };
+  const plan = await planLookalike(ctx, args.seeds, flags);
+  const run = await fetchSeeds(ctx, plan.requests, {
+    concurrency: DEFAULT_CONCURRENCY,
+    purse: session.purse,
+    pacer: plan.requests.length > 1 ? session.pacer() : undefined,
+    spinner: false,
+  });
+  const first = plan.requests[0];
+  const explain = (error: Problem) => explainProblem(ctx, error, { filters: first.filters, limit: first.k });
+  if (run.fatal) throw await explain(run.fatal);
+  const answered = run.outcomes.filter((o) => o.status === 'found' || o.status === 'not_available');
+  if (answered.length === 0) {
+    const failed = run.outcomes.find((o) => o.status === 'failed' || o.status === 'not_requested');
+    if (failed && 'problem' in failed) throw await explain(run.stopped ?? failed.problem);
+  }
+  let results: Json[];
+  if (plan.single) {
+    const outcome = run.outcomes[0];
+    results = outcome.status === 'found' ? outcome.result.candidates : [];
+  } else {
+    results = fusedRows(run.outcomes, {
+      k: plan.k,
+      evidence: first.evidence,
+      include: first.include,
+      exclude: plan.exclude,
+    });
+  }
+  const keep = ['rank', 'score', 'seed_count', 'similar_to', 'seed_ranks', 'seed_scores', 'evidence'];
+  const rows = project(results, args.include, keep);
+  const seeds = run.outcomes.map((o) => ({
+    seed: o.seed,
+    status: o.status,
+    credits_charged: 'charged' in o ? o.charged : null,
+    error_code: 'problem' in o ? o.problem.code : null,
+  }));
+  const charged = run.outcomes.reduce((n, o) => n + ('charged' in o ? o.charged : 0), 0);
+  const report = session.credits(charged, run.credits.remaining);
+  const cli = ['company-data lookalike', ...plan.requests.map((r) => r.seed), ...filterFlags(args.filters)];
+  if (args.k) cli.push('-k', String(args.k));
+  if (args.include) cli.push('--include', args.include.join(','));
+  if (args.evidence) cli.push('--evidence');
+  const build = (kept: Json[], omitted: number): Json => ({
+    results: kept,
+    seeds,
+    credits: report,
+    truncated: rowsTruncation(kept.length, omitted, `${cli.join(' ')} -o json > lookalikes.json`),
+  });
+  const fitted = fitRows(rows, build);
+  const stoppedNote = run.stopped ? ` Stopped early: ${run.stopped.detail}.` : '';
+  return answer(
+    `${countOf(fitted.rows.length, 'lookalike')} of ${plan.requests.map((r) => r.seed).join(', ')}; ${credits(charged)} charged.${stoppedNote} ${session.describeCaps()}.`,
+    build(fitted.rows, fitted.omitted),
+  );
+}
+
+function unrecognised(what: string): Problem {
+  return new Problem({
+    code: 'unexpected_response',
+    detail: `the ${what} response has no recognisable shape`,
+    source: 'client',
+  });
+}
