@@ -122,7 +122,25 @@ written, 130 interrupted.`,
   const kit = commandKit(invocation);
   for (const command of COMMANDS) command.register(program, kit);
   addHelpCommand(program);
+  helpWhenBare(program);
   return program;
+}
+
+/**
+ * The bare program and a bare group (`company-data`, `company-data store`) print their help on
+ * stdout and exit 0, as `gh` and `git` do: asking what there is is no mistake. Commander would
+ * print it on stderr as an error ("(outputHelp)", exit 1); it calls help({ error: true }) only
+ * for a command with subcommands given none.
+ */
+function helpWhenBare(command: Command): void {
+  if (command.commands.length === 0) return;
+  const original = command.help.bind(command);
+  command.help = ((context?: { error?: boolean }) => {
+    if (!context?.error) return original(context as Parameters<Command['help']>[0] & object);
+    command.outputHelp();
+    throw new CommanderError(0, 'commander.help', '(outputHelp)');
+  }) as Command['help'];
+  for (const sub of command.commands) helpWhenBare(sub);
 }
 
 /**
@@ -246,7 +264,7 @@ async function reportUsageError(text: string, program: Command, invocation: Invo
   const flags = program.opts() as GlobalFlags;
   const format = failureFormat(invocation, flags);
   const io = await ioOf(invocation, flags);
-  if (format !== 'json' && format !== 'ndjson') {
+  if ((format !== 'json' && format !== 'ndjson') || io.isStderrTTY) {
     io.stderr.write(`${text}(add --help for usage)\n`);
     return;
   }

@@ -16,3 +16,12 @@ export function stripControl(text: string): string {
 export function oneLine(text: string): string {
   return stripControl(text).replace(/[\t\n]+/g, ' ');
 }
+
+/**
+ * "1 error", "2 errors", "1,000 entries": the one way a count and its noun are written, so no
+ * message says "1 errors" or "1 credits". `many` defaults to `one` plus "s".
+ */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  const digits = Number.isSafeInteger(n) ? String(n).replace(/\B(?=(\d{3})+$)/g, ',') : String(n);
+  return `${digits} ${n === 1 ? one : many}`;
+}

@@ -18,6 +18,7 @@ import { bothBudgets, monthBudgetOf } from '../store/month-budget.js';
 import { isoSecond, type RunStore, runStoreOf } from '../store/run-store.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
 import type { RunHandle } from '../store/types.js';
+import { plural } from '../text.js';
 import type { Context, Format } from '../types.js';
 import { writerFor } from './answer-columns.js';
 import { type Budget, createBudget } from './budget.js';
@@ -451,11 +452,15 @@ async function runWithStore(
 
   io.info(logLine(io, ctx.now, formatSummary(snapshot(), ctx.now() - started)));
   const spent = budget.possiblyCharged
-    ? `${budget.spent} credits charged and up to ${budget.possiblyCharged} more possibly charged`
-    : `${budget.spent} credits`;
+    ? `${plural(budget.spent, 'credit')} charged and up to ${budget.possiblyCharged} more possibly charged`
+    : plural(budget.spent, 'credit');
   const code = finish(lookups, spent, options, counts.errors, storePath, budget.refusedBy);
   return { code, complete };
 }
+
+/** The budget's remedy when nothing is kept: a re-run pays again for everything. */
+const NO_STORE_BUDGET_REMEDY =
+  'Raise --budget (or --budget-month) and re-run; with --no-store nothing was kept, so the re-run buys every answer again.';
 
 /** Where a stopped run's answers are, for its messages. */
 function keptIn(storePath: string | undefined): string {
@@ -478,8 +483,13 @@ function finish(
       const cap =
         refusedBy === 'month'
           ? `--budget-month ${options.budgetMonth} (this key's spend in this calendar month, UTC, across runs) reached; this run charged ${spent}.`
-          : `--budget ${options.budget} reached after ${spent} credits.`;
-      throw new Problem({ code: 'budget_exhausted', detail: `${cap}${resume}`, source: 'client' });
+          : `--budget ${options.budget} reached after ${spent}.`;
+      throw new Problem({
+        code: 'budget_exhausted',
+        detail: `${cap}${resume}`,
+        source: 'client',
+        remedy: storePath ? undefined : NO_STORE_BUDGET_REMEDY,
+      });
     }
     case 'insufficient_credits':
     case 'max_credits_exceeded':
@@ -487,7 +497,9 @@ function finish(
         code: lookups.stopReason,
         detail: `the service refused further lookups.${resume}`,
         source: 'server',
-        hint: 'Re-run the same command afterwards: answers already bought are reused from the store at no cost.',
+        hint: storePath
+          ? 'Re-run the same command afterwards: answers already bought are reused from the store at no cost.'
+          : 'With --no-store a re-run buys every answer again.',
       });
     case 'retry_after_too_long': {
       const at = isoSecond(lookups.retryAt ?? Date.now());
@@ -517,7 +529,7 @@ function interruptedProblem(rows: number, storePath: string | undefined, argv: r
   return new Problem({
     code: 'interrupted',
     title: 'Interrupted',
-    detail: `stopped after writing ${rows} rows; ${keptIn(storePath)}`,
+    detail: `stopped after writing ${plural(rows, 'row')}; ${keptIn(storePath)}`,
     source: 'client',
     hint: storePath ? `Resume with: ${resumeCommand(argv)}` : 'With --no-store the run starts over.',
   });

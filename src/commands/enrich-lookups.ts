@@ -17,6 +17,7 @@ import { ageText, freshnessAt, scopeOf } from '../store/location.js';
 import { monthBudgetOf } from '../store/month-budget.js';
 import { isoSecond } from '../store/run-store.js';
 import type { SqliteStore } from '../store/sqlite.js';
+import { plural } from '../text.js';
 import type { Context } from '../types.js';
 
 export interface LookupFlags {
@@ -113,7 +114,7 @@ export async function runLookups(
     if (month && !reservation) {
       throw new Problem({
         code: 'budget_exhausted',
-        detail: `--budget-month ${flags.budgetMonth} (this key's spend in this calendar month, UTC, across runs) leaves no room for a lookup of up to ${worstCase} credits`,
+        detail: `--budget-month ${flags.budgetMonth} (this key's spend in this calendar month, UTC, across runs) leaves no room for a lookup of up to ${plural(worstCase, 'credit')}`,
         source: 'client',
       });
     }

@@ -8,6 +8,7 @@ import type { CommandKit } from '../command-kit.js';
 import { groupDigits } from '../output/numbers.js';
 import { usageError } from '../problem.js';
 import { DEFAULT_MAX_AGE_MS, DEFAULT_NOT_FOUND_MAX_AGE_MS, parseAge, TIME_UNITS } from '../store/location.js';
+import { plural } from '../text.js';
 import type { Context } from '../types.js';
 
 export function register(program: Command, kit: CommandKit): void {
@@ -175,8 +176,8 @@ export async function runStoreClear(ctx: Context, options: ClearOptions): Promis
   }
   if (!options.yes) {
     const what = options.ledger
-      ? `Remove all ${plural(answers, 'stored answer')} and the spend ledger (${plural(entries, 'entry', 'entries')}) from ${path}?`
-      : `Remove all ${plural(answers, 'stored answer')} from ${path}? The spend ledger stays (${plural(entries, 'entry', 'entries')}): --budget-month counts it.`;
+      ? `Remove ${everyOf(answers, 'stored answer')} and the spend ledger (${plural(entries, 'entry', 'entries')}) from ${path}?`
+      : `Remove ${everyOf(answers, 'stored answer')} from ${path}? The spend ledger stays (${plural(entries, 'entry', 'entries')}): --budget-month counts it.`;
     // Straight to stderr, even with --quiet: without the question the command would seem to hang.
     ctx.io.stderr.write(`${what} [y/N] `);
     const answer = await readLine(ctx.io.stdin);
@@ -305,8 +306,9 @@ async function drained(out: Writable): Promise<void> {
   }
 }
 
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${groupDigits(n)} ${n === 1 ? one : many}`;
+/** "the 1 stored answer", "all 5 stored answers". */
+function everyOf(n: number, one: string): string {
+  return n === 1 ? `the ${plural(n, one)}` : `all ${plural(n, one)}`;
 }
 
 /** 30 days, 12 hours, 90 minutes: an age as --max-age took it, in its largest whole unit. */

@@ -4,10 +4,10 @@
 import type { Row } from '../api/search.js';
 import { normaliseDomain } from '../domain.js';
 import { formatOf, printCredits, printJson, printList } from '../output/format.js';
-import { groupDigits } from '../output/numbers.js';
 import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
 import { summariseEvidence } from '../search/evidence.js';
+import { plural } from '../text.js';
 import type { Context } from '../types.js';
 import type { SeedOutcome, SeedRun } from './fetch.js';
 import { fuseRankings } from './fusion.js';
@@ -29,10 +29,6 @@ interface Candidate {
   domain: string;
   rank: number;
   row: Row;
-}
-
-function plural(n: number, word: string): string {
-  return `${groupDigits(n)} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** The domain a candidate is fused and excluded by: normalised like the seeds and exclusions. */

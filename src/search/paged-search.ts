@@ -241,7 +241,6 @@ async function stopProblem(
     return new StoppedEarly(
       {
         code: 'budget_exhausted',
-        title: 'Budget reached',
         detail: `--budget ${groupDigits(flags.budget ?? 0)} reached after ${credits(outcome.charged)}: ${written}; the next page could cost ${credits(outcome.nextPageCost)}`,
         source: 'client',
       },
