@@ -1,6 +1,7 @@
 // The store as a command sees it (ctx.store): opened on first use, closed when the command ends,
 // and the spend ledger fed by every charge the service reports through this invocation's client.
 import { existsSync } from 'node:fs';
+import { plural } from '../text.js';
 import type { ApiResponse, Client, Config, IO, RequestOptions } from '../types.js';
 import { baseOf, keyIdOf } from './location.js';
 import type { SqliteStore } from './sqlite.js';
@@ -61,7 +62,9 @@ export function ledgerClient(
       if (warned) return;
       warned = true;
       const why = error instanceof Error ? error.message : String(error);
-      info.io.warn(`warning: the spend ledger could not record a charge of ${credits} credits (${why})`);
+      info.io.warn(
+        `warning: the spend ledger could not record a charge of ${plural(credits, 'credit')} (${why})`,
+      );
     }
   };
   return {

@@ -1,10 +1,12 @@
 // `search --all` / `--max-rows` / `--budget`: whole stdout and stderr, on a pretend terminal and
 // piped. The small cases spell every byte out; the paging cases (2,000 companies, two pages) spell
 // out stderr and check stdout row by row against one search of the same segment.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   type CommandCase,
   caseEnvironment,
+  DIR,
   expectCase,
   lines,
   SANDBOX_URL,
@@ -275,12 +277,14 @@ async function runAgainst(
   options: { tty?: boolean; faults?: (sandbox: SandboxHandle) => void; env?: Record<string, string> } = {},
 ) {
   const sandbox = await startTestSandbox();
+  // A home of its own: the literal DIR would be shared by every run on this machine.
+  const dir = mkdtempSync('/tmp/cdt-');
   try {
     options.faults?.(sandbox);
     const env = Object.fromEntries(
       Object.entries(caseEnvironment({ env: options.env })).map(([k, v]) => [
         k,
-        v.replace(SANDBOX_URL, sandbox.url),
+        v.replace(SANDBOX_URL, sandbox.url).replace(DIR, dir),
       ]),
     );
     const before = sandbox.requests().length;
@@ -298,6 +302,7 @@ async function runAgainst(
     return { ...result, searches, firstThousand: body.rows.map((r) => r.domain), total: body.total };
   } finally {
     await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
