@@ -91,6 +91,10 @@ export function buildProgram(invocation: Invocation = newInvocation([])): Comman
     .option('-q, --quiet', 'no progress or summaries on stderr')
     .option('-v, --verbose', 'log each request on stderr (key redacted)')
     .option('--no-color', 'no colour (also NO_COLOR)')
+    .option(
+      '--no-pager',
+      'no pager: on a terminal, output longer than the screen otherwise goes through COMPANY_DATA_PAGER, PAGER or less -FRX',
+    )
     .option('--allow-insecure-http', 'allow sending the key over plain http to a non-loopback host')
     .option('--csv-raw', 'do not neutralise spreadsheet formulas in CSV output')
     .option(
@@ -185,6 +189,8 @@ export async function main(argv: string[], surroundings: Surroundings = {}): Pro
     }
     return await reportFailure(error, program.opts() as GlobalFlags, invocation);
   } finally {
+    // Held output is written, or the pager awaited until the person quits it.
+    await invocation.io?.finish();
     stdout.dispose();
     for (const cleanup of invocation.cleanups.reverse()) {
       try {

@@ -24,6 +24,8 @@ export interface GlobalFlags {
   csvRaw?: boolean;
   /** --store <path> (a string), --no-store (false). */
   store?: string | boolean;
+  /** false with --no-pager. */
+  pager?: boolean;
 }
 
 /** One profile's settings (snake_case, as written by `config set-key` / `config set`). */

@@ -171,7 +171,7 @@ export async function runPagedSearch(
       pacer: createPacer(rateFor(ctx, flags.rate)),
       signal: interrupts.signal,
       onPage: (p) => progress?.update(progressText(p)),
-      outputGone: () => Boolean(ctx.io.stdout.errored || ctx.io.stdout.destroyed),
+      outputGone: () => ctx.io.outputClosed,
     });
   } finally {
     interrupts.dispose();

@@ -27,13 +27,30 @@ export interface TerminalOptions {
   type?: { after: string; keys: string };
   timeoutSeconds?: number;
   columns?: number;
+  rows?: number;
+  /**
+   * A shell command line run instead (`$CLI` in it stands for the built CLI), for what a person
+   * types with redirections: `$CLI ... > out.json`.
+   */
+  shell?: string;
+}
+
+/** What a person sees of a terminal's output: escape sequences and carriage returns removed. */
+export function screenText(output: string): string {
+  return output
+    .replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, '')
+    .replace(/\x1b[=>]/g, '')
+    .replace(/\x1b\][^\x07]*\x07/g, '')
+    .replace(/\r/g, '');
 }
 
 export function runOnTerminal(args: string[], options: TerminalOptions = {}): Promise<TerminalRun> {
   const spec = {
-    argv: [process.execPath, BIN, ...args],
+    argv: options.shell
+      ? ['sh', '-c', options.shell.replaceAll('$CLI', `'${process.execPath}' '${BIN}'`)]
+      : [process.execPath, BIN, ...args],
     cols: options.columns ?? 100,
-    rows: 40,
+    rows: options.rows ?? 40,
     interruptAfter: options.interruptAfter ?? null,
     interruptDelay: options.interruptDelay ?? 0,
     typeAfter: options.type?.after ?? null,
