@@ -1,5 +1,6 @@
 // The one object that writes to the process's streams (DESIGN.md: one IO object).
 import type { Readable, Writable } from 'node:stream';
+import { escapeForTerminal } from './text.js';
 import type { IO, Spinner } from './types.js';
 
 export interface IOOptions {
@@ -81,8 +82,11 @@ export function createIO(options: IOOptions = {}): IO {
     quiet,
     verbose,
     out(text) {
-      if (pager) pager.write(text);
-      else stdout.write(text);
+      // On a terminal, controls from the service's text (C1, bidi overrides) are shown escaped
+      // (src/text.ts); piped, the text is written exactly as received.
+      const shown = isStdoutTTY ? escapeForTerminal(text) : text;
+      if (pager) pager.write(shown);
+      else stdout.write(shown);
     },
     get outputClosed(): boolean {
       return Boolean(pager?.quit() || stdout.errored || stdout.destroyed);

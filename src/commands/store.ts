@@ -8,7 +8,7 @@ import type { CommandKit } from '../command-kit.js';
 import { groupDigits } from '../output/numbers.js';
 import { usageError } from '../problem.js';
 import { DEFAULT_MAX_AGE_MS, DEFAULT_NOT_FOUND_MAX_AGE_MS, parseAge, TIME_UNITS } from '../store/location.js';
-import { plural } from '../text.js';
+import { escapeForTerminal, plural } from '../text.js';
 import type { Context } from '../types.js';
 
 export function register(program: Command, kit: CommandKit): void {
@@ -200,7 +200,7 @@ export async function runStoreExport(ctx: Context): Promise<number> {
   const { path, opened } = await admin.existingStore(ctx.store, 'export');
   if (!opened) ctx.io.info(`There is no store at ${path} yet: nothing to export.`);
   const answers = opened ? admin.exportedAnswers(opened.db) : [][Symbol.iterator]();
-  const out = chunkedWriter(ctx.io.stdout);
+  const out = chunkedWriter(ctx.io.stdout, ctx.io.isStdoutTTY ? escapeForTerminal : undefined);
   let count = 0;
   if (format === 'csv') {
     const [{ csvCell, csvLine }, { resultColumnNames }] = await Promise.all([
@@ -274,7 +274,11 @@ async function readLine(stdin: Readable): Promise<string> {
  * Writes in chunks of about 64 KiB and waits when the reader is slower (a store may hold
  * millions of answers). write() resolves false once the reader has gone (`| head`): stop there.
  */
-function chunkedWriter(out: Writable): { write(text: string): Promise<boolean>; end(): Promise<boolean> } {
+/** Writes in chunks of 64 KiB; `shown` turns the text into what a terminal may show (src/text.ts). */
+function chunkedWriter(
+  out: Writable,
+  shown: (text: string) => string = (text) => text,
+): { write(text: string): Promise<boolean>; end(): Promise<boolean> } {
   let gathered = '';
   const send = async (): Promise<boolean> => {
     if (out.destroyed || out.writableEnded) return false;
@@ -285,7 +289,7 @@ function chunkedWriter(out: Writable): { write(text: string): Promise<boolean>; 
   };
   return {
     async write(text) {
-      gathered += text;
+      gathered += shown(text);
       return gathered.length >= 65_536 ? send() : !out.destroyed;
     },
     end: send,
