@@ -557,12 +557,10 @@ function stoppedProblem(
 }
 
 /**
- * The command that resumes this run, pasteable into a POSIX shell: the command as typed, without
- * `--refresh`, which would pay again for what the store holds from before this run.
+ * The command that resumes this run, pasteable into a POSIX shell: the command as typed. With
+ * `--refresh` kept: the resumed run is the same run, whose refresh point stays the first start
+ * (RunHandle.startedAt), so it buys again only what the interrupted run had not bought yet.
  */
 export function resumeCommand(argv: readonly string[]): string {
-  const end = argv.indexOf('--');
-  const options = end === -1 ? argv : argv.slice(0, end);
-  const rest = end === -1 ? [] : argv.slice(end);
-  return shellQuote(['company-data', ...options.filter((arg) => arg !== '--refresh'), ...rest]);
+  return shellQuote(['company-data', ...argv]);
 }
