@@ -15,7 +15,9 @@ export async function createContext(
   io: IO,
   command = '',
 ): Promise<Context> {
-  const config = await resolveConfig(flags, state.env, io.isStdoutTTY);
+  const config = await resolveConfig(flags, state.env, io.isStdoutTTY, {
+    missingProfile: command === 'config list' ? 'empty' : 'refuse',
+  });
   const storePath = storePathOf(flags.store, state.env);
   // A sandbox run keeps its answers and its spend apart from the real ones (sandboxStorePath).
   const store = storeHandle(

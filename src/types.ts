@@ -67,7 +67,10 @@ export interface Config {
    * --profile, COMPANY_DATA_PROFILE, the file's current_profile, else "default". Absent where no
    * config file was consulted.
    */
-  profile?: Setting<string>;
+  profile?: Setting<string> & {
+    /** The chosen profile is not in the config file (only `config list` gets this far). */
+    missing?: boolean;
+  };
   baseUrl?: Setting<string>;
   /** The key itself; never printed. */
   apiKey?: Setting<string>;
