@@ -24,7 +24,9 @@ export const DEFAULT_PRODUCTS = ['profile', 'tech', 'leads'];
 export const DEFAULT_FACETS = ['country', 'site_category', 'primary_platform', 'employee_range'];
 
 /** `name=` and `name=value` words of the filterable fields of a fields catalog. */
-export function filterWords(entries: ReadonlyArray<{ filter: { name: string; values?: string[] } | null }>): string[] {
+export function filterWords(
+  entries: ReadonlyArray<{ filter: { name: string; values?: string[] } | null }>,
+): string[] {
   const out: string[] = [];
   for (const entry of entries) {
     if (!entry.filter) continue;

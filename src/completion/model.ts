@@ -127,8 +127,7 @@ function describeCommand(command: Command, path: string, catalogs: CompletionVal
 export function describeProgram(program: Command, catalogs: CompletionValues): CommandSpec {
   const root = describeCommand(program, '', catalogs);
   const help = root.subcommands.find((c) => c.name === 'help');
-  if (help)
-    help.positionals = [words(root.subcommands.map((c) => c.name).filter((name) => name !== 'help'))];
+  if (help) help.positionals = [words(root.subcommands.map((c) => c.name).filter((name) => name !== 'help'))];
   return root;
 }
 
