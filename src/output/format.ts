@@ -17,6 +17,11 @@ export interface ListOptions {
   columns?: string[];
   /** Said on stderr when there are no rows. */
   emptyMessage?: string;
+  /**
+   * Columns of text a table may shorten besides lists and prose (a problem's title): the rest of
+   * a row names what it is about, so the table stays side by side on a narrow terminal.
+   */
+  shorten?: string[];
 }
 
 export function formatOf(ctx: Context): Format {
@@ -78,7 +83,9 @@ export function printList(ctx: Context, rows: Record<string, unknown>[], options
     default: {
       if (rows.length === 0) return;
       const cells = rows.map((row) => columns.map((c) => tableCell(row[c], io.unicode)));
-      const shrinkable = columns.map((c, i) => rows.some((row, r) => mayShorten(row[c], cells[r][i])));
+      const shrinkable = columns.map(
+        (c, i) => options.shorten?.includes(c) || rows.some((row, r) => mayShorten(row[c], cells[r][i])),
+      );
       io.out(renderTable(columns.map(headerText), cells, tableStyle(ctx), { shrinkable }));
     }
   }

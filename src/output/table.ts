@@ -17,8 +17,8 @@ const DIM = '\x1b[2m';
 const RESET = '\x1b[0m';
 // One padding space on each side of every cell (cli-table3's default).
 const PADDING = 2;
-// Narrowest a shrunk list or prose column gets: a word or two and an ellipsis.
-const MIN_SHRUNK = 9;
+// Narrowest a shrunk list or prose column gets (its header too): a word and an ellipsis.
+const MIN_SHRUNK = 7;
 // A value longer than this is prose (a description): its column may shrink, like a list's.
 const PROSE = 40;
 
@@ -113,9 +113,11 @@ export function renderTable(
   const natural = head.map((h, i) => Math.max(textWidth(h), valueWidths[i]) + PADDING);
   const words = head.map((h) => Math.max(...h.split(' ').map(textWidth)));
   const wrapped = head.map((_, i) => Math.max(words[i], valueWidths[i]) + PADDING);
-  const least = head.map(
-    (_, i) =>
-      Math.max(words[i], shrinkable[i] ? Math.min(valueWidths[i], MIN_SHRUNK) : valueWidths[i]) + PADDING,
+  // A shrinkable column may lose the end of its header too; any other keeps its longest word.
+  const least = head.map((_, i) =>
+    shrinkable[i]
+      ? Math.min(Math.max(words[i], valueWidths[i]), MIN_SHRUNK) + PADDING
+      : Math.max(words[i], valueWidths[i]) + PADDING,
   );
   const widths = fitWidths(natural, style.columns, least, wrapped);
   if (!widths) return renderExpanded(head, rows, style);
