@@ -3,10 +3,12 @@
 // bought, and failures that stay human text while stderr is a terminal.
 import { describe, expect, it } from 'vitest';
 import { formatProgress, formatSummary } from '../../src/batch/progress.js';
+import { checkMaxCredits, type Selection } from '../../src/batch/selection.js';
 import { Problem } from '../../src/problem.js';
 import { plural } from '../../src/text.js';
 import { type CommandCase, DIR, expectCase, lines } from '../helpers/command-cases.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { FIXED_NOW, runInProcess } from '../helpers/in-process.js';
+import { expectStoreCase, SCOPE_PROFILE, STORE } from '../helpers/store-cases.js';
 
 const INPUT = lines(
   'name,domain',
@@ -123,4 +125,37 @@ describe('finished-tool details', () => {
     );
     expect(formatProgress(one as never, 0)).toBe('1 row, 0 found, 1 error, 1 credit');
   });
+});
+
+describe('counts in messages', () => {
+  it('"up to 1 credit", not "1 credits"', () => {
+    const selection = {
+      products: [{ id: 'profile', credit_units: 1 }],
+      worstCase: 1,
+    } as unknown as Selection;
+    expect(() => checkMaxCredits(selection, 0)).toThrow(
+      'the selected products (profile 1) can cost up to 1 credit per lookup, more than --max-credits 0; nothing was sent',
+    );
+  });
+
+  it('store clear of a store holding one answer asks about "the 1 stored answer"', () =>
+    expectStoreCase({
+      name: 'clear one',
+      argv: ['store', 'clear'],
+      tty: true,
+      stdinTTY: true,
+      stdin: 'n\n',
+      fill: (store) => {
+        store.save(store.scopeId(SCOPE_PROFILE), 'acme-shoes.com', {
+          found: true,
+          record: { domain: 'acme-shoes.com' },
+          credits: 1,
+          boughtAt: FIXED_NOW,
+          run: null,
+        });
+      },
+      wantCode: 0,
+      wantStdout: '',
+      wantStderr: `Remove the 1 stored answer from ${STORE}? The spend ledger stays (0 entries): --budget-month counts it. [y/N] Nothing was removed.\n`,
+    }));
 });
