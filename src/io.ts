@@ -175,6 +175,11 @@ function pagerFor(options: {
       stdio: ['pipe', outFd, typeof errFd === 'number' ? errFd : 'inherit'],
       env: { LESS: 'FRX', LV: '-c', ...env },
     });
+    // Ctrl-C while the pager shows the output is the pager's (less interrupts a search with it), as
+    // git has it: this process ignores it until the pager ends, instead of dying under the pager.
+    const ignoreInterrupt = () => {};
+    process.on('SIGINT', ignoreInterrupt);
+    child.once('close', () => process.off('SIGINT', ignoreInterrupt));
     const input = child.stdin as Writable;
     // A pager quit before the end closes its input: the rest of the output is dropped (EPIPE is
     // the normal end, exit 0), and the command learns it through outputClosed.

@@ -258,6 +258,16 @@ describe('the pager', () => {
     `);
   });
 
+  it("Ctrl-C in the pager is the pager's: the command is not killed under it, and q ends it (exit 0)", async () => {
+    const { status } = await seen(['search', 'shoes', '--limit', '1000', '--include', 'domain'], {
+      rows: 20,
+      // less's prompt; then q half a second after the Ctrl-C (less drops keys typed with it).
+      interruptAfter: ':',
+      type: { after: ':', keys: 'q', delay: 0.5 },
+    });
+    expect(status).toBe(0);
+  });
+
   it('a pager that stops reading early (head): exit 0, no EPIPE, no error', async () => {
     const { status, screen } = await seen(['search', 'shoes', '--limit', '1000', '--include', 'domain'], {
       rows: 20,

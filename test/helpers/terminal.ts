@@ -24,7 +24,7 @@ export interface TerminalOptions {
   interruptAfter?: string;
   interruptDelay?: number;
   /** Type `keys` (as a person would, "y\r" say) once `after` has appeared. */
-  type?: { after: string; keys: string };
+  type?: { after: string; keys: string; delay?: number };
   timeoutSeconds?: number;
   columns?: number;
   rows?: number;
@@ -55,6 +55,7 @@ export function runOnTerminal(args: string[], options: TerminalOptions = {}): Pr
     interruptDelay: options.interruptDelay ?? 0,
     typeAfter: options.type?.after ?? null,
     type: options.type?.keys ?? '',
+    typeDelay: options.type?.delay ?? 0,
     timeout: options.timeoutSeconds ?? 30,
   };
   return new Promise((resolve, reject) => {
