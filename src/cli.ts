@@ -93,6 +93,10 @@ export function buildProgram(invocation: Invocation = newInvocation([])): Comman
     .option('-q, --quiet', 'no progress or summaries on stderr')
     .option('-v, --verbose', 'log each request on stderr (key redacted)')
     .option('--no-color', 'no colour (also NO_COLOR)')
+    .option(
+      '--no-pager',
+      'no pager: on a terminal, output longer than the screen otherwise goes through COMPANY_DATA_PAGER, PAGER or less -FRX',
+    )
     .option('--allow-insecure-http', 'allow sending the key over plain http to a non-loopback host')
     .option('--csv-raw', 'do not neutralise spreadsheet formulas in CSV output')
     .option(
@@ -124,7 +128,25 @@ written, 130 interrupted.`,
   const kit = commandKit(invocation);
   for (const command of COMMANDS) command.register(program, kit);
   addHelpCommand(program);
+  helpWhenBare(program);
   return program;
+}
+
+/**
+ * The bare program and a bare group (`company-data`, `company-data store`) print their help on
+ * stdout and exit 0, as `gh` and `git` do: asking what there is is no mistake. Commander would
+ * print it on stderr as an error ("(outputHelp)", exit 1); it calls help({ error: true }) only
+ * for a command with subcommands given none.
+ */
+function helpWhenBare(command: Command): void {
+  if (command.commands.length === 0) return;
+  const original = command.help.bind(command);
+  command.help = ((context?: { error?: boolean }) => {
+    if (!context?.error) return original(context as Parameters<Command['help']>[0] & object);
+    command.outputHelp();
+    throw new CommanderError(0, 'commander.help', '(outputHelp)');
+  }) as Command['help'];
+  for (const sub of command.commands) helpWhenBare(sub);
 }
 
 /**
@@ -169,6 +191,8 @@ export async function main(argv: string[], surroundings: Surroundings = {}): Pro
     }
     return await reportFailure(error, program.opts() as GlobalFlags, invocation);
   } finally {
+    // Held output is written, or the pager awaited until the person quits it.
+    await invocation.io?.finish();
     stdout.dispose();
     for (const cleanup of invocation.cleanups.reverse()) {
       try {
@@ -248,7 +272,7 @@ async function reportUsageError(text: string, program: Command, invocation: Invo
   const flags = program.opts() as GlobalFlags;
   const format = failureFormat(invocation, flags);
   const io = await ioOf(invocation, flags);
-  if (format !== 'json' && format !== 'ndjson') {
+  if ((format !== 'json' && format !== 'ndjson') || io.isStderrTTY) {
     io.stderr.write(`${text}(add --help for usage)\n`);
     return;
   }

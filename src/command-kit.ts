@@ -69,6 +69,7 @@ export async function ioOf(invocation: Invocation, flags: GlobalFlags): Promise<
     quiet: flags.quiet,
     verbose: flags.verbose,
     color: flags.color,
+    pager: flags.pager,
   });
   return invocation.io;
 }

@@ -24,6 +24,8 @@ export interface GlobalFlags {
   csvRaw?: boolean;
   /** --store <path> (a string), --no-store (false). */
   store?: string | boolean;
+  /** false with --no-pager. */
+  pager?: boolean;
 }
 
 /** One profile's settings (snake_case, as written by `config set-key` / `config set`). */
@@ -370,9 +372,15 @@ export function profileReason(source: SettingSource): string {
 
 /** A profile that does not exist: exit 2, naming the ones that do and how to create it. */
 export function unknownProfile(name: string, names: string[], why?: string): Problem {
+  const other =
+    why === `from ${PROFILE_ENV}`
+      ? `unset ${PROFILE_ENV} (or set it to one of those)`
+      : why === 'from --profile'
+        ? 'give --profile one of those'
+        : 'choose one of those with `company-data config use <profile>`';
   return usageError(
     `there is no profile "${name}"${why ? ` (${why})` : ''}; the profiles are: ${names.join(', ')}`,
-    `Create it with \`company-data config set-key --profile ${name}\` (the key from stdin), or use one of those (\`company-data config list\`).`,
+    `Create it with \`company-data config set-key --profile ${name}\` (the key from stdin), or ${other}; \`company-data config list\` lists them.`,
   );
 }
 
@@ -425,11 +433,18 @@ export async function resolveConfig(
   flags: GlobalFlags,
   env: NodeJS.ProcessEnv,
   stdoutIsTTY: boolean,
+  options: { missingProfile?: 'refuse' | 'empty' } = {},
 ): Promise<Config> {
   const configPath = configFilePath(env);
   const file = await readConfigFile(configPath);
   const profile = chooseProfile(flags, env, file, configPath);
-  const { members, label } = profileInForce(file, configPath, profile);
+  // `config list` lists the profiles that exist even when the one chosen does not: it is where
+  // the way out of that mistake is found.
+  const missing =
+    options.missingProfile === 'empty' && storedProfile(file, configPath, profile.value) === undefined;
+  const { members, label } = missing
+    ? { members: {} as ProfileMembers, label: (member: string) => member }
+    : profileInForce(file, configPath, profile);
   const from = (flag: string | undefined, flagName: string, envName: string, member: keyof ProfileMembers) =>
     pick(flag, flagName, env, envName, { raw: members[member], label: label(String(member)) });
 
@@ -448,7 +463,7 @@ export async function resolveConfig(
 
   const defaultFormat: Format = stdoutIsTTY ? 'table' : 'json';
   return {
-    profile: { value: profile.value, source: profile.source },
+    profile: { value: profile.value, source: profile.source, ...(missing ? { missing } : {}) },
     baseUrl,
     apiKey,
     authHeader: setting(

@@ -4,7 +4,7 @@
 import type { Invocation } from './command-kit.js';
 import { type GlobalFlags, resolveConfig } from './config.js';
 import { storeHandle } from './store/handle.js';
-import { storePathOf } from './store/location.js';
+import { sandboxStorePath, storePathOf } from './store/location.js';
 import type { ApiResponse, Client, Context, Credits, IO, RequestOptions } from './types.js';
 
 export type RunState = Pick<Invocation, 'argv' | 'env' | 'now' | 'cleanups'>;
@@ -15,15 +15,25 @@ export async function createContext(
   io: IO,
   command = '',
 ): Promise<Context> {
-  const config = await resolveConfig(flags, state.env, io.isStdoutTTY);
-  const store = storeHandle(storePathOf(flags.store, state.env), state.cleanups);
+  const config = await resolveConfig(flags, state.env, io.isStdoutTTY, {
+    missingProfile: command === 'config list' ? 'empty' : 'refuse',
+  });
+  const storePath = storePathOf(flags.store, state.env);
+  // A sandbox run keeps its answers and its spend apart from the real ones (sandboxStorePath).
+  const store = storeHandle(
+    flags.sandbox && storePath ? sandboxStorePath(storePath) : storePath,
+    state.cleanups,
+  );
   if (flags.sandbox) {
     const { startSandbox } = await import('./sandbox/index.js');
     const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
     state.cleanups.push(() => sandbox.close());
     config.baseUrl = { value: sandbox.url, source: 'sandbox' };
     config.apiKey = { value: sandbox.keys.full, source: 'sandbox' };
-    io.info(`Using the offline sandbox at ${sandbox.url} with its demo key (no real credits are spent).`);
+    const kept = store.path ? `; its answers and spend are kept apart, in ${store.path}` : '';
+    io.info(
+      `Using the offline sandbox at ${sandbox.url} with its demo key (no real credits are spent${kept}).`,
+    );
   }
   // The client module loads on the first request, not here: a command answered from the cached
   // catalog (errors, products, fields) never loads it.

@@ -1,5 +1,6 @@
 // The one object that writes to the process's streams (DESIGN.md: one IO object).
 import type { Readable, Writable } from 'node:stream';
+import { escapeForTerminal } from './text.js';
 import type { IO, Spinner } from './types.js';
 
 export interface IOOptions {
@@ -10,6 +11,8 @@ export interface IOOptions {
   verbose?: boolean;
   /** false when --no-color was given. */
   color?: boolean;
+  /** false when --no-pager was given. */
+  pager?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -45,8 +48,14 @@ export function createIO(options: IOOptions = {}): IO {
   const columns = ttyColumns && ttyColumns > 0 ? ttyColumns : envColumns > 0 ? envColumns : 80;
 
   let activeSpinner: { clear(): void; render(): void } | undefined;
-  // Talk lines must not interleave with a spinner frame: clear it, write, redraw.
+  const pager = pagerFor({ stdout, stderr, env, wanted: options.pager !== false && isStdoutTTY });
+  // Talk lines must not interleave with a spinner frame: clear it, write, redraw. While a pager
+  // holds the screen they wait, and follow when it is quit.
   const writeErr = (line: string) => {
+    if (pager?.holdsScreen()) {
+      pager.holdTalk(`${line}\n`);
+      return;
+    }
     activeSpinner?.clear();
     stderr.write(`${line}\n`);
     activeSpinner?.render();
@@ -73,7 +82,17 @@ export function createIO(options: IOOptions = {}): IO {
     quiet,
     verbose,
     out(text) {
-      stdout.write(text);
+      // On a terminal, controls from the service's text (C1, bidi overrides) are shown escaped
+      // (src/text.ts); piped, the text is written exactly as received.
+      const shown = isStdoutTTY ? escapeForTerminal(text) : text;
+      if (pager) pager.write(shown);
+      else stdout.write(shown);
+    },
+    get outputClosed(): boolean {
+      return Boolean(pager?.quit() || stdout.errored || stdout.destroyed);
+    },
+    async finish() {
+      await pager?.finish();
     },
     info(message) {
       if (!quiet) writeErr(message);
@@ -96,6 +115,133 @@ export function createIO(options: IOOptions = {}): IO {
       return startSpinner(stderr, text, color, (s) => {
         activeSpinner = s;
       });
+    },
+  };
+}
+
+/** The pager command: COMPANY_DATA_PAGER, else PAGER, else `less -FRX` (as gh and git choose). */
+export function pagerCommand(env: NodeJS.ProcessEnv): string | undefined {
+  const chosen = env.COMPANY_DATA_PAGER ?? env.PAGER ?? 'less -FRX';
+  const command = chosen.trim();
+  // An empty pager, or cat, asks for none (as git reads them).
+  return command === '' || command === 'cat' ? undefined : command;
+}
+
+interface Pager {
+  write(text: string): void;
+  /** Whether talk must wait: output is held back, or the pager runs (and owns the screen). */
+  holdsScreen(): boolean;
+  holdTalk(text: string): void;
+  /** Whether the person quit the pager before the end of the output. */
+  quit(): boolean;
+  finish(): Promise<void>;
+}
+
+/**
+ * Output on a terminal goes through a pager once it is longer than the screen (gh, git): until
+ * then it is held; past a screenful the pager starts with what was held, and takes the rest as it
+ * comes. Output that ends within a screen is written as is. Never when stdout is not a terminal
+ * (the caller decides), with --no-pager, or for a stdout without a file descriptor (a test's).
+ */
+function pagerFor(options: {
+  stdout: Writable;
+  stderr: Writable;
+  env: NodeJS.ProcessEnv;
+  wanted: boolean;
+}): Pager | undefined {
+  const { stdout, stderr, env } = options;
+  const outFd = (stdout as { fd?: unknown }).fd;
+  const command = pagerCommand(env);
+  if (!options.wanted || typeof outFd !== 'number' || command === undefined) return undefined;
+  const rows = (stdout as { rows?: number }).rows || Number.parseInt(env.LINES ?? '', 10) || 24;
+  const errFd = (stderr as { fd?: unknown }).fd;
+  let held = '';
+  let lines = 0;
+  let child: import('node:child_process').ChildProcess | undefined;
+  let exited: Promise<void> | undefined;
+  let gone = false;
+  // The pager could not be run: the output goes to stdout as it comes.
+  let fallen = false;
+  let talk = '';
+  // What the pager was given, until it is known to run: a pager command that is not found (the
+  // shell's exit 127) gets its text written to stdout instead.
+  let sent: string | undefined = '';
+  const start = () => {
+    const { spawn } = process.getBuiltinModule('node:child_process');
+    // less: -F quit at once if it fits, -R show colours, -X leave the text on the screen. LESS and
+    // LV as git sets them, unless the person set their own.
+    child = spawn(command, {
+      shell: true,
+      stdio: ['pipe', outFd, typeof errFd === 'number' ? errFd : 'inherit'],
+      env: { LESS: 'FRX', LV: '-c', ...env },
+    });
+    // Ctrl-C while the pager shows the output is the pager's (less interrupts a search with it), as
+    // git has it: this process ignores it until the pager ends, instead of dying under the pager.
+    const ignoreInterrupt = () => {};
+    process.on('SIGINT', ignoreInterrupt);
+    child.once('close', () => process.off('SIGINT', ignoreInterrupt));
+    const input = child.stdin as Writable;
+    // A pager quit before the end closes its input: the rest of the output is dropped (EPIPE is
+    // the normal end, exit 0), and the command learns it through outputClosed.
+    input.on('error', () => {
+      gone = true;
+    });
+    exited = new Promise((resolve) => {
+      child?.once('error', () => {
+        // The pager could not start (not installed): show the output without it.
+        fallen = true;
+        child = undefined;
+        if (sent !== undefined) stdout.write(sent);
+        resolve();
+      });
+      child?.once('close', (code) => {
+        if (code === 127 && sent !== undefined) {
+          fallen = true;
+          child = undefined;
+          stdout.write(sent);
+        } else gone = true;
+        resolve();
+      });
+    });
+    input.write(held);
+    sent = held;
+    held = '';
+    // A pager that has lasted a second has started; what it was given need not be kept.
+    setTimeout(() => {
+      sent = undefined;
+    }, 1000).unref();
+  };
+  return {
+    write(text) {
+      if (fallen) {
+        stdout.write(text);
+        return;
+      }
+      if (gone) return;
+      if (child) {
+        (child.stdin as Writable).write(text);
+        if (sent !== undefined) sent += text;
+        return;
+      }
+      held += text;
+      for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
+      if (lines >= rows) start();
+    },
+    // Talk waits while output is held (it would otherwise come before the output it follows)
+    // and while the pager runs.
+    holdsScreen: () => (child !== undefined && !gone) || (!exited && held !== ''),
+    holdTalk(text) {
+      talk += text;
+    },
+    quit: () => gone && child !== undefined,
+    async finish() {
+      if (exited) {
+        (child?.stdin as Writable | undefined)?.end();
+        await exited;
+      } else if (held) stdout.write(held);
+      held = '';
+      if (talk) stderr.write(talk);
+      talk = '';
     },
   };
 }

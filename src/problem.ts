@@ -36,6 +36,23 @@ export type LocalCode =
   | 'write_failed' // stdout, an output file or the result store refused a write (full disk, I/O error)
   | 'internal_bug'; // anything we did not foresee
 
+/**
+ * The title of each local code, used wherever a problem of that code is made without one: one
+ * code, one title (a batch and a paged search stopped by --budget both say "Budget reached").
+ */
+const LOCAL_TITLES: Partial<Record<LocalCode, string>> = {
+  usage_error: 'Usage error',
+  config_error: 'Configuration error',
+  insecure_http: 'Insecure HTTP refused',
+  unexpected_response: 'Unexpected response',
+  retry_after_too_long: 'Service asked to wait too long',
+  redirect_refused: 'Redirect refused',
+  budget_exhausted: 'Budget reached',
+  too_many_failures: 'Too many failures',
+  interrupted: 'Interrupted',
+  internal_bug: 'Unexpected failure',
+};
+
 export interface ProblemInit {
   code: string;
   status?: number;
@@ -47,6 +64,11 @@ export interface ProblemInit {
   retryAfterSeconds?: number;
   /** Extra sentence appended to the hint (for example the command that resumes a batch). */
   hint?: string;
+  /**
+   * What to do next, in place of the code's own sentence: where the options in force make that
+   * sentence untrue (with --no-store nothing is reused from the store).
+   */
+  remedy?: string;
   cause?: unknown;
 }
 
@@ -59,10 +81,12 @@ export class Problem extends Error {
   readonly source: ProblemSource;
   readonly retryAfterSeconds?: number;
   readonly extraHint?: string;
+  readonly remedy?: string;
 
   constructor(init: ProblemInit) {
     const entry = catalogEntry(init.code);
-    const title = init.title ?? entry?.title ?? init.code.replaceAll('_', ' ');
+    const title =
+      init.title ?? entry?.title ?? LOCAL_TITLES[init.code as LocalCode] ?? init.code.replaceAll('_', ' ');
     super(init.detail ? `${title}: ${init.detail}` : title, init.cause ? { cause: init.cause } : undefined);
     this.name = 'Problem';
     this.code = init.code;
@@ -73,6 +97,7 @@ export class Problem extends Error {
     this.source = init.source ?? (entry ? 'server' : 'client');
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.extraHint = init.hint;
+    this.remedy = init.remedy;
   }
 
   get exitCode(): number {
@@ -80,7 +105,7 @@ export class Problem extends Error {
   }
 
   get hint(): string {
-    const base = hintFor(this);
+    const base = this.remedy ?? hintFor(this);
     return this.extraHint ? `${base} ${this.extraHint}`.trim() : base;
   }
 

@@ -41,6 +41,16 @@ export interface IO {
   debug(message: string): void;
   /** Starts a spinner on stderr (TTY only, not --quiet); otherwise returns a no-op spinner. */
   spinner(text: string): Spinner;
+  /**
+   * True once nobody reads what `out` writes: the pager was quit, or stdout failed. A command
+   * that would go on fetching (and paying) for output stops then.
+   */
+  readonly outputClosed: boolean;
+  /**
+   * Ends the output: text held back (shorter than the screen) is written, or the pager is given
+   * its end and awaited, so the prompt returns when the person has quit it. main() calls it.
+   */
+  finish(): Promise<void>;
 }
 
 export type SettingSource = 'flag' | 'environment' | 'config file' | 'default' | 'sandbox';
@@ -57,7 +67,10 @@ export interface Config {
    * --profile, COMPANY_DATA_PROFILE, the file's current_profile, else "default". Absent where no
    * config file was consulted.
    */
-  profile?: Setting<string>;
+  profile?: Setting<string> & {
+    /** The chosen profile is not in the config file (only `config list` gets this far). */
+    missing?: boolean;
+  };
   baseUrl?: Setting<string>;
   /** The key itself; never printed. */
   apiKey?: Setting<string>;

@@ -146,6 +146,7 @@ export async function assertSeparateFiles(options: {
 }): Promise<void> {
   const { input, output, store } = options;
   if (output === undefined || output === '-') return;
+  await assertOutputFolder(output);
   const target = await identity(output);
   const remedy = 'Write the output to another file (for example --output enriched.csv).';
   if (input !== '-' && (await identity(input)) === target) {
@@ -160,6 +161,27 @@ export async function assertSeparateFiles(options: {
       remedy,
     );
   }
+}
+
+/**
+ * The folder --output names must exist before anything is bought: a run that found out only when
+ * it opened the file would end with a raw errno, or (opened late) after paying for the rows.
+ */
+export async function assertOutputFolder(output: string): Promise<void> {
+  const folder = dirname(output);
+  const found = await stat(folder).catch((error: NodeJS.ErrnoException) => error);
+  if (found instanceof Error) {
+    if (found.code !== 'ENOENT' && found.code !== 'ENOTDIR') return; // opening the output says why
+    throw usageError(
+      `the folder of --output ${output} does not exist: ${folder}`,
+      `Create it first (mkdir -p ${shellQuote([folder])}) or write the output elsewhere; nothing was bought.`,
+    );
+  }
+  if (!found.isDirectory())
+    throw usageError(
+      `the folder of --output ${output} is not a folder: ${folder}`,
+      'Write the output elsewhere; nothing was bought.',
+    );
 }
 
 const SAFE_WORD = /^[A-Za-z0-9_./:=@%+,-]+$/;

@@ -1,6 +1,8 @@
 // What a batch tells the person or the log watching it: a spinner on a terminal, plain progress
 // lines with --progress (for cron logs), and one summary line at the end.
+
 import { groupDigits } from '../output/numbers.js';
+import { plural } from '../text.js';
 import type { IO } from '../types.js';
 
 export interface BatchCounts {
@@ -56,11 +58,9 @@ export function estimatedTotalRows(c: BatchCounts): number | undefined {
 export function formatProgress(c: BatchCounts, elapsedMs: number): string {
   const total = estimatedTotalRows(c);
   const done =
-    total === undefined
-      ? `${groupDigits(c.rows)} rows`
-      : `${groupDigits(c.rows)}/~${groupDigits(total)} rows`;
-  const parts = [done, `${groupDigits(c.found)} found`, `${groupDigits(c.errors)} errors`];
-  parts.push(`${groupDigits(c.charged)} credits`);
+    total === undefined ? plural(c.rows, 'row') : `${groupDigits(c.rows)}/~${groupDigits(total)} rows`;
+  const parts = [done, `${groupDigits(c.found)} found`, plural(c.errors, 'error')];
+  parts.push(plural(c.charged, 'credit'));
   const seconds = elapsedMs / 1000;
   const rate = seconds >= 1 ? c.rows / seconds : 0;
   if (rate > 0) parts.push(`${groupDigits(Math.round(rate))} rows/s`);
@@ -75,12 +75,12 @@ export function formatProgress(c: BatchCounts, elapsedMs: number): string {
  */
 export function formatSummary(c: BatchCounts, elapsedMs: number, stoppedBecause?: string): string {
   const parts = [
-    `${groupDigits(c.rows)} rows`,
-    `${groupDigits(c.uniqueDomains)} unique domains`,
+    plural(c.rows, 'row'),
+    plural(c.uniqueDomains, 'unique domain'),
     `${groupDigits(c.found)} found`,
     `${groupDigits(c.notFound)} not found`,
-    `${groupDigits(c.errors)} errors`,
-    `${groupDigits(c.charged)} credit${c.charged === 1 ? '' : 's'} charged`,
+    plural(c.errors, 'error'),
+    `${plural(c.charged, 'credit')} charged`,
   ];
   if (c.possiblyCharged) parts.push(`up to ${groupDigits(c.possiblyCharged)} more possibly charged`);
   if (c.reused > 0) parts.push(`${groupDigits(c.reused)} reused from the store`);
@@ -90,7 +90,7 @@ export function formatSummary(c: BatchCounts, elapsedMs: number, stoppedBecause?
   if (stoppedBecause === undefined) return summary;
   const total = estimatedTotalRows(c);
   const of = total === undefined ? '' : ` of ~${groupDigits(total)}`;
-  return `Stopped after ${groupDigits(c.rows)}${of} rows (${stoppedBecause}). ${summary}`;
+  return `Stopped after ${groupDigits(c.rows)}${of} row${c.rows === 1 && !of ? '' : 's'} (${stoppedBecause}). ${summary}`;
 }
 
 export interface ProgressReporter {

@@ -22,6 +22,7 @@ import { runExitCode } from '../spend/stops.js';
 import { freshnessAt, scopeOf } from '../store/location.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
 import type { RunHandle } from '../store/types.js';
+import { plural } from '../text.js';
 import type { Context, Format } from '../types.js';
 import { writerFor } from './answer-columns.js';
 import { runDryRun } from './dry-run.js';
@@ -464,6 +465,10 @@ async function runWithStore(
   return { code, complete };
 }
 
+/** The budget's remedy when nothing is kept: a re-run pays again for everything. */
+const NO_STORE_BUDGET_REMEDY =
+  'Raise --budget (or --budget-month) and re-run; with --no-store nothing was kept, so the re-run buys every answer again.';
+
 /** Where a stopped run's answers are, for its messages. */
 function keptIn(storePath: string | undefined): string {
   return storePath
@@ -486,7 +491,12 @@ function finish(
         purse.refusedBy === 'month'
           ? `--budget-month ${purse.monthCap} (this key's spend in this calendar month, UTC, across runs and commands) reached; this run charged ${spent}.`
           : `--budget ${options.budget} reached after ${spent}.`;
-      throw new Problem({ code: 'budget_exhausted', detail: `${cap}${resume}`, source: 'client' });
+      throw new Problem({
+        code: 'budget_exhausted',
+        detail: `${cap}${resume}`,
+        source: 'client',
+        remedy: storePath ? undefined : NO_STORE_BUDGET_REMEDY,
+      });
     }
     case 'insufficient_credits':
     case 'max_credits_exceeded':
@@ -494,7 +504,9 @@ function finish(
         code: lookups.stopReason,
         detail: `the service refused further lookups.${resume}`,
         source: 'server',
-        hint: 'Re-run the same command afterwards: answers already bought are reused from the store at no cost.',
+        hint: storePath
+          ? 'Re-run the same command afterwards: answers already bought are reused from the store at no cost.'
+          : 'With --no-store a re-run buys every answer again.',
       });
     case 'retry_after_too_long': {
       const at = isoSecond(lookups.retryAt ?? Date.now());
@@ -524,7 +536,7 @@ function interruptedProblem(rows: number, storePath: string | undefined, argv: r
   return new Problem({
     code: 'interrupted',
     title: 'Interrupted',
-    detail: `stopped after writing ${rows} rows; ${keptIn(storePath)}`,
+    detail: `stopped after writing ${plural(rows, 'row')}; ${keptIn(storePath)}`,
     source: 'client',
     hint: storePath ? `Resume with: ${resumeCommand(argv)}` : 'With --no-store the run starts over.',
   });
@@ -552,12 +564,10 @@ function stoppedProblem(
 }
 
 /**
- * The command that resumes this run, pasteable into a POSIX shell: the command as typed, without
- * `--refresh`, which would pay again for what the store holds from before this run.
+ * The command that resumes this run, pasteable into a POSIX shell: the command as typed. With
+ * `--refresh` kept: the resumed run is the same run, whose refresh point stays the first start
+ * (RunHandle.startedAt), so it buys again only what the interrupted run had not bought yet.
  */
 export function resumeCommand(argv: readonly string[]): string {
-  const end = argv.indexOf('--');
-  const options = end === -1 ? argv : argv.slice(0, end);
-  const rest = end === -1 ? [] : argv.slice(end);
-  return shellQuote(['company-data', ...options.filter((arg) => arg !== '--refresh'), ...rest]);
+  return shellQuote(['company-data', ...argv]);
 }

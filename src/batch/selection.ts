@@ -4,6 +4,7 @@
 import type { FieldEntry, Product } from '../api/types.js';
 import { Problem } from '../problem.js';
 import { didYouMean } from '../suggest.js';
+import { plural } from '../text.js';
 
 export interface SelectionInput {
   products?: readonly string[];
@@ -140,6 +141,6 @@ export function checkMaxCredits(selection: Selection, maxCredits: number | undef
   if (selection.defaultUnknown || maxCredits === undefined || selection.worstCase <= maxCredits) return;
   const detail =
     `the selected products (${selection.products.map((p) => `${p.id} ${p.credit_units}`).join(', ')}) ` +
-    `can cost up to ${selection.worstCase} credits per lookup, more than --max-credits ${maxCredits}; nothing was sent`;
+    `can cost up to ${plural(selection.worstCase, 'credit')} per lookup, more than --max-credits ${maxCredits}; nothing was sent`;
   throw new Problem({ code: 'max_credits_exceeded', detail, source: 'client' });
 }

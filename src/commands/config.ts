@@ -140,7 +140,17 @@ export async function runConfigList(ctx: Context): Promise<number> {
     };
   });
   printList(ctx, rows, { columns: ['profile', 'active', 'api-key', 'base-url'] });
-  ctx.io.info(`In force: ${inForce.value} (${config.profileReason(inForce.source)}).`);
+  if (ctx.config.profile?.missing) {
+    const unset =
+      inForce.source === 'environment'
+        ? `unset ${config.PROFILE_ENV}`
+        : inForce.source === 'flag'
+          ? 'give --profile one of these'
+          : 'choose one of these with `company-data config use <profile>`';
+    ctx.io.warn(
+      `In force: ${inForce.value} (${config.profileReason(inForce.source)}), which is not in ${path}: create it with \`company-data config set-key --profile ${inForce.value}\`, or ${unset}.`,
+    );
+  } else ctx.io.info(`In force: ${inForce.value} (${config.profileReason(inForce.source)}).`);
   if (!file) ctx.io.info(NO_FILE_YET);
   return 0;
 }

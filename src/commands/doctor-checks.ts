@@ -88,16 +88,98 @@ export async function profileCheck(flags: GlobalFlags, env: NodeJS.ProcessEnv): 
   }
 }
 
-export function baseUrlCheck(config: Config): Check {
+/**
+ * Where the settings doctor checks could come from, to say where a failing value came from and
+ * what overrides it (issue 30): the profile in force, and what the config file holds.
+ */
+export interface Provenance {
+  configPath: string;
+  profile: string;
+  /** The profile in force has a key / a base_url in the config file. */
+  profileKey: boolean;
+  profileBaseUrl: boolean;
+  /** The top-level (default profile's) base_url, when the profile in force is another one. */
+  topLevelBaseUrl?: string;
+  envKey: boolean;
+  keyFile?: string;
+}
+
+export async function provenanceOf(flags: GlobalFlags, env: NodeJS.ProcessEnv): Promise<Provenance> {
+  const c = await import('../config.js');
+  const configPath = c.configFilePath(env);
+  const file = await c.readConfigFile(configPath, { checkPermissions: false }).catch(() => undefined);
+  let profile = c.DEFAULT_PROFILE;
+  try {
+    profile = c.chooseProfile(flags, env, file, configPath).value;
+  } catch {
+    // An unreadable profile name is a check of its own.
+  }
+  const members = (() => {
+    try {
+      return c.storedProfile(file, configPath, profile) ?? {};
+    } catch {
+      return {};
+    }
+  })();
+  const topLevel = (() => {
+    try {
+      return c.storedProfile(file, configPath, c.DEFAULT_PROFILE) ?? {};
+    } catch {
+      return {};
+    }
+  })();
+  return {
+    configPath,
+    profile,
+    profileKey: c.storedKey(members) !== undefined,
+    profileBaseUrl: typeof members.base_url === 'string' && members.base_url !== '',
+    topLevelBaseUrl:
+      profile !== c.DEFAULT_PROFILE && typeof topLevel.base_url === 'string' ? topLevel.base_url : undefined,
+    envKey: Boolean(env.COMPANY_DATA_API_KEY?.trim()),
+    keyFile: flags.apiKeyFile,
+  };
+}
+
+/** Where the key in use came from, and what overrides what (flag > environment > config file). */
+export function keyOrigin(source: string, p: Provenance): string {
+  const inFile = `profile "${p.profile}" of ${p.configPath}`;
+  switch (source) {
+    case 'flag':
+      return `The key came from --api-key-file ${p.keyFile ?? ''}, which overrides COMPANY_DATA_API_KEY and the config file.`.replace(
+        ' ,',
+        ',',
+      );
+    case 'environment':
+      return `The key came from COMPANY_DATA_API_KEY (environment), which overrides ${
+        p.profileKey ? `the key in ${inFile}: unset COMPANY_DATA_API_KEY to use that one` : 'the config file'
+      }; --api-key-file overrides it.`;
+    case 'config file':
+      return `The key came from ${inFile}; COMPANY_DATA_API_KEY or --api-key-file would override it.`;
+    default:
+      return `The key came from ${source}.`;
+  }
+}
+
+export function baseUrlCheck(config: Config, p?: Provenance): Check {
   const base = config.baseUrl;
-  if (!base?.value)
+  if (!base?.value) {
+    const where = p ? `, nor profile "${p.profile}" of ${p.configPath}` : '';
+    const inherit =
+      p?.topLevelBaseUrl !== undefined
+        ? ` Profiles inherit nothing: the top-level base_url (${p.topLevelBaseUrl}) is the default profile's, not "${p.profile}"'s.`
+        : '';
+    const setIt =
+      p && p.profile !== 'default'
+        ? `\`company-data --profile ${p.profile} config set base-url <url>\``
+        : '`company-data config set base-url <url>`';
     return failure(
       'base URL',
-      'no service URL is configured',
-      'Pass --base-url, set COMPANY_DATA_BASE_URL, or run `company-data config set base-url <url>` (or try --sandbox).',
+      `no service URL is configured (not by --base-url, COMPANY_DATA_BASE_URL${where}).${inherit}`,
+      `Pass --base-url, set COMPANY_DATA_BASE_URL, or run ${setIt} (or try --sandbox).`,
       'config_error',
       2,
     );
+  }
   return pass('base URL', `${base.value} (from ${base.source})`);
 }
 
@@ -207,6 +289,7 @@ export async function keyChecks(
   config: Config,
   clientFor: (header: AuthHeader) => Client,
   canReach: boolean,
+  provenance?: Provenance,
 ): Promise<KeyChecks> {
   const header = config.authHeader.value;
   if (!config.apiKey?.value) {
@@ -235,8 +318,13 @@ export async function keyChecks(
     };
   } catch (error) {
     const problem = asProblem(error);
+    // A refused key names where it came from and what overrides it.
+    const origin = provenance ? ` ${keyOrigin(source, provenance)}` : '';
     if (problem.status !== 401)
-      return { key: problemCheck('key', problem), authHeader: skip('auth header', 'not checked') };
+      return {
+        key: problemCheck('key', problem, `${problem.hint}${origin}`),
+        authHeader: skip('auth header', 'not checked'),
+      };
     const other = OTHER[header];
     const accepted = await call(other).then(
       (response) => response,
@@ -244,7 +332,7 @@ export async function keyChecks(
     );
     if (!accepted)
       return {
-        key: problemCheck('key', problem),
+        key: problemCheck('key', problem, `${problem.hint}${origin}`),
         authHeader: skip('auth header', `not conclusive: the key was refused as ${header} and as ${other}`),
       };
     return {

@@ -167,8 +167,9 @@ export async function runDoctor(flags: GlobalFlags, invocation: Invocation, io: 
     clients.push(client);
     return client;
   };
+  const provenance = await checks.provenanceOf(flags, env);
   try {
-    const baseCheck = checks.baseUrlCheck(config);
+    const baseCheck = checks.baseUrlCheck(config, inSandbox ? undefined : provenance);
     const proxy = proxyCheck(env, config.baseUrl?.value, { sandbox: inSandbox });
     results.push(baseCheck, proxy.check);
     let reach: Awaited<ReturnType<typeof checks.reachability>> = {
@@ -178,7 +179,7 @@ export async function runDoctor(flags: GlobalFlags, invocation: Invocation, io: 
     if (baseCheck.status === 'pass')
       reach = await checks.reachability(clientFor(config.authHeader.value), proxy.note);
     results.push(reach.check, checks.contractCheck(reach), checks.clockCheck(reach, invocation.now()));
-    const keys = await checks.keyChecks(config, clientFor, reach.answered);
+    const keys = await checks.keyChecks(config, clientFor, reach.answered, provenance);
     results.push(keys.key, keys.authHeader);
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => {})));

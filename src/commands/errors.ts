@@ -40,6 +40,8 @@ export async function runErrors(ctx: Context): Promise<number> {
       ctx.io.out(`Contract ${version} (${oneLine(catalog.content_type)})\n`);
       printList(ctx, rows, {
         columns: ['code', 'http_status', 'retryable', 'title'],
+        // The code names the row; a long title may end in "…" (`-o json` has it whole).
+        shorten: ['title'],
         emptyMessage: 'The service publishes no problem codes.',
       });
       return 0;

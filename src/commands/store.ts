@@ -8,6 +8,7 @@ import type { CommandKit } from '../command-kit.js';
 import { groupDigits } from '../output/numbers.js';
 import { usageError } from '../problem.js';
 import { DEFAULT_MAX_AGE_MS, DEFAULT_NOT_FOUND_MAX_AGE_MS, parseAge, TIME_UNITS } from '../store/location.js';
+import { escapeForTerminal, plural } from '../text.js';
 import type { Context } from '../types.js';
 
 export function register(program: Command, kit: CommandKit): void {
@@ -187,8 +188,8 @@ export async function runStoreClear(ctx: Context, options: ClearOptions): Promis
   }
   if (!options.yes) {
     const what = options.ledger
-      ? `Remove all ${plural(answers, 'stored answer')} and the spend ledger (${plural(entries, 'entry', 'entries')}) from ${path}?`
-      : `Remove all ${plural(answers, 'stored answer')} from ${path}? The spend ledger stays (${plural(entries, 'entry', 'entries')}): --budget-month counts it.`;
+      ? `Remove ${everyOf(answers, 'stored answer')} and the spend ledger (${plural(entries, 'entry', 'entries')}) from ${path}?`
+      : `Remove ${everyOf(answers, 'stored answer')} from ${path}? The spend ledger stays (${plural(entries, 'entry', 'entries')}): --budget-month counts it.`;
     // Straight to stderr, even with --quiet: without the question the command would seem to hang.
     ctx.io.stderr.write(`${what} [y/N] `);
     const answer = await readLine(ctx.io.stdin);
@@ -211,7 +212,7 @@ export async function runStoreExport(ctx: Context): Promise<number> {
   const { path, opened } = await admin.existingStore(ctx.store, 'export');
   if (!opened) ctx.io.info(`There is no store at ${path} yet: nothing to export.`);
   const answers = opened ? admin.exportedAnswers(opened.db) : [][Symbol.iterator]();
-  const out = chunkedWriter(ctx.io.stdout);
+  const out = chunkedWriter(ctx.io.stdout, ctx.io.isStdoutTTY ? escapeForTerminal : undefined);
   let count = 0;
   if (format === 'csv') {
     const [{ csvCell, csvLine }, { resultColumnNames }] = await Promise.all([
@@ -285,7 +286,11 @@ async function readLine(stdin: Readable): Promise<string> {
  * Writes in chunks of about 64 KiB and waits when the reader is slower (a store may hold
  * millions of answers). write() resolves false once the reader has gone (`| head`): stop there.
  */
-function chunkedWriter(out: Writable): { write(text: string): Promise<boolean>; end(): Promise<boolean> } {
+/** Writes in chunks of 64 KiB; `shown` turns the text into what a terminal may show (src/text.ts). */
+function chunkedWriter(
+  out: Writable,
+  shown: (text: string) => string = (text) => text,
+): { write(text: string): Promise<boolean>; end(): Promise<boolean> } {
   let gathered = '';
   const send = async (): Promise<boolean> => {
     if (out.destroyed || out.writableEnded) return false;
@@ -296,7 +301,7 @@ function chunkedWriter(out: Writable): { write(text: string): Promise<boolean>; 
   };
   return {
     async write(text) {
-      gathered += text;
+      gathered += shown(text);
       return gathered.length >= 65_536 ? send() : !out.destroyed;
     },
     end: send,
@@ -317,8 +322,9 @@ async function drained(out: Writable): Promise<void> {
   }
 }
 
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${groupDigits(n)} ${n === 1 ? one : many}`;
+/** "the 1 stored answer", "all 5 stored answers". */
+function everyOf(n: number, one: string): string {
+  return n === 1 ? `the ${plural(n, one)}` : `all ${plural(n, one)}`;
 }
 
 /** 30 days, 12 hours, 90 minutes: an age as --max-age took it, in its largest whole unit. */

@@ -29,6 +29,19 @@ const DRIVER = `_company_data() {
       npos=$((npos+1))
     fi
   done
+  # --filter name=<TAB>: bash splits at "=", so the option's name=value words are matched here.
+  local eq=$COMP_CWORD
+  [[ "$cur" == "=" ]] || eq=$((COMP_CWORD-1))
+  if (( eq >= 2 )) && [[ "\${COMP_WORDS[eq]}" == "=" && "\${COMP_WORDS[eq-2]}" == -* ]]; then
+    pre="\${COMP_WORDS[eq-1]}="
+    [[ "$cur" == "=" ]] && cur=""
+    spec="$(${P}_option_values "$cmdpath|\${COMP_WORDS[eq-2]}")"
+    if [[ "$spec" == words:*"$pre"* ]]; then
+      COMPREPLY=( $(compgen -W "\${spec#words:}" -- "$pre$cur") )
+      COMPREPLY=( "\${COMPREPLY[@]#"$pre"}" )
+      return 0
+    fi
+  fi
   (( skip > 0 )) && opt="$lastopt"
   [[ "$cur" == "=" ]] && cur=""
   if [[ -n "$opt" ]]; then
@@ -45,7 +58,12 @@ const DRIVER = `_company_data() {
     spec="$(${P}_positional_values "$cmdpath|$npos")"
   fi
   case "$spec" in
-    words:*) COMPREPLY=( $(compgen -W "\${spec#words:}" -- "$cur") ) ;;
+    words:*)
+      COMPREPLY=( $(compgen -W "\${spec#words:}" -- "$cur") )
+      # name=value words are offered after "=" (above); before it, only the names (name=).
+      local kept=() c
+      for c in "\${COMPREPLY[@]}"; do [[ "$c" == *=?* ]] || kept+=("$c"); done
+      COMPREPLY=( "\${kept[@]}" ) ;;
     list:*)
       pre=""
       [[ "$cur" == *,* ]] && pre="\${cur%,*},"

@@ -11,12 +11,30 @@ export interface CatalogValues {
   facets: string[];
   /** Every field name (only from a cache: there is no useful default). */
   fields: string[];
+  /**
+   * What `--filter` takes: `name=` for every field that filters, and `name=value` for each value
+   * of an enumerated one (country=US), so completion offers the catalog's names and values.
+   */
+  filters: string[];
   /** Where the values came from, said in a comment of the generated script. */
   source: string;
 }
 
 export const DEFAULT_PRODUCTS = ['profile', 'tech', 'leads'];
 export const DEFAULT_FACETS = ['country', 'site_category', 'primary_platform', 'employee_range'];
+
+/** `name=` and `name=value` words of the filterable fields of a fields catalog. */
+export function filterWords(
+  entries: ReadonlyArray<{ filter?: { name: string; values?: readonly string[] } | null }>,
+): string[] {
+  const out: string[] = [];
+  for (const entry of entries) {
+    if (!entry.filter) continue;
+    out.push(`${entry.filter.name}=`);
+    for (const value of entry.filter.values ?? []) out.push(`${entry.filter.name}=${value}`);
+  }
+  return out;
+}
 
 async function readBody(dir: string, name: 'products' | 'fields'): Promise<unknown> {
   try {
@@ -61,6 +79,7 @@ export async function readCatalogValues(
     let products: string[] = [];
     let facets: string[] = [];
     let fields: string[] = [];
+    let filters: string[] = [];
     try {
       const productsBody = await readBody(dir, 'products');
       if (productsBody !== undefined) products = adaptProducts(productsBody).map((p) => p.id);
@@ -73,6 +92,7 @@ export async function readCatalogValues(
         const entries = adaptFields(fieldsBody);
         facets = entries.filter((f) => f.facet).map((f) => f.name);
         fields = entries.map((f) => f.name);
+        filters = filterWords(entries);
       }
     } catch {
       // as above
@@ -82,6 +102,7 @@ export async function readCatalogValues(
         products: products.length > 0 ? products : DEFAULT_PRODUCTS,
         facets: facets.length > 0 ? facets : DEFAULT_FACETS,
         fields,
+        filters: filters.length > 0 ? filters : DEFAULT_FACETS.map((f) => `${f}=`),
         source: `the cached catalogs in ${dir}${products.length && fields.length ? '' : ' (partly defaults)'}`,
       };
     }
@@ -90,6 +111,7 @@ export async function readCatalogValues(
     products: DEFAULT_PRODUCTS,
     facets: DEFAULT_FACETS,
     fields: [],
+    filters: DEFAULT_FACETS.map((f) => `${f}=`),
     source:
       'defaults: the sandbox ids of docs/contract.md (no cached catalog found; run `company-data products` and `company-data fields` once, then regenerate)',
   };

@@ -49,7 +49,7 @@ const NONE: ValueSpec = { kind: 'none' };
 
 /** Words safe to paste into a shell script unquoted: anything else is left out. */
 export function safeWords(words: readonly string[]): string[] {
-  return [...new Set(words.filter((w) => /^[A-Za-z0-9_./:@%+-]+$/.test(w)))];
+  return [...new Set(words.filter((w) => /^[A-Za-z0-9_./:@%+=-]+$/.test(w)))];
 }
 
 function words(list: readonly string[], isList = false): ValueSpec {
@@ -68,6 +68,8 @@ function optionValues(option: Option, catalogs: CompletionValues): ValueSpec {
       return words(catalogs.products);
     case '--include':
       return words(catalogs.fields, true);
+    case '--filter':
+      return words(catalogs.filters);
   }
   // Placeholders name what the option takes: <file>, <path>, <file|->.
   return /<(file|path)\b/.test(option.flags) ? { kind: 'files' } : NONE;
@@ -118,9 +120,15 @@ function describeCommand(command: Command, path: string, catalogs: CompletionVal
   };
 }
 
-/** The whole tree: the root's options are the global ones, offered after every command too. */
+/**
+ * The whole tree: the root's options are the global ones, offered after every command too.
+ * `help` takes a command's name, so it is offered the commands (never file names).
+ */
 export function describeProgram(program: Command, catalogs: CompletionValues): CommandSpec {
-  return describeCommand(program, '', catalogs);
+  const root = describeCommand(program, '', catalogs);
+  const help = root.subcommands.find((c) => c.name === 'help');
+  if (help) help.positionals = [words(root.subcommands.map((c) => c.name).filter((name) => name !== 'help'))];
+  return root;
 }
 
 /** Every command of the tree, parents before children, the root first. */

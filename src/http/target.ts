@@ -20,10 +20,17 @@ function configProblem(detail: string): Problem {
 /** The parsed base URL, or a config_error that says how to set one. */
 export function resolveBaseUrl(config: Config, redact: (text: string) => string = (t) => t): URL {
   const raw = config.baseUrl?.value?.trim();
-  if (!raw)
+  if (!raw) {
+    const profile = config.profile?.value;
+    // A named profile holding only a key: the top-level base_url is the default profile's own.
+    const named =
+      profile && profile !== 'default'
+        ? ` The profile in force, "${profile}", has no base_url, and profiles inherit nothing from the config file's top-level settings: \`company-data --profile ${profile} config set base-url <url>\` gives it one.`
+        : '';
     throw configProblem(
-      'No service URL is configured: set --base-url or COMPANY_DATA_BASE_URL, or use --sandbox.',
+      `No service URL is configured: set --base-url or COMPANY_DATA_BASE_URL, or use --sandbox.${named}`,
     );
+  }
   let url: URL;
   try {
     url = new URL(raw);

@@ -5,11 +5,11 @@
 import type { Row } from '../api/search.js';
 import { excludedRowsNote, rowDomainKey } from '../exclusions.js';
 import { formatOf, printCredits, printJson, printList } from '../output/format.js';
-import { groupDigits } from '../output/numbers.js';
 import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
 import { summariseEvidence } from '../search/evidence.js';
 import { runExitCode } from '../spend/stops.js';
+import { plural } from '../text.js';
 import type { Context } from '../types.js';
 import type { SeedOutcome, SeedRun } from './fetch.js';
 import { fuseRankings } from './fusion.js';
@@ -47,10 +47,6 @@ interface Candidate {
   domain: string;
   rank: number;
   row: Row;
-}
-
-function plural(n: number, word: string): string {
-  return `${groupDigits(n)} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** The domain a candidate is fused and excluded by: normalised like the seeds and exclusions. */

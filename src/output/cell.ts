@@ -7,7 +7,7 @@ export type CellMode = 'table' | 'csv';
 
 // Any character stripControl removes (its escape sequences start with one of these too): a batch
 // writes a cell per result field per row, and most hold none, so one test spares two replaces.
-const CONTROL_CHARACTER = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+const CONTROL_CHARACTER = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 export interface CellOptions {
   /** Whether the terminal shows Unicode; decides the "no value" placeholder in tables. */

@@ -17,6 +17,11 @@ export interface ListOptions {
   columns?: string[];
   /** Said on stderr when there are no rows. */
   emptyMessage?: string;
+  /**
+   * Columns of text a table may shorten besides lists and prose (a problem's title): the rest of
+   * a row names what it is about, so the table stays side by side on a narrow terminal.
+   */
+  shorten?: string[];
 }
 
 export function formatOf(ctx: Context): Format {
@@ -44,6 +49,19 @@ function tableCell(value: unknown, unicode: boolean): TableCell {
   return value === null || value === undefined ? null : cellText(value, 'table', { unicode });
 }
 
+/**
+ * Whether a table may shorten a column for this value: lists (`tech`), nested objects and prose.
+ * Names, numbers, years and ranges are never shortened (issue 30): a table that cannot show them
+ * whole becomes one block per record.
+ */
+function mayShorten(value: unknown, cell: TableCell): boolean {
+  if (Array.isArray(value) || (typeof value === 'object' && value !== null)) return true;
+  return typeof value === 'string' && cell !== null && cell.length > PROSE_LENGTH;
+}
+
+/** A string value longer than this is prose (a description), shortened like a list. */
+const PROSE_LENGTH = 40;
+
 function tableStyle(ctx: Context) {
   return { columns: ctx.io.columns, unicode: ctx.io.unicode, color: ctx.io.color };
 }
@@ -65,7 +83,10 @@ export function printList(ctx: Context, rows: Record<string, unknown>[], options
     default: {
       if (rows.length === 0) return;
       const cells = rows.map((row) => columns.map((c) => tableCell(row[c], io.unicode)));
-      io.out(renderTable(columns.map(headerText), cells, tableStyle(ctx)));
+      const shrinkable = columns.map(
+        (c, i) => options.shorten?.includes(c) || rows.some((row, r) => mayShorten(row[c], cells[r][i])),
+      );
+      io.out(renderTable(columns.map(headerText), cells, tableStyle(ctx), { shrinkable }));
     }
   }
 }

@@ -8,12 +8,14 @@ const DIM = '\x1b[2m';
 const RESET = '\x1b[0m';
 
 /**
- * Writes the problem to stderr. With -o json / ndjson it is exactly one JSON line (code, status,
- * title, detail, retryable, hint) so scripts can parse errors like results; otherwise
- * "error: <title> (<code>)", the detail, and what to do next.
+ * Writes the problem to stderr. stderr follows stderr (gh's rule): when stderr is not a terminal
+ * and the format is json or ndjson, it is exactly one JSON line (code, status, title, detail,
+ * retryable, hint) so scripts can parse errors like results; otherwise, and always when a person
+ * reads stderr on a terminal (even with stdout redirected to a file), "error: <title> (<code>)",
+ * the detail, and what to do next.
  */
 export function reportProblem(io: IO, problem: Problem, format: string | undefined): void {
-  if (format === 'json' || format === 'ndjson') {
+  if ((format === 'json' || format === 'ndjson') && !io.isStderrTTY) {
     const json = problem.toJSON();
     for (const key of ['title', 'detail', 'hint'] as const) json[key] = oneLine(String(json[key] ?? ''));
     io.error(JSON.stringify(json));

@@ -17,10 +17,10 @@ const DIM = '\x1b[2m';
 const RESET = '\x1b[0m';
 // One padding space on each side of every cell (cli-table3's default).
 const PADDING = 2;
-// Narrowest a shrunk column gets: room for two characters and an ellipsis.
-const MIN_CONTENT = 3;
-// Columns this wide or narrower (padding included) are left whole while longer ones can shrink.
-const SHORT_COLUMN = 12;
+// Narrowest a shrunk list or prose column gets (its header too): a word and an ellipsis.
+const MIN_SHRUNK = 7;
+// A value longer than this is prose (a description): its column may shrink, like a list's.
+const PROSE = 40;
 
 const ASCII_CHARS = {
   top: '-',
@@ -46,31 +46,33 @@ export function textWidth(text: string): number {
 }
 
 /**
- * Column widths (padding included) that fit `available` terminal columns. Short columns (flags,
- * counts, ids) keep their width while long ones give way; long columns are capped at one common
- * level, so a single long description does not squeeze every other column. The first column
- * names the row, so it is shrunk only when shrinking all the others is not enough.
+ * Column widths (padding included) that fit `available` terminal columns, or undefined when the
+ * records cannot sit side by side readably (renderTable then prints one block per record).
+ *
+ * `natural` is each column's width with its header on one line; `wrapped` with its header broken at
+ * spaces; `least` the narrowest it may get: its widest value, or for a shrinkable column (lists
+ * such as `tech`, prose) a few characters and an ellipsis. Values a person scans (names, numbers, years, ranges)
+ * are never shrinkable, so they are never cut. Past the natural widths, the widest columns are
+ * capped first, at one common level, so one long list does not squeeze every other column.
  */
-export function fitWidths(natural: number[], available: number): number[] {
+export function fitWidths(
+  natural: number[],
+  available: number,
+  least: number[] = natural,
+  wrapped: number[] = natural,
+): number[] | undefined {
   const budget = available - (natural.length + 1); // one border character per column, plus one
   const sum = (widths: number[]) => widths.reduce((s, w) => s + w, 0);
   if (sum(natural) <= budget) return natural;
-  const floor = MIN_CONTENT + PADDING;
-  if (natural.length === 1) return [Math.max(floor, budget)];
-  const [first, ...rest] = natural;
-  const keepShort = capAtLevel(
-    rest,
-    budget - first,
-    rest.map((w) => (w <= SHORT_COLUMN ? w : floor)),
-  );
-  if (first + sum(keepShort) <= budget) return [first, ...keepShort];
-  const shrunk = capAtLevel(
-    rest,
-    budget - first,
-    rest.map((w) => Math.min(w, floor)),
-  );
-  // Past the others' minimum, the first column takes what is left (and the table may overflow).
-  return [Math.min(first, Math.max(floor, budget - sum(shrunk))), ...shrunk];
+  if (sum(least) > budget) return undefined;
+  if (sum(wrapped) > budget) return capAtLevel(wrapped, budget, least);
+  // Headers wrap before any value is shortened; what room is left unwraps them again, in order.
+  let room = budget - sum(wrapped);
+  return wrapped.map((w, i) => {
+    if (natural[i] - w > room) return w;
+    room -= natural[i] - w;
+    return natural[i];
+  });
 }
 
 /** Widths capped at the largest common level whose total fits the budget, never below the floors. */
@@ -86,16 +88,49 @@ function capAtLevel(natural: number[], budget: number, floors: number[]): number
   return widthAt(low);
 }
 
-export function renderTable(head: string[], rows: TableCell[][], style: TableStyle): string {
+export interface TableOptions {
+  /**
+   * Per column, whether its values may be shortened with an ellipsis (lists, prose). Default: a
+   * column holding a value longer than 40 characters. Every other column keeps its values whole;
+   * when they cannot all fit, the table becomes one block per record.
+   */
+  shrinkable?: boolean[];
+}
+
+export function renderTable(
+  head: string[],
+  rows: TableCell[][],
+  style: TableStyle,
+  options: TableOptions = {},
+): string {
   const placeholder = style.unicode ? '—' : '-';
-  const natural = head.map((h, i) => {
-    let width = textWidth(h);
+  const valueWidths = head.map((_, i) => {
+    let width = 0;
     for (const row of rows) width = Math.max(width, textWidth(row[i] ?? placeholder));
-    return width + PADDING;
+    return width;
   });
-  const widths = fitWidths(natural, style.columns);
+  const shrinkable = options.shrinkable ?? valueWidths.map((w) => w > PROSE);
+  const natural = head.map((h, i) => Math.max(textWidth(h), valueWidths[i]) + PADDING);
+  const words = head.map((h) => Math.max(...h.split(' ').map(textWidth)));
+  const wrapped = head.map((_, i) => Math.max(words[i], valueWidths[i]) + PADDING);
+  // A shrinkable column may lose the end of its header too; any other keeps its longest word.
+  const least = head.map((_, i) =>
+    shrinkable[i]
+      ? Math.min(Math.max(words[i], valueWidths[i]), MIN_SHRUNK) + PADDING
+      : Math.max(words[i], valueWidths[i]) + PADDING,
+  );
+  const widths = fitWidths(natural, style.columns, least, wrapped);
+  if (!widths) return renderExpanded(head, rows, style);
   const table = new Table({
-    head: head.map((h) => (style.color ? `${BOLD_CYAN}${h}${RESET}` : h)),
+    head: head.map((h, i) => {
+      const text = wrapWords(h, widths[i] - PADDING);
+      return style.color
+        ? text
+            .split('\n')
+            .map((line) => `${BOLD_CYAN}${line}${RESET}`)
+            .join('\n')
+        : text;
+    }),
     colWidths: widths,
     wordWrap: false,
     truncate: style.unicode ? '…' : '...',
@@ -114,4 +149,70 @@ export function renderTable(head: string[], rows: TableCell[][], style: TableSty
     );
   }
   return `${table.toString()}\n`;
+}
+
+/** A header broken at spaces into lines of at most `width` (a word longer than that stays whole). */
+function wrapWords(text: string, width: number): string {
+  if (textWidth(text) <= width) return text;
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line === '') line = word;
+    else if (textWidth(line) + 1 + textWidth(word) <= width) line += ` ${word}`;
+    else {
+      lines.push(line);
+      line = word;
+    }
+  }
+  lines.push(line);
+  return lines.join('\n');
+}
+
+/**
+ * One block per record, as psql's expanded mode prints them: a rule naming the record, then one
+ * line per column, "name | value". A value wider than the terminal continues on the next lines
+ * (cut at the terminal's edge, never shortened), so nothing is lost on a narrow terminal.
+ */
+export function renderExpanded(head: string[], rows: TableCell[][], style: TableStyle): string {
+  const placeholder = style.unicode ? '—' : '-';
+  const rule = style.unicode ? '─' : '-';
+  const bar = style.unicode ? '│' : '|';
+  const label = Math.max(...head.map(textWidth));
+  const room = Math.max(10, style.columns - label - 3);
+  const widest = Math.max(1, ...rows.flatMap((row) => row.map((cell) => textWidth(cell ?? placeholder))));
+  const ruleWidth = label + 3 + Math.min(room, widest);
+  const out: string[] = [];
+  rows.forEach((row, r) => {
+    const title = `${rule}[ RECORD ${r + 1} ]`;
+    out.push(title + rule.repeat(Math.max(0, ruleWidth - textWidth(title))));
+    head.forEach((h, i) => {
+      const name = h + ' '.repeat(label - textWidth(h));
+      const shownName = style.color ? `${BOLD_CYAN}${name}${RESET}` : name;
+      const cell = row[i];
+      if (cell === null || cell === undefined) {
+        out.push(`${shownName} ${bar} ${style.color ? `${DIM}${placeholder}${RESET}` : placeholder}`);
+        return;
+      }
+      wrapAt(cell, room).forEach((part, n) => {
+        out.push(`${n === 0 ? shownName : ' '.repeat(label)} ${bar} ${part}`);
+      });
+    });
+  });
+  return `${out.join('\n')}\n`;
+}
+
+/** Lines of at most `width` characters, broken after a space where there is one (never lost). */
+function wrapAt(text: string, width: number): string[] {
+  const chars = [...text];
+  const lines: string[] = [];
+  let at = 0;
+  while (chars.length - at > width) {
+    let end = at + width;
+    const space = chars.lastIndexOf(' ', end - 1);
+    if (space > at) end = space + 1;
+    lines.push(chars.slice(at, end).join('').trimEnd());
+    at = end;
+  }
+  lines.push(chars.slice(at).join(''));
+  return lines;
 }

@@ -172,7 +172,7 @@ export async function runPagedSearch(
       pacer: pacerFor(ctx, flags.rate),
       signal: interrupts.signal,
       onPage: (p) => progress?.update(progressText(p)),
-      outputGone: () => Boolean(ctx.io.stdout.errored || ctx.io.stdout.destroyed),
+      outputGone: () => ctx.io.outputClosed,
     });
   } finally {
     interrupts.dispose();
@@ -243,7 +243,6 @@ async function stopProblem(
     return new StoppedEarly(
       {
         code: 'budget_exhausted',
-        title: 'Budget reached',
         detail: `--budget ${groupDigits(flags.budget ?? 0)} reached after ${credits(outcome.charged)}: ${written}; the next page could cost ${credits(outcome.nextPageCost)}`,
         source: 'client',
       },

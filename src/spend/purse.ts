@@ -11,6 +11,7 @@
 import { isProblem, Problem, usageError } from '../problem.js';
 import { baseOf, keyIdOf, monthOf } from '../store/location.js';
 import type { AnswerStore, LedgerEntry, MonthReservation } from '../store/types.js';
+import { plural } from '../text.js';
 import type { Context } from '../types.js';
 import { type Budget, createBudget, type Reservation } from './budget.js';
 
@@ -258,8 +259,9 @@ export class Purse {
   }
 }
 
+/** "1 credit", "2 credits", "20,000 credits": the one plural rule (src/text.ts). */
 export function credits(n: number): string {
-  return `${n} ${n === 1 ? 'credit' : 'credits'}`;
+  return plural(n, 'credit');
 }
 
 /**

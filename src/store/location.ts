@@ -22,6 +22,14 @@ export function storePathOf(flag: string | boolean | undefined, env: NodeJS.Proc
   return env.COMPANY_DATA_STORE || defaultStorePath(env);
 }
 
+/**
+ * The store of a --sandbox run: beside the real one (`store.db` -> `store.sandbox.db`), so the
+ * sandbox's play money never lands in the user's ledger, nor its synthetic answers among theirs.
+ */
+export function sandboxStorePath(path: string): string {
+  return path.endsWith('.db') ? `${path.slice(0, -'.db'.length)}.sandbox.db` : `${path}.sandbox`;
+}
+
 /** A key's identity in the store and the ledger: a hash, never the key itself. */
 export function keyIdOf(key: string | undefined): string {
   if (!key) return 'none';

@@ -92,9 +92,18 @@ describe('an output that is the input or the result store', () => {
     }
   });
 
+  it('refuses an output whose folder does not exist, naming it, before anything is bought', async () => {
+    const problem = (await refused({ input: input(), output: join(dir, 'missing', 'out.csv') })) as
+      | (Error & { code?: string; detail?: string })
+      | undefined;
+    expect({ code: problem?.code, detail: problem?.detail }).toEqual({
+      code: 'usage_error',
+      detail: `the folder of --output ${join(dir, 'missing', 'out.csv')} does not exist: ${join(dir, 'missing')}`,
+    });
+  });
+
   it('accepts separate files, stdin and stdout', async () => {
     expect(await refused({ input: input(), output: join(dir, 'out.csv') })).toBeUndefined();
-    expect(await refused({ input: input(), output: join(dir, 'missing', 'out.csv') })).toBeUndefined();
     expect(await refused({ input: '-', output: input() })).toBeUndefined();
     expect(await refused({ input: input(), output: '-' })).toBeUndefined();
   });

@@ -13,8 +13,14 @@ const CACHED_SOURCE = `the cached catalogs in ${DIR}/cache/company-data/catalogs
 const FIELDS =
   'domain company_name country site_category employee_range founded_year primary_platform tech tech_count lead_name lead_title lead_email';
 
+// The sandbox's filters and their values, as its fields catalog lists them.
+const CACHED_FILTERS =
+  'country= country=US country=GB country=DE country=FR country=CA country=AU country=NL country=ES country=IT country=SE country=CH country=BE country=AT country=DK country=NO country=IE country=PL country=JP country=BR country=IN country=NZ country=FI country=PT country=SG country=MX site_category= site_category=fashion site_category=electronics site_category=home_garden site_category=beauty site_category=sports site_category=food_drink site_category=b2b_software site_category=travel site_category=health site_category=toys site_category=jewelry site_category=pets site_category=automotive site_category=media site_category=education site_category=finance employee_range= employee_range=1-10 employee_range=11-50 employee_range=51-200 employee_range=201-1000 employee_range=1001-5000 employee_range=5000+ primary_platform= primary_platform=shopify primary_platform=woocommerce primary_platform=magento primary_platform=bigcommerce primary_platform=salesforce_commerce primary_platform=custom primary_platform=prestashop primary_platform=shopware primary_platform=wix primary_platform=squarespace tech= tech=shopify tech=woocommerce tech=magento tech=bigcommerce tech=salesforce_commerce tech=prestashop tech=shopware tech=wix tech=squarespace tech=google_analytics tech=google_tag_manager tech=facebook_pixel tech=stripe tech=paypal tech=klaviyo tech=hotjar tech=hubspot tech=intercom tech=segment tech=mailchimp tech=zendesk tech=gorgias tech=yotpo tech=trustpilot tech=cloudflare tech=recaptcha tech=tiktok_pixel tech=pinterest_tag tech=afterpay tech=klarna tech=apple_pay tech=google_pay tech=algolia tech=optimizely tech=vwo tech=salesforce tech=marketo tech=drift tech=livechat tech=tidio tech=judge_me tech=okendo tech=recharge tech=attentive tech=postscript tech=sentry tech=new_relic tech=datadog tech=fastly tech=akamai tech=contentful tech=onetrust tech=cookiebot tech=bazaarvoice';
+
 interface Catalogs {
   source: string;
+  /** What --filter offers: each filter's `name=`, and `name=value` for enumerated values. */
+  filters: string;
   /** ` -a '<field names>'` on the --include options, only from a cached fields catalog. */
   include: string;
   facets: string;
@@ -22,12 +28,14 @@ interface Catalogs {
 
 const DEFAULTS: Catalogs = {
   source: DEFAULTS_SOURCE,
+  filters: 'country= site_category= primary_platform= employee_range=',
   include: '',
   facets: 'country site_category primary_platform employee_range',
 };
 // The sandbox's own catalogs: the facets in catalog order, and field names for --include.
 const CACHED: Catalogs = {
   source: CACHED_SOURCE,
+  filters: CACHED_FILTERS,
   include: ` -a '${FIELDS}'`,
   facets: 'country site_category employee_range primary_platform',
 };
@@ -53,6 +61,7 @@ function fishScript(c: Catalogs, profiles = 'default'): string {
     "complete -c company-data -s q -l quiet -d 'no progress or summaries on stderr'",
     "complete -c company-data -s v -l verbose -d 'log each request on stderr (key redacted)'",
     "complete -c company-data -l no-color -d 'no colour (also NO_COLOR)'",
+    "complete -c company-data -l no-pager -d 'no pager: on a terminal, output longer than the screen otherwise goes through COMPANY_DATA_PAGER, PAGER or less -FRX'",
     "complete -c company-data -l allow-insecure-http -d 'allow sending the key over plain http to a non-loopback host'",
     "complete -c company-data -l csv-raw -d 'do not neutralise spreadsheet formulas in CSV output'",
     "complete -c company-data -l store -r -F -d 'result store and spend ledger (default: $XDG_STATE_HOME/company-data/store.db; env: COMPANY_DATA_STORE)'",
@@ -96,7 +105,7 @@ function fishScript(c: Catalogs, profiles = 'default'): string {
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -l progress -d 'batch: print a progress line every 2 s (for logs)'",
     "complete -c company-data -n '__fish_seen_subcommand_from enrich' -s h -l help -d 'display help for command'",
     "complete -c company-data -n '__fish_seen_subcommand_from search' -l operator -x -a 'and or' -d 'how query words combine: every word (and) or any word (or)'",
-    "complete -c company-data -n '__fish_seen_subcommand_from search' -l filter -x -d 'exact catalog filter; repeat for more filters (values of one name are alternatives)'",
+    `complete -c company-data -n '__fish_seen_subcommand_from search' -l filter -x -a '${c.filters}' -d 'exact catalog filter; repeat for more filters (values of one name are alternatives)'`,
     'complete -c company-data -n \'__fish_seen_subcommand_from search\' -l filters -x -d \'filters as a JSON object, e.g. \\\'{"country":["US","GB"]}\\\' (merged with --filter)\'',
     "complete -c company-data -n '__fish_seen_subcommand_from search' -l exclude -r -F -d 'CSV (domain column), list of domains, or saved search -o json/ndjson output to leave out; - reads stdin; repeatable'",
     "complete -c company-data -n '__fish_seen_subcommand_from search' -l exclude-domain -x -d 'one domain or URL to leave out; repeatable'",
@@ -111,14 +120,14 @@ function fishScript(c: Catalogs, profiles = 'default'): string {
     "complete -c company-data -n '__fish_seen_subcommand_from search' -l rate -x -d 'with --all or --max-rows: at most n searches per second (default: 90% of the rate limit `me` reports; 0: no pacing)'",
     "complete -c company-data -n '__fish_seen_subcommand_from search' -s h -l help -d 'display help for command'",
     "complete -c company-data -n '__fish_seen_subcommand_from breakdown' -l operator -x -a 'and or' -d 'how query words combine: every word (and) or any word (or)'",
-    "complete -c company-data -n '__fish_seen_subcommand_from breakdown' -l filter -x -d 'exact catalog filter; repeat for more filters (values of one name are alternatives)'",
+    `complete -c company-data -n '__fish_seen_subcommand_from breakdown' -l filter -x -a '${c.filters}' -d 'exact catalog filter; repeat for more filters (values of one name are alternatives)'`,
     'complete -c company-data -n \'__fish_seen_subcommand_from breakdown\' -l filters -x -d \'filters as a JSON object, e.g. \\\'{"country":["US","GB"]}\\\' (merged with --filter)\'',
     "complete -c company-data -n '__fish_seen_subcommand_from breakdown' -l population -x -a 'all ecommerce' -d 'all companies, or only those selling online'",
     "complete -c company-data -n '__fish_seen_subcommand_from breakdown' -l limit -x -d 'number of buckets, 1-100 (service default 10); the rest is \"other\"'",
     "complete -c company-data -n '__fish_seen_subcommand_from breakdown' -l budget-month -x -d 'never let this key\\'s spend in the calendar month (UTC) pass n credits, across runs and commands (env: COMPANY_DATA_BUDGET_MONTH)'",
     "complete -c company-data -n '__fish_seen_subcommand_from breakdown' -s h -l help -d 'display help for command'",
     `complete -c company-data -n '__fish_seen_subcommand_from breakdown' -a '${c.facets}'`,
-    "complete -c company-data -n '__fish_seen_subcommand_from lookalike' -l filter -x -d 'exact catalog filter; repeat for more filters (values of one name are alternatives)'",
+    `complete -c company-data -n '__fish_seen_subcommand_from lookalike' -l filter -x -a '${c.filters}' -d 'exact catalog filter; repeat for more filters (values of one name are alternatives)'`,
     'complete -c company-data -n \'__fish_seen_subcommand_from lookalike\' -l filters -x -d \'filters as a JSON object, e.g. \\\'{"country":["US","GB"]}\\\' (merged with --filter)\'',
     "complete -c company-data -n '__fish_seen_subcommand_from lookalike' -s k -x -d 'number of candidates, 1-100 (service default 10); with several seeds, after fusion'",
     `complete -c company-data -n '__fish_seen_subcommand_from lookalike' -l include -x${c.include} -d 'comma-separated fields per candidate (see \`company-data fields\`)'`,
@@ -195,6 +204,7 @@ function fishScript(c: Catalogs, profiles = 'default'): string {
     "complete -c company-data -n '__fish_seen_subcommand_from completion' -s h -l help -d 'display help for command'",
     "complete -c company-data -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'",
     "complete -c company-data -n '__fish_seen_subcommand_from help' -s h -l help -d 'display help for command'",
+    "complete -c company-data -n '__fish_seen_subcommand_from help' -a 'enrich search breakdown lookalike products fields errors me spend sandbox config store doctor api completion'",
   );
 }
 
@@ -297,6 +307,9 @@ const HEADS: Record<'bash' | 'zsh', (source: string) => string[]> = {
 };
 
 /** The two shell functions (shared by bash and zsh) that hold what the catalogs supply. */
+const COMMAND_NAMES =
+  'enrich search breakdown lookalike products fields errors me spend sandbox config store doctor api completion';
+
 function catalogFunctions(c: Catalogs): string {
   const include = (path: string) =>
     c.include ? [`    '${path}''|--include') printf '%s\\n' 'list:${FIELDS}' ;;`] : [];
@@ -309,11 +322,14 @@ function catalogFunctions(c: Catalogs): string {
     "    'enrich''|--output') printf '%s\\n' 'files:' ;;",
     "    'enrich''|--encoding') printf '%s\\n' 'words:utf8 utf16le windows-1252 latin1' ;;",
     "    'search''|--operator') printf '%s\\n' 'words:and or' ;;",
+    `    'search''|--filter') printf '%s\\n' 'words:${c.filters}' ;;`,
     "    'search''|--exclude') printf '%s\\n' 'files:' ;;",
     "    'search''|--encoding') printf '%s\\n' 'words:utf8 utf16le windows-1252 latin1' ;;",
     ...include('search'),
     "    'breakdown''|--operator') printf '%s\\n' 'words:and or' ;;",
+    `    'breakdown''|--filter') printf '%s\\n' 'words:${c.filters}' ;;`,
     "    'breakdown''|--population') printf '%s\\n' 'words:all ecommerce' ;;",
+    `    'lookalike''|--filter') printf '%s\\n' 'words:${c.filters}' ;;`,
     ...include('lookalike'),
     "    'lookalike''|--seeds') printf '%s\\n' 'files:' ;;",
     "    'lookalike''|--exclude') printf '%s\\n' 'files:' ;;",
@@ -336,6 +352,8 @@ function catalogFunctions(c: Catalogs): string {
     "    'api|0') printf '%s\\n' 'words:GET POST PUT PATCH DELETE' ;;",
     "    'api|1') printf '%s\\n' 'words:/api/me /api/products /api/fields /api/errors /api/search /api/domains/' ;;",
     "    'completion|0') printf '%s\\n' 'words:bash zsh fish' ;;",
+    `    'help|0') printf '%s\\n' 'words:${COMMAND_NAMES}' ;;`,
+    `    'help|'*) printf '%s\\n' 'words:${COMMAND_NAMES}' ;;`,
     '  esac',
     '}',
   );
@@ -372,7 +390,7 @@ describe.each(['bash', 'zsh'] as const)('completion %s', (shell) => {
         .split('\n')
         .filter((line) => /^ {4}'(enrich)?'\) printf '%s\\n' '-[-a-zA-Z ]+' ;;$/.test(line));
       expect(optionLists).toEqual([
-        "    '') printf '%s\\n' '-V --version --profile --base-url --api-key-file --auth-header --sandbox -o --format --timeout --retries -q --quiet -v --verbose --no-color --allow-insecure-http --csv-raw --store --no-store -h --help' ;;",
+        "    '') printf '%s\\n' '-V --version --profile --base-url --api-key-file --auth-header --sandbox -o --format --timeout --retries -q --quiet -v --verbose --no-color --no-pager --allow-insecure-http --csv-raw --store --no-store -h --help' ;;",
         "    'enrich') printf '%s\\n' '--products --include --max-credits --input --output --column --delimiter --encoding --bom --budget --concurrency --rate --refresh --max-age --not-found-max-age --budget-month --dry-run --progress' ;;",
         "    '') printf '%s\\n' '--profile --base-url --api-key-file --auth-header -o --format --timeout --retries --store' ;;",
         "    'enrich') printf '%s\\n' '--products --include --max-credits --input --output --column --delimiter --encoding --budget --concurrency --rate --max-age --not-found-max-age --budget-month' ;;",

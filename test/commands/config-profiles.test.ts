@@ -23,8 +23,15 @@ const THREE = {
   },
 };
 const CRON_CURRENT = { ...THREE, current_profile: 'cron' };
-const createHint = (name: string) =>
-  `Create it with \`company-data config set-key --profile ${name}\` (the key from stdin), or use one of those (\`company-data config list\`).`;
+/** The way out of an unknown profile: create it, or leave it the way it was chosen. */
+const createHint = (name: string, chosen: 'flag' | 'environment' | 'file' = 'file') =>
+  `Create it with \`company-data config set-key --profile ${name}\` (the key from stdin), or ${
+    chosen === 'environment'
+      ? 'unset COMPANY_DATA_PROFILE (or set it to one of those)'
+      : chosen === 'flag'
+        ? 'give --profile one of those'
+        : 'choose one of those with `company-data config use <profile>`'
+  }; \`company-data config list\` lists them.`;
 
 const list: CommandCase[] = [
   {
@@ -122,16 +129,51 @@ const list: CommandCase[] = [
     wantStderr: lines(NONE_CHOSEN, NO_FILE_YET),
   },
   {
-    name: 'list with --profile naming no profile: exit 2, the profiles and how to create one',
+    name: 'list with --profile naming no profile: the profiles that exist, none active, and the way out',
     argv: ['--profile', 'nightly', 'config', 'list'],
     tty: true,
     files: { [CONFIG]: privateFile(THREE) },
-    wantCode: 2,
-    wantStdout: '',
+    wantCode: 0,
+    wantStdout: lines(
+      '┌─────────┬────────┬───────────┬──────────┐',
+      '│ profile │ active │ api-key   │ base-url │',
+      '├─────────┼────────┼───────────┼──────────┤',
+      '│ default │ no     │ cd_s…9c2e │ —        │',
+      '│ cron    │ no     │ cd_s…1a77 │ —        │',
+      '│ ci      │ no     │ cd_s…8e40 │ —        │',
+      '└─────────┴────────┴───────────┴──────────┘',
+    ),
     wantStderr: lines(
-      'error: Usage error (usage_error)',
-      '  there is no profile "nightly" (from --profile); the profiles are: default, cron, ci',
-      `  ${createHint('nightly')}`,
+      `In force: nightly (from --profile), which is not in ${CONFIG_FILE}: create it with \`company-data config set-key --profile nightly\`, or give --profile one of these.`,
+    ),
+  },
+  {
+    name: 'COMPANY_DATA_PROFILE=missing config list: works, and its hint does not recommend itself',
+    argv: ['config', 'list'],
+    tty: false,
+    env: { COMPANY_DATA_PROFILE: 'missing' },
+    files: { [CONFIG]: privateFile(THREE) },
+    wantCode: 0,
+    wantStdout: `${JSON.stringify(
+      [
+        ['default', KEYS.full],
+        ['cron', KEYS.free],
+        ['ci', KEYS.restricted],
+      ].map(([profile, key]) => ({
+        profile,
+        active: false,
+        'api-key': `${key.slice(0, 4)}…${key.slice(-4)}`,
+        'base-url': null,
+        'auth-header': profile === 'ci' ? 'x-api-key' : null,
+        format: profile === 'cron' ? 'csv' : null,
+        timeout: profile === 'ci' ? 2.5 : null,
+        retries: profile === 'cron' ? 1 : null,
+      })),
+      null,
+      2,
+    )}\n`,
+    wantStderr: lines(
+      `In force: missing (from COMPANY_DATA_PROFILE), which is not in ${CONFIG_FILE}: create it with \`company-data config set-key --profile missing\`, or unset COMPANY_DATA_PROFILE.`,
     ),
   },
 ];
@@ -260,6 +302,25 @@ const inForce: CommandCase[] = [
     ),
   },
   {
+    name: 'a named profile holding only a key: the error says profiles inherit nothing',
+    argv: ['--profile', 'cron', 'me'],
+    tty: true,
+    env: { COMPANY_DATA_BASE_URL: undefined, COMPANY_DATA_API_KEY: undefined },
+    files: {
+      [CONFIG]: privateFile({
+        base_url: 'https://api.example.com',
+        profiles: { cron: { api_key: KEYS.free } },
+      }),
+    },
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines(
+      'error: Configuration error (config_error)',
+      '  No service URL is configured: set --base-url or COMPANY_DATA_BASE_URL, or use --sandbox. The profile in force, "cron", has no base_url, and profiles inherit nothing from the config file\'s top-level settings: `company-data --profile cron config set base-url <url>` gives it one.',
+      '  Run `company-data config show` to see which settings are in effect.',
+    ),
+  },
+  {
     name: 'an unknown profile from COMPANY_DATA_PROFILE without a config file: only "default" exists',
     argv: ['me'],
     tty: true,
@@ -269,7 +330,7 @@ const inForce: CommandCase[] = [
     wantStderr: lines(
       'error: Usage error (usage_error)',
       '  there is no profile "cron" (from COMPANY_DATA_PROFILE); the profiles are: default',
-      `  ${createHint('cron')}`,
+      `  ${createHint('cron', 'environment')}`,
     ),
   },
   {

@@ -81,13 +81,47 @@ describe('help <command>', () => {
   );
 
   it.each([['json'], ['ndjson']])(
-    '-o %s: a usage error is one JSON line even on a terminal',
+    '-o %s with stderr piped: a usage error is one JSON line, even with stdout on a terminal',
     async (format) => {
-      expect(await runInProcess(['-o', format, 'search', '--bogus'], { tty: true })).toEqual({
+      expect(
+        await runInProcess(['-o', format, 'search', '--bogus'], { tty: true, stderrTTY: false }),
+      ).toEqual({
         code: 2,
         stdout: '',
         stderr: usageLine("unknown option '--bogus'"),
       });
+    },
+  );
+
+  it.each([['json'], ['ndjson']])(
+    '-o %s with stderr on a terminal: a usage error stays human text (stderr follows stderr)',
+    async (format) => {
+      expect(
+        await runInProcess(['-o', format, 'search', '--bogus'], { tty: false, stderrTTY: true }),
+      ).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: lines("error: unknown option '--bogus'", '(add --help for usage)'),
+      });
+    },
+  );
+
+  it.each([
+    [[], 'Usage: company-data [options] [command]'],
+    [['store'], 'Usage: company-data store [options] [command]'],
+    [['config'], 'Usage: company-data config [options] [command]'],
+  ])(
+    'bare %j: its help on stdout, exit 0, nothing on stderr, on a terminal and piped',
+    async (argv, first) => {
+      for (const tty of [true, false]) {
+        const run = await runInProcess(argv, { tty });
+        expect({ code: run.code, first: run.stdout.split('\n')[0], stderr: run.stderr }).toEqual({
+          code: 0,
+          first,
+          stderr: '',
+        });
+        expect(run.stdout).toBe((await runInProcess([...argv, '--help'], { tty })).stdout);
+      }
     },
   );
 
@@ -117,6 +151,9 @@ describe('help <command>', () => {
       '  -q, --quiet                          no progress or summaries on stderr',
       '  -v, --verbose                        log each request on stderr (key redacted)',
       '  --no-color                           no colour (also NO_COLOR)',
+      '  --no-pager                           no pager: on a terminal, output longer',
+      '                                       than the screen otherwise goes through',
+      '                                       COMPANY_DATA_PAGER, PAGER or less -FRX',
       '  --allow-insecure-http                allow sending the key over plain http to',
       '                                       a non-loopback host',
       '  --csv-raw                            do not neutralise spreadsheet formulas in',

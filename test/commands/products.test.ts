@@ -4,13 +4,14 @@ import { describe, it } from 'vitest';
 import { type CommandCase, expectCase, lines } from '../helpers/command-cases.js';
 
 const TABLE = lines(
-  '┌─────────┬──────────────────────────────┬──────────────┬──────────┬──────────────────────────────┐',
-  '│ id      │ description                  │ credit units │ kind     │ fields                       │',
-  '├─────────┼──────────────────────────────┼──────────────┼──────────┼──────────────────────────────┤',
-  '│ profile │ Company profile: name, coun… │ 1            │ default  │ domain, company_name, count… │',
-  '│ tech    │ Technology: the commerce pl… │ 1            │ optional │ primary_platform, tech, tec… │',
-  '│ leads   │ Lead add-on: a named decisi… │ 5            │ add-on   │ lead_name, lead_title, lead… │',
-  '└─────────┴──────────────────────────────┴──────────────┴──────────┴──────────────────────────────┘',
+  '┌─────────┬─────────────────────────────────┬────────┬──────────┬─────────────────────────────────┐',
+  '│ id      │ description                     │ credit │ kind     │ fields                          │',
+  '│         │                                 │ units  │          │                                 │',
+  '├─────────┼─────────────────────────────────┼────────┼──────────┼─────────────────────────────────┤',
+  '│ profile │ Company profile: name, country… │ 1      │ default  │ domain, company_name, country,… │',
+  '│ tech    │ Technology: the commerce platf… │ 1      │ optional │ primary_platform, tech, tech_c… │',
+  '│ leads   │ Lead add-on: a named decision … │ 5      │ add-on   │ lead_name, lead_title, lead_em… │',
+  '└─────────┴─────────────────────────────────┴────────┴──────────┴─────────────────────────────────┘',
 );
 
 const PROFILE = {

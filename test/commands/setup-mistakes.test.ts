@@ -127,10 +127,11 @@ afterAll(async () => {
 });
 
 /** main() on a pretend terminal, with a private config and cache and fast retries. */
-async function run(argv: string[], env: Record<string, string> = {}) {
+async function run(argv: string[], env: Record<string, string> = {}, stderrTTY = true) {
   const dir = mkdtempSync(join(home, 'run-'));
   const result = await runInProcess(argv, {
     tty: true,
+    stderrTTY,
     env: {
       HOME: dir,
       XDG_CONFIG_HOME: join(dir, 'config'),
@@ -165,7 +166,8 @@ describe('a certificate this machine does not trust', () => {
   it('expired: named as expired, exit 2, one attempt', async (t) => {
     if (!expiredPair) t.skip('openssl is not installed: no expired certificate can be made');
     const server = await listen(createHttpsServer(expiredPair!), 'https');
-    const r = await run(['--base-url', server.url, '--retries', '3', '-o', 'json', 'me']);
+    // stderr not a terminal: -o json makes the failure one JSON line (stderr follows stderr).
+    const r = await run(['--base-url', server.url, '--retries', '3', '-o', 'json', 'me'], {}, false);
     expect(JSON.parse(r.stderr)).toEqual({
       code: 'untrusted_certificate',
       status: 0,

@@ -72,6 +72,14 @@ describe('bash', () => {
     { words: ['company-data', 'completion', ''], expected: ['bash', 'zsh', 'fish'] },
     { words: ['company-data', 'api', 'P'], expected: ['POST', 'PUT', 'PATCH'] },
     { words: ['company-data', 'search', '--operator', ''], expected: ['and', 'or'] },
+    // help takes a command name: the commands, never file names.
+    { words: ['company-data', 'help', 'sp'], expected: ['spend'] },
+    { words: ['company-data', 'help', 'co'], expected: ['config', 'completion'] },
+    // --filter without a cached catalog: the documented facets as names, never file names.
+    {
+      words: ['company-data', 'search', '--filter', ''],
+      expected: ['country=', 'site_category=', 'primary_platform=', 'employee_range='],
+    },
   ])('$words completes to $expected', ({ words, expected }) => {
     expect(bashComplete(script, words)).toEqual(expected);
   });
@@ -151,6 +159,21 @@ describe('catalog values', () => {
       'profile,tech',
       'profile,leads',
       'profile,zeta_addon',
+    ]);
+    // --filter offers the catalog's filter names, then an enumerated filter's values after "=".
+    expect(bashComplete(script, ['company-data', 'search', '--filter', 'site_'])).toEqual(['site_category=']);
+    expect(bashComplete(script, ['company-data', 'search', '--filter', 'employee_range', '=', ''])).toEqual([
+      '1-10',
+      '11-50',
+      '51-200',
+      '201-1000',
+      '1001-5000',
+      '5000+',
+    ]);
+    expect(bashComplete(script, ['company-data', 'lookalike', '--filter', 'country', '=', 'N'])).toEqual([
+      'NL',
+      'NO',
+      'NZ',
     ]);
     // The fields catalog was cached too: --include offers field names.
     expect(bashComplete(script, ['company-data', 'search', '--include', 'lead_'])).toEqual([

@@ -74,13 +74,15 @@ describe('Ctrl-C on a terminal while the spinner shows', () => {
   });
 });
 
+// --no-pager below: the products document is longer than the screen, and these cases read the
+// whole of it from the terminal (the pager has tests of its own, terminal-view.test.ts).
 describe('NO_COLOR and TERM=dumb on a terminal', () => {
   it.each([
     ['NO_COLOR=1', { NO_COLOR: '1' }],
     ['TERM=dumb', { TERM: 'dumb' }],
   ])('%s: no animation and no cursor control while waiting', async (_name, extra) => {
     sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
-    const r = await runOnTerminal(['--base-url', sandbox.url, '-o', 'json', 'products'], {
+    const r = await runOnTerminal(['--no-pager', '--base-url', sandbox.url, '-o', 'json', 'products'], {
       env: { ...env(), ...extra },
     });
     expect(r.status).toBe(0);
@@ -93,7 +95,9 @@ describe('NO_COLOR and TERM=dumb on a terminal', () => {
 
   it('without them the same wait animates (so the cases above can fail)', async () => {
     sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
-    const r = await runOnTerminal(['--base-url', sandbox.url, '-o', 'json', 'products'], { env: env() });
+    const r = await runOnTerminal(['--no-pager', '--base-url', sandbox.url, '-o', 'json', 'products'], {
+      env: env(),
+    });
     expect(r.status).toBe(0);
     expect(r.output).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
     expect(r.output).toContain('Waiting for /api/products');

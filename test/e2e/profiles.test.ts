@@ -128,7 +128,7 @@ describe('two profiles with different sandbox keys', () => {
       [
         'error: Usage error (usage_error)',
         '  there is no profile "nightly" (from --profile); the profiles are: default, cron',
-        '  Create it with `company-data config set-key --profile nightly` (the key from stdin), or use one of those (`company-data config list`).',
+        '  Create it with `company-data config set-key --profile nightly` (the key from stdin), or give --profile one of those; `company-data config list` lists them.',
         '',
       ].join('\n'),
     );

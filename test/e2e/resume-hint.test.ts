@@ -1,13 +1,14 @@
 // The resume hint of an interrupted run is a command that continues it: running it as printed
-// pays only for what the first run did not buy. A `--refresh` run's hint must not repeat
-// `--refresh`, which would pay again for what the store held from before the run.
+// pays only for what the first run did not buy. `--refresh` survives the resume (issue 30): the
+// hint carries it, and the resumed run keeps the first run's start as its refresh point, so an
+// interrupted --refresh run plus its resume buy every domain again exactly once (not 58 of 300).
 import { spawn } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { BIN, cleanEnv } from '../helpers/cli.js';
-import { sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { call, sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
 let home: string;
@@ -24,8 +25,11 @@ const lookedUp = (from: number) =>
     .filter((r) => r.path.startsWith('/api/domains/'))
     .map((r) => decodeURIComponent(r.path.slice('/api/domains/'.length)));
 
+const balance = async (key: string) =>
+  ((await call(sandbox.url, '/api/me', { key })).json as { balance: number }).balance;
+
 describe('the resume hint after an interrupted --refresh run', () => {
-  it('drops --refresh, and running it as printed buys only what the first run did not', async () => {
+  it('keeps --refresh; with it the two runs buy every domain again exactly once', async () => {
     const input = join(home, 'in.csv');
     const output = join(home, 'out.csv');
     const domains = sandbox.dataset.companies.slice(0, 300).map((c) => c.domain);
@@ -42,7 +46,17 @@ describe('the resume hint after an interrupted --refresh run', () => {
       COMPANY_DATA_BASE_URL: sandbox.url,
       COMPANY_DATA_API_KEY: sandbox.keys.full,
     });
+    // Every domain bought once already: without --refresh on the resume, these would be reused.
+    const filled = spawn(process.execPath, [BIN, 'enrich', '--input', input, '--output', output], {
+      cwd: home,
+      env,
+      stdio: 'ignore',
+    });
+    expect(await new Promise((resolve) => filled.on('close', resolve))).toBe(0);
+    // The refresh point is a later instant than every answer of that run.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     const before = sandbox.requests().length;
+    const balanceBefore = await balance(sandbox.keys.full);
     const args = ['enrich', '--input', input, '--output', output, '--refresh', '--concurrency', '4'];
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: home,
@@ -73,8 +87,7 @@ describe('the resume hint after an interrupted --refresh run', () => {
     expect(problem.code).toBe('interrupted');
     const hint = /Resume with: (.*)$/.exec(problem.hint)?.[1];
     expect(hint).toBeDefined();
-    expect(hint).not.toContain('--refresh');
-    expect(hint).toContain(`--input ${input}`);
+    expect(hint).toBe(`company-data enrich --input ${input} --output ${output} --refresh --concurrency 4`);
 
     const middle = sandbox.requests().length;
     // Asynchronously: the sandbox answering it runs in this process.
@@ -85,5 +98,8 @@ describe('the resume hint after an interrupted --refresh run', () => {
     const unique = new Set(domains).size;
     expect(new Set([...first, ...second]).size).toBe(unique);
     expect(first.length + second.length).toBe(unique);
+    // And counted by the service: one credit a found domain, nothing for the rest.
+    const found = domains.length; // the dataset's own companies: every one is found
+    expect(balanceBefore - (await balance(sandbox.keys.full))).toBe(found);
   });
 });

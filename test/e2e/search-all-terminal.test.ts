@@ -25,14 +25,18 @@ describe('search --all on a terminal', () => {
   it('shows the pages as they come; Ctrl-C keeps the rows got, exits 130 with what to do', async () => {
     // Page 2 (the first POST) would take 20 s: the progress line of page 1 has time to show.
     sandbox.faults.add('delay:20000', { path: '/api/search', method: 'POST' });
-    const r = await runOnTerminal(['--base-url', sandbox.url, 'search', '--all', '--include', 'domain'], {
-      env: {
-        XDG_CONFIG_HOME: join(dir, 'config'),
-        XDG_CACHE_HOME: join(dir, 'cache'),
-        COMPANY_DATA_API_KEY: sandbox.keys.full,
+    // --no-pager: the 1,000 rows would otherwise wait in the pager (test/e2e/terminal-view.test.ts).
+    const r = await runOnTerminal(
+      ['--no-pager', '--base-url', sandbox.url, 'search', '--all', '--include', 'domain'],
+      {
+        env: {
+          XDG_CONFIG_HOME: join(dir, 'config'),
+          XDG_CACHE_HOME: join(dir, 'cache'),
+          COMPANY_DATA_API_KEY: sandbox.keys.full,
+        },
+        interruptAfter: 'page 1: 1,000 of ~3,000 rows',
       },
-      interruptAfter: 'page 1: 1,000 of ~3,000 rows',
-    });
+    );
     sandbox.faults.clear();
     expect(r.interruptedAt).not.toBeNull();
     expect(r.status).toBe(130);
@@ -43,7 +47,7 @@ describe('search --all on a terminal', () => {
     expect(shown).toContain('error: Interrupted (interrupted)');
     expect(shown).toContain('  stopped after 1,000 of 3,000 companies written (1 page)');
     expect(shown).toContain(
-      `write them to a file: company-data --base-url ${sandbox.url} search --all --include domain -o csv > companies.csv`,
+      `write them to a file: company-data --no-pager --base-url ${sandbox.url} search --all --include domain -o csv > companies.csv`,
     );
   });
 });

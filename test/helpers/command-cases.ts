@@ -53,6 +53,8 @@ export interface CommandCase {
   argv: string[];
   /** stdout and stderr are a terminal (table format by default) or pipes (JSON by default). */
   tty: boolean;
+  /** stderr alone is a terminal or not (default: as `tty`): stdout redirected to a file, say. */
+  stderrTTY?: boolean;
   /** Changes to the case's environment (see caseEnvironment); undefined removes a variable. */
   env?: Record<string, string | undefined>;
   stdin?: string;
@@ -161,6 +163,7 @@ export async function runCase(c: CommandCase): Promise<CaseResult> {
     }
     const result = await runInProcess(c.argv.map(real), {
       tty: c.tty,
+      stderrTTY: c.stderrTTY,
       env,
       stdin: c.stdin,
       stdinTTY: c.stdinTTY,

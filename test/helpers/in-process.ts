@@ -8,6 +8,8 @@ import { withOwnState } from './state.js';
 export interface InProcessOptions {
   /** stdout and stderr claim to be a terminal (with this many columns) when set. */
   tty?: boolean;
+  /** stderr alone claims to be a terminal or not (default: as `tty`): stdout redirected, say. */
+  stderrTTY?: boolean;
   columns?: number;
   env?: NodeJS.ProcessEnv;
   /** What stdin holds (a pipe unless stdinTTY is set). */
@@ -53,7 +55,7 @@ function source(text: string, tty: boolean): Readable {
 export async function runInProcess(argv: string[], options: InProcessOptions = {}): Promise<InProcessResult> {
   const tty = options.tty ?? false;
   const out = sink(tty, options.columns ?? 0);
-  const err = sink(tty, 0);
+  const err = sink(options.stderrTTY ?? tty, 0);
   const code = await main(argv, {
     env: { LANG: 'en_US.UTF-8', TERM: 'xterm', COLUMNS: '100', ...withOwnState(options.env) },
     stdin: source(options.stdin ?? '', options.stdinTTY ?? false),

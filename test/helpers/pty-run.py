@@ -5,7 +5,8 @@
 #   python3 pty-run.py <json>   with {"argv": [...], "cols": 100, "rows": 40,
 #                                     "interruptAfter": "<text seen on the terminal>" | null,
 #                                     "interruptDelay": seconds after it, "timeout": seconds,
-#                                     "typeAfter": "<text seen>" | null, "type": "<keys>"}
+#                                     "typeAfter": "<text seen>" | null, "type": "<keys>",
+#                                     "typeDelay": seconds after it}
 # Prints one JSON line: {"output", "exitCode", "signal", "interruptedAt", "endedAt"} (seconds
 # since the start).
 import fcntl, json, os, pty, select, signal, struct, sys, termios, time
@@ -24,6 +25,7 @@ seen_at = None
 interrupted_at = None
 type_after = spec.get("typeAfter")
 typed = False
+type_seen_at = None
 status = None
 deadline = start + spec.get("timeout", 30)
 while time.monotonic() < deadline:
@@ -34,7 +36,9 @@ while time.monotonic() < deadline:
         except OSError:
             chunk = b""
         output += chunk
-    if type_after is not None and not typed and type_after.encode() in output:
+    if type_after is not None and type_seen_at is None and type_after.encode() in output:
+        type_seen_at = time.monotonic()
+    if type_seen_at is not None and not typed and time.monotonic() - type_seen_at >= spec.get("typeDelay", 0):
         os.write(fd, spec["type"].encode())
         typed = True
     if wanted is not None and seen_at is None and wanted.encode() in output:

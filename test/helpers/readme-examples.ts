@@ -57,6 +57,8 @@ export function normalise(text: string): string {
   return (
     text
       .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT')
+      // Each example's own state directory stands for the default one a user has.
+      .replace(/~\/\.state\/\d+\//g, '~/.local/state/')
       .replace(/\b\d+ ms\b/g, 'N ms')
       .replace(/\bskew \d+ s\b/g, 'skew N s')
       .replace(/\b\d+(\.\d+)?s$/gm, 'Ns')

@@ -24,20 +24,38 @@ export interface TerminalOptions {
   interruptAfter?: string;
   interruptDelay?: number;
   /** Type `keys` (as a person would, "y\r" say) once `after` has appeared. */
-  type?: { after: string; keys: string };
+  type?: { after: string; keys: string; delay?: number };
   timeoutSeconds?: number;
   columns?: number;
+  rows?: number;
+  /**
+   * A shell command line run instead (`$CLI` in it stands for the built CLI), for what a person
+   * types with redirections: `$CLI ... > out.json`.
+   */
+  shell?: string;
+}
+
+/** What a person sees of a terminal's output: escape sequences and carriage returns removed. */
+export function screenText(output: string): string {
+  return output
+    .replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, '')
+    .replace(/\x1b[=>]/g, '')
+    .replace(/\x1b\][^\x07]*\x07/g, '')
+    .replace(/\r/g, '');
 }
 
 export function runOnTerminal(args: string[], options: TerminalOptions = {}): Promise<TerminalRun> {
   const spec = {
-    argv: [process.execPath, BIN, ...args],
+    argv: options.shell
+      ? ['sh', '-c', options.shell.replaceAll('$CLI', `'${process.execPath}' '${BIN}'`)]
+      : [process.execPath, BIN, ...args],
     cols: options.columns ?? 100,
-    rows: 40,
+    rows: options.rows ?? 40,
     interruptAfter: options.interruptAfter ?? null,
     interruptDelay: options.interruptDelay ?? 0,
     typeAfter: options.type?.after ?? null,
     type: options.type?.keys ?? '',
+    typeDelay: options.type?.delay ?? 0,
     timeout: options.timeoutSeconds ?? 30,
   };
   return new Promise((resolve, reject) => {

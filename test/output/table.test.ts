@@ -8,31 +8,22 @@ describe('fitWidths', () => {
     expect(fitWidths([5, 10, 7], 80)).toEqual([5, 10, 7]);
   });
 
-  it('caps the widest columns at one level so the total fits', () => {
+  it('caps the widest columns first, at one level, never below their least width', () => {
     // 3 columns -> 4 border characters; 40 - 4 = 36 for the cells.
-    const widths = fitWidths([6, 60, 30], 40);
-    expect(widths.reduce((s, w) => s + w, 0)).toBeLessThanOrEqual(36);
-    expect(widths[0]).toBe(6);
-    expect(widths[1]).toBe(widths[2]);
+    expect(fitWidths([6, 60, 30], 40, [6, 11, 11])).toEqual([6, 15, 15]);
   });
 
-  it('shortens long columns before short ones', () => {
-    // The fields table at 80 columns: only "capabilities" (28) has to give way.
-    expect(fitWidths([18, 9, 11, 7, 9, 28, 11], 80)).toEqual([18, 9, 11, 7, 9, 7, 11]);
+  it('shortens only what may shrink: a list gives way, the names beside it keep their width', () => {
+    // The fields table at 80 columns: only "capabilities" (28) may shrink.
+    expect(fitWidths([18, 9, 11, 7, 9, 28, 11], 80, [18, 9, 11, 7, 9, 7, 11])).toEqual([
+      18, 9, 11, 7, 9, 7, 11,
+    ]);
   });
 
-  it('keeps the first column whole while the others can give way', () => {
-    // 45 - 5 borders = 40; the first keeps 20, the other three share 20.
-    expect(fitWidths([20, 20, 20, 20], 45)).toEqual([20, 6, 6, 6]);
-  });
-
-  it('shrinks the first column too when the others are at their minimum', () => {
-    // 30 - 4 borders = 26; the others stop at 5 each, the first gets the remaining 16.
-    expect(fitWidths([30, 20, 20], 30)).toEqual([16, 5, 5]);
-  });
-
-  it('never goes below a readable minimum, even if the table then overflows', () => {
-    expect(fitWidths([50, 50, 50, 50], 10)).toEqual([5, 5, 5, 5]);
+  it('no widths (one block per record) when the least widths cannot sit side by side', () => {
+    expect(fitWidths([20, 20, 20, 20], 45)).toBeUndefined();
+    expect(fitWidths([30, 20, 20], 30, [17, 5, 5])).toBeUndefined();
+    expect(fitWidths([30, 20, 20], 30, [16, 5, 5])).toEqual([16, 5, 5]);
   });
 });
 
@@ -61,5 +52,67 @@ describe('renderTable', () => {
   it('dims the placeholder only with colour', () => {
     const out = renderTable(['a'], [[null]], { ...style, color: true });
     expect(out).toContain('\x1b[2m—\x1b[0m');
+  });
+});
+
+describe('renderTable at 50, 80 and 120 columns', () => {
+  const head = ['domain', 'company name', 'employee range', 'founded year', 'tech'];
+  const rows: (string | null)[][] = [
+    ['acme-shoes.com', 'Acme Shoes', '51-200', '2009', 'shopify, klaviyo, google_analytics, stripe, paypal'],
+    ['globex.io', 'Globex Corporation', '1001-5000', '1989', null],
+  ];
+  const shrinkable = [false, false, false, false, true];
+  const at = (columns: number) =>
+    renderTable(head, rows, { columns, unicode: true, color: false }, { shrinkable });
+
+  it('120: side by side, headers wrapped only as far as needed, every value whole', () => {
+    expect(at(120)).toBe(
+      [
+        '┌────────────────┬────────────────────┬────────────────┬─────────┬────────────────────────────────────────────────────┐',
+        '│ domain         │ company name       │ employee range │ founded │ tech                                               │',
+        '│                │                    │                │ year    │                                                    │',
+        '├────────────────┼────────────────────┼────────────────┼─────────┼────────────────────────────────────────────────────┤',
+        '│ acme-shoes.com │ Acme Shoes         │ 51-200         │ 2009    │ shopify, klaviyo, google_analytics, stripe, paypal │',
+        '│ globex.io      │ Globex Corporation │ 1001-5000      │ 1989    │ —                                                  │',
+        '└────────────────┴────────────────────┴────────────────┴─────────┴────────────────────────────────────────────────────┘',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('80: headers wrap, then the list shortens; names, ranges and years stay whole', () => {
+    expect(at(80)).toBe(
+      [
+        '┌────────────────┬────────────────────┬───────────┬─────────┬──────────────────┐',
+        '│ domain         │ company name       │ employee  │ founded │ tech             │',
+        '│                │                    │ range     │ year    │                  │',
+        '├────────────────┼────────────────────┼───────────┼─────────┼──────────────────┤',
+        '│ acme-shoes.com │ Acme Shoes         │ 51-200    │ 2009    │ shopify, klaviy… │',
+        '│ globex.io      │ Globex Corporation │ 1001-5000 │ 1989    │ —                │',
+        '└────────────────┴────────────────────┴───────────┴─────────┴──────────────────┘',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('50: one block per record, nothing cut (a long value continues on the next line)', () => {
+    expect(at(50)).toBe(
+      [
+        '─[ RECORD 1 ]─────────────────────────────────────',
+        'domain         │ acme-shoes.com',
+        'company name   │ Acme Shoes',
+        'employee range │ 51-200',
+        'founded year   │ 2009',
+        'tech           │ shopify, klaviyo,',
+        '               │ google_analytics, stripe, paypal',
+        '─[ RECORD 2 ]─────────────────────────────────────',
+        'domain         │ globex.io',
+        'company name   │ Globex Corporation',
+        'employee range │ 1001-5000',
+        'founded year   │ 1989',
+        'tech           │ —',
+        '',
+      ].join('\n'),
+    );
   });
 });
