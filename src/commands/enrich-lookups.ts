@@ -18,7 +18,6 @@ import { purchase } from '../spend/purchase.js';
 import { type Purse, purseOf } from '../spend/purse.js';
 import { ageText, freshnessAt, scopeOf } from '../store/location.js';
 import type { SqliteStore } from '../store/sqlite.js';
-import { plural } from '../text.js';
 import type { Context } from '../types.js';
 
 export interface LookupFlags {
