@@ -204,7 +204,7 @@ function fishScript(c: Catalogs, profiles = 'default'): string {
     "complete -c company-data -n '__fish_seen_subcommand_from completion' -s h -l help -d 'display help for command'",
     "complete -c company-data -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'",
     "complete -c company-data -n '__fish_seen_subcommand_from help' -s h -l help -d 'display help for command'",
-    "complete -c company-data -n '__fish_seen_subcommand_from help' -a 'enrich search breakdown lookalike products fields errors me spend sandbox config store doctor api completion'",
+    "complete -c company-data -n '__fish_seen_subcommand_from help' -a 'enrich search breakdown lookalike products fields errors me spend sandbox config store doctor api mcp completion'",
   );
 }
 
@@ -308,7 +308,7 @@ const HEADS: Record<'bash' | 'zsh', (source: string) => string[]> = {
 
 /** The two shell functions (shared by bash and zsh) that hold what the catalogs supply. */
 const COMMAND_NAMES =
-  'enrich search breakdown lookalike products fields errors me spend sandbox config store doctor api completion';
+  'enrich search breakdown lookalike products fields errors me spend sandbox config store doctor api mcp completion';
 
 function catalogFunctions(c: Catalogs): string {
   const include = (path: string) =>

@@ -155,13 +155,14 @@ describe('the other layout: fields, products and doctor', () => {
     expect(table).toEqual({
       code: 0,
       stdout: lines(
-        '┌─────────┬───────────────────────────────┬──────────────┬─────────┬───────────────────────────────┐',
-        '│ id      │ description                   │ credit units │ kind    │ fields                        │',
-        '├─────────┼───────────────────────────────┼──────────────┼─────────┼───────────────────────────────┤',
-        '│ profile │ Company profile: name, count… │ 1            │ default │ domain, company_name, countr… │',
-        '│ tech    │ Technology: the commerce pla… │ 1            │ —       │ primary_platform, tech, tech… │',
-        '│ leads   │ Lead add-on: a named decisio… │ 5            │ add-on  │ lead_name, lead_title, lead_… │',
-        '└─────────┴───────────────────────────────┴──────────────┴─────────┴───────────────────────────────┘',
+        '┌─────────┬──────────────────────────────────┬────────┬─────────┬──────────────────────────────────┐',
+        '│ id      │ description                      │ credit │ kind    │ fields                           │',
+        '│         │                                  │ units  │         │                                  │',
+        '├─────────┼──────────────────────────────────┼────────┼─────────┼──────────────────────────────────┤',
+        '│ profile │ Company profile: name, country,… │ 1      │ default │ domain, company_name, country, … │',
+        '│ tech    │ Technology: the commerce platfo… │ 1      │ —       │ primary_platform, tech, tech_co… │',
+        '│ leads   │ Lead add-on: a named decision m… │ 5      │ add-on  │ lead_name, lead_title, lead_ema… │',
+        '└─────────┴──────────────────────────────────┴────────┴─────────┴──────────────────────────────────┘',
       ),
       stderr: '',
     });
