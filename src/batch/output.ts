@@ -2,8 +2,10 @@
 // columns. Input cells are never modified (the user's data goes back as it came); result cells are
 // server text, so they lose control characters and, in CSV, anything a spreadsheet would run:
 // the cells and lines of `-o csv` (src/output/csv.ts), written a row at a time.
+
 import type { Writable } from 'node:stream';
 import { csvCell, csvLine } from '../output/csv.js';
+import { escapeForTerminal } from '../text.js';
 
 /** The outcome of one row. */
 export interface RowResult {
@@ -42,6 +44,11 @@ export interface BatchWriterOptions {
    * row). Rows never wait long: `flush()`, `end()` and a short timer send what is gathered.
    */
   chunkChars?: number;
+  /**
+   * The output is a terminal: JSON rows have the controls the service's text may carry written as
+   * \uXXXX escapes (the same JSON value), never raw (src/text.ts escapeForTerminal).
+   */
+  terminal?: boolean;
 }
 
 export interface BatchWriter {
@@ -216,7 +223,8 @@ export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
     if (format === 'csv') text = csvRow(inputCells, result);
     else {
       const object = jsonObject(jsonKeys, [...inputCells, ...resultValues(result, resultFields)]);
-      text = format === 'json' ? `${rows === 0 ? '' : ',\n'}${object}` : `${object}\n`;
+      const shown = options.terminal ? escapeForTerminal(object) : object;
+      text = format === 'json' ? `${rows === 0 ? '' : ',\n'}${shown}` : `${shown}\n`;
     }
     rows++;
     return gather(prefix + text);

@@ -280,6 +280,7 @@ async function runWithStore(
     bom: options.bom,
     csvRaw: ctx.config.csvRaw,
     chunkChars: OUTPUT_CHUNK_CHARS,
+    terminal: target.path === undefined && io.isStdoutTTY,
   });
 
   const pacer = createPacer(options.rate);
