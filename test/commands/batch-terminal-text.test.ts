@@ -3,15 +3,15 @@
 // JSON value; piped, the rows keep the service's text exactly. CSV cells lose them either way.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYS } from '../helpers/command-cases.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
+import { rewritingFront } from '../helpers/server.js';
 
 const HOSTILE = 'Evil\u009b31m Corp\u009d0;title\u009c \u202eexe.txt';
 
@@ -23,24 +23,9 @@ let dir: string;
 beforeAll(async () => {
   sandbox = await startTestSandbox({ port: 0 });
   // The sandbox's answers, with a company name full of controls.
-  proxy = createServer(async (req, res) => {
-    const upstream = await request(`${sandbox.url}${req.url}`, {
-      method: 'GET',
-      headers: req.headers as Record<string, string>,
-    });
-    let body = await upstream.body.text();
-    if ((req.url ?? '').startsWith('/api/domains/')) {
-      const answer = JSON.parse(body);
-      if (answer.found) answer.company_name = HOSTILE;
-      body = JSON.stringify(answer);
-    }
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(upstream.headers)) {
-      if (typeof value === 'string' && name !== 'content-length' && name !== 'content-encoding')
-        headers[name] = value;
-    }
-    res.writeHead(upstream.statusCode, headers);
-    res.end(body);
+  proxy = rewritingFront(sandbox.url, (path, answer) => {
+    if (!path.startsWith('/api/domains/') || !answer.found) return undefined;
+    return { ...answer, company_name: HOSTILE };
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;

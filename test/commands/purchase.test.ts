@@ -4,15 +4,15 @@
 // tool's own summary. In-process: main() with fake streams against a real sandbox over loopback.
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEYS } from '../helpers/command-cases.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
+import { rewritingFront } from '../helpers/server.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
@@ -345,23 +345,9 @@ function findFile(root: string, name: string): string {
  * request is passed to the sandbox, and the products catalog's answer is rewritten on its way back.
  */
 function understatingProxy(target: string): Server {
-  return createServer(async (req, res) => {
-    const upstream = await request(`${target}${req.url}`, {
-      method: req.method as 'GET',
-      headers: req.headers as Record<string, string>,
-    });
-    let body = await upstream.body.text();
-    if ((req.url ?? '').startsWith('/api/products')) {
-      const catalog = JSON.parse(body);
-      for (const product of catalog.products) if (product.id === 'tech') product.credit_units = 0;
-      body = JSON.stringify(catalog);
-    }
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(upstream.headers)) {
-      if (typeof value === 'string' && name !== 'content-length' && name !== 'content-encoding')
-        headers[name] = value;
-    }
-    res.writeHead(upstream.statusCode, headers);
-    res.end(body);
+  return rewritingFront(target, (path, catalog) => {
+    if (!path.startsWith('/api/products')) return undefined;
+    const products = catalog.products as Array<{ id: string; credit_units: number }>;
+    return { ...catalog, products: products.map((p) => (p.id === 'tech' ? { ...p, credit_units: 0 } : p)) };
   });
 }

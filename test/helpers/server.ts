@@ -1,5 +1,5 @@
 // A test's own HTTP server on a loopback port, and how it goes away.
-import { type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** Listens on 127.0.0.1 (any free port); `close` drops open connections and stops listening. */
@@ -27,4 +27,39 @@ export function forwardTo(base: string, req: IncomingMessage, res: ServerRespons
   );
   onward.on('error', () => res.destroy());
   req.pipe(onward);
+}
+
+/**
+ * A front that passes every request on to `base` and lets `rewrite` change the JSON answers of the
+ * paths it cares about (a catalog that understates a price, a record full of controls). Answers
+ * it leaves alone (undefined) go back as they came.
+ */
+export function rewritingFront(
+  base: string,
+  rewrite: (path: string, body: Record<string, unknown>) => Record<string, unknown> | undefined,
+): Server {
+  return createServer((req, res) => {
+    const target = new URL(base);
+    const onward = request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          let body = Buffer.concat(chunks).toString('utf8');
+          try {
+            const changed = rewrite(req.url ?? '', JSON.parse(body));
+            if (changed) body = JSON.stringify(changed);
+          } catch {
+            // Not JSON: as it came.
+          }
+          const { 'content-length': _length, ...headers } = answer.headers;
+          res.writeHead(answer.statusCode ?? 502, headers);
+          res.end(body);
+        });
+      },
+    );
+    onward.on('error', () => res.destroy());
+    req.pipe(onward);
+  });
 }
