@@ -1,12 +1,13 @@
 // The sandbox stays a sandbox (issue 30): a --sandbox run keeps its answers and its spend in a
 // store of its own, beside the real one, and says where. After a --sandbox batch, `spend` and
-// `store info` on the default store show nothing of it. Needs `npm run build` first.
+// `store info` on the default store show nothing of it. In-process, against a stand-in service
+// for the real one and the in-process sandbox.
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { runCli } from '../helpers/cli.js';
 import { KEYS } from '../helpers/command-cases.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let service: SandboxHandle;
@@ -29,12 +30,12 @@ describe('--sandbox keeps a store of its own', () => {
     const real = join(state, 'company-data', 'store.db');
     const sandboxStore = join(state, 'company-data', 'store.sandbox.db');
     // One real purchase (a service standing in for the real one): the user's store and ledger.
-    const bought = await runCli(['enrich', 'acme-shoes.com', '-q'], {
+    const bought = await runInProcess(['enrich', 'acme-shoes.com', '-q'], {
       env: { ...env, COMPANY_DATA_BASE_URL: service.url, COMPANY_DATA_API_KEY: KEYS.full },
     });
     expect(bought.code).toBe(0);
 
-    const batch = await runCli(
+    const batch = await runInProcess(
       ['--sandbox', 'enrich', '--input', 'examples/companies.csv', '--output', join(dir, 'out.csv')],
       { env },
     );
@@ -45,7 +46,7 @@ describe('--sandbox keeps a store of its own', () => {
       ),
     );
 
-    const spend = await runCli(['spend', '-o', 'json'], { env });
+    const spend = await runInProcess(['spend', '-o', 'json'], { env });
     expect({ code: spend.code, stdout: JSON.parse(spend.stdout), stderr: spend.stderr }).toEqual({
       code: 0,
       stdout: {
@@ -56,7 +57,7 @@ describe('--sandbox keeps a store of its own', () => {
       },
       stderr: '',
     });
-    const info = await runCli(['store', 'info', '-o', 'json'], { env });
+    const info = await runInProcess(['store', 'info', '-o', 'json'], { env });
     expect(info.code).toBe(0);
     const shown = JSON.parse(info.stdout);
     expect({
@@ -72,9 +73,9 @@ describe('--sandbox keeps a store of its own', () => {
     });
 
     // The sandbox's own store holds the batch: 19 credits over the 20 distinct domains it bought.
-    const sandboxSpend = await runCli(['--sandbox', 'spend', '-o', 'json'], { env });
+    const sandboxSpend = await runInProcess(['--sandbox', 'spend', '-o', 'json'], { env });
     expect(JSON.parse(sandboxSpend.stdout).total).toEqual({ charged: 19, possibly_charged: 0, calls: 19 });
-    const sandboxInfo = await runCli(['--sandbox', 'store', 'info', '-o', 'json'], { env });
+    const sandboxInfo = await runInProcess(['--sandbox', 'store', 'info', '-o', 'json'], { env });
     expect(JSON.parse(sandboxInfo.stdout).path).toBe(sandboxStore);
   });
 });
