@@ -20,11 +20,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { BIN, cleanEnv, type RunResult, runCli } from '../helpers/cli.js';
+import { cannotRunHere } from '../helpers/skips.js';
 import { integrityOf, storedDomains } from '../helpers/store.js';
 
 const ROWS = 1200;
 /** A device that refuses every write with ENOSPC (Linux, the BSDs). */
 const hasDevFull = existsSync('/dev/full');
+const noDevFull = cannotRunHere('devfull', hasDevFull ? undefined : 'this system has no /dev/full');
 
 let sandbox: SandboxHandle;
 let dir: string;
@@ -184,7 +186,7 @@ describe('a batch whose stdout cannot be written', () => {
     expect(before - sandbox.balances().full).toBe(referenceCharge);
   });
 
-  it.skipIf(!hasDevFull)(
+  it.skipIf(noDevFull)(
     '> /dev/full: stops buying, keeps every answer, exits 8 naming the cause; a re-run pays for the rest',
     async () => {
       const input = writeInput('full.csv');
@@ -224,7 +226,7 @@ describe('a one-request command whose stdout cannot be written', () => {
     expect(code).toBe(0);
   });
 
-  it.skipIf(!hasDevFull)('exits 8 with one problem when stdout is full', async () => {
+  it.skipIf(noDevFull)('exits 8 with one problem when stdout is full', async () => {
     const full = openSync('/dev/full', 'w');
     let r: RunResult;
     try {
@@ -277,7 +279,7 @@ const layouts = [
 
 // The full disk is a real one: a tmpfs of 8 MiB, most of it taken by a filler file, under the
 // output or the store or both. CI without the right to mount skips this (the reason is printed).
-describe.skipIf(noTmpfs !== undefined)('a batch on a full filesystem', () => {
+describe.skipIf(cannotRunHere('mount', noTmpfs))('a batch on a full filesystem', () => {
   let mount: string;
   beforeAll(() => {
     mount = join(dir, 'small');
