@@ -261,9 +261,10 @@ describe('the pager', () => {
   it("Ctrl-C in the pager is the pager's: the command is not killed under it, and q ends it (exit 0)", async () => {
     const { status } = await seen(['search', 'shoes', '--limit', '1000', '--include', 'domain'], {
       rows: 20,
-      // less's prompt; then q half a second after the Ctrl-C (less drops keys typed with it).
+      // less's prompt; then q half a second after the Ctrl-C, and again every half second (less
+      // drops keys typed with it, and a loaded machine may take longer).
       interruptAfter: ':',
-      type: { after: ':', keys: 'q', delay: 0.5 },
+      type: { after: ':', keys: 'q', delay: 0.5, repeat: true },
     });
     expect(status).toBe(0);
   });

@@ -6,7 +6,8 @@
 #                                     "interruptAfter": "<text seen on the terminal>" | null,
 #                                     "interruptDelay": seconds after it, "timeout": seconds,
 #                                     "typeAfter": "<text seen>" | null, "type": "<keys>",
-#                                     "typeDelay": seconds after it}
+#                                     "typeDelay": seconds after it,
+#                                     "typeRepeat": true to type it again after each delay}
 # Prints one JSON line: {"output", "exitCode", "signal", "interruptedAt", "endedAt"} (seconds
 # since the start).
 import fcntl, json, os, pty, select, signal, struct, sys, termios, time
@@ -41,6 +42,11 @@ while time.monotonic() < deadline:
     if type_seen_at is not None and not typed and time.monotonic() - type_seen_at >= spec.get("typeDelay", 0):
         os.write(fd, spec["type"].encode())
         typed = True
+        if spec.get("typeRepeat"):
+            # Typed again after the same delay until the child ends (a program busy with an
+            # earlier key, such as less after a Ctrl-C, may drop one).
+            typed = False
+            type_seen_at = time.monotonic()
     if wanted is not None and seen_at is None and wanted.encode() in output:
         seen_at = time.monotonic()
     if seen_at is not None and interrupted_at is None and time.monotonic() - seen_at >= spec.get("interruptDelay", 0):

@@ -8,6 +8,8 @@ export function storedDomains(path: string): Set<string> {
   if (!existsSync(path)) return new Set();
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
+    // A run killed between creating the file and its first transaction leaves it without tables.
+    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'answers'").get()) return new Set();
     const rows = db.prepare('SELECT domain FROM answers').all() as Array<{ domain: string }>;
     return new Set(rows.map((row) => row.domain));
   } finally {

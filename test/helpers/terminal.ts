@@ -24,7 +24,7 @@ export interface TerminalOptions {
   interruptAfter?: string;
   interruptDelay?: number;
   /** Type `keys` (as a person would, "y\r" say) once `after` has appeared. */
-  type?: { after: string; keys: string; delay?: number };
+  type?: { after: string; keys: string; delay?: number; repeat?: boolean };
   timeoutSeconds?: number;
   columns?: number;
   rows?: number;
@@ -56,6 +56,7 @@ export function runOnTerminal(args: string[], options: TerminalOptions = {}): Pr
     typeAfter: options.type?.after ?? null,
     type: options.type?.keys ?? '',
     typeDelay: options.type?.delay ?? 0,
+    typeRepeat: options.type?.repeat ?? false,
     timeout: options.timeoutSeconds ?? 30,
   };
   return new Promise((resolve, reject) => {
