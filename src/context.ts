@@ -23,6 +23,7 @@ export async function createContext(
   const store = storeHandle(
     flags.sandbox && storePath ? sandboxStorePath(storePath) : storePath,
     state.cleanups,
+    { sandbox: flags.sandbox === true, env: state.env },
   );
   if (flags.sandbox) {
     const { startSandbox } = await import('./sandbox/index.js');

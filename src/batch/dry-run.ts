@@ -12,7 +12,7 @@ export interface DryRunOptions {
   reader: InputReader;
   selection: Selection;
   /** Whether the store holds a fresh answer (undefined: no store to read). */
-  isStored?: (domain: string) => boolean;
+  isStored?: (domain: string) => Promise<boolean>;
   /** The store as the summary names it. */
   storeNote: string;
   budget?: number;
@@ -37,7 +37,7 @@ export async function runDryRun(ctx: Context, options: DryRunOptions): Promise<n
     }
     if (unique.has(normalised.domain)) continue;
     unique.add(ownCopy(normalised.domain));
-    if (isStored?.(normalised.domain)) stored++;
+    if (await isStored?.(normalised.domain)) stored++;
   }
 
   const toRequest = unique.size - stored;

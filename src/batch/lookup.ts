@@ -20,6 +20,7 @@ import type { Repriced } from '../spend/pricing.js';
 import { type Purchase, purchase } from '../spend/purchase.js';
 import { type Hold, isStoreProblem, type Purse } from '../spend/purse.js';
 import { isUnavailable, type StopReason, stopReasonOf, verdictOf } from '../spend/stops.js';
+import type { StoredAnswer } from '../store/types.js';
 import type { Client } from '../types.js';
 import type { RowResult } from './output.js';
 import { type RunStore, rowOfStored } from './run-store.js';
@@ -76,7 +77,7 @@ const STOP_DETAIL: Record<StopReason, string> = {
 
 /** What one store transaction says of a domain: answered, another run's to buy, or ours (with its hold, when the caps had room). */
 type Acquired =
-  | { kind: 'answered'; answer: NonNullable<ReturnType<RunStore['find']>> }
+  | { kind: 'answered'; answer: StoredAnswer }
   | { kind: 'busy' }
   | { kind: 'claimed'; hold: Hold | null };
 
@@ -179,11 +180,28 @@ export class Lookups {
       this.storeFailed(error);
       return this.stoppedResult();
     }
+    if (stored instanceof Promise) {
+      // A back end that answers later (a database): the entry is in the map before anything
+      // awaits, so a duplicate met meanwhile waits for this lookup instead of starting its own.
+      const lookup: Promise<RowResult> = stored
+        .then(
+          (answer) => (answer ? this.fromStore(domain, answer) : this.unknown(domain)),
+          (error) => {
+            this.storeFailed(error);
+            return this.stoppedResult();
+          },
+        )
+        .finally(() => {
+          if (this.inFlight.get(domain) === lookup) this.inFlight.delete(domain);
+        });
+      this.inFlight.set(domain, lookup);
+      return lookup;
+    }
     if (stored) return this.fromStore(domain, stored);
     return this.unknown(domain);
   }
 
-  private fromStore(domain: string, stored: NonNullable<ReturnType<RunStore['find']>>): RowResult {
+  private fromStore(domain: string, stored: StoredAnswer): RowResult {
     const row = rowOfStored(stored, this.options.store.runId);
     this.reused++;
     this.remember(domain, row);
@@ -246,13 +264,14 @@ export class Lookups {
    * One transaction: a fresh answer, another live run's claim, or a claim of ours with the hold
    * of the worst case (null when the caps have no room at this moment).
    */
-  private acquire(domain: string): Acquired {
+  private async acquire(domain: string): Promise<Acquired> {
     const { store, purse } = this.options;
-    return store.atomically((): Acquired => {
-      const claim = store.claim(domain);
-      if (claim.kind !== 'claimed') return claim;
-      return { kind: 'claimed', hold: this.stopped() ? null : purse.tryReserve(this.worstCase) };
-    });
+    if (this.stopped()) {
+      const claim = await store.claim(domain);
+      return claim.kind === 'claimed' ? { kind: 'claimed', hold: null } : claim;
+    }
+    const { claim, hold } = await purse.claimWith(this.worstCase, (request) => store.claim(domain, request));
+    return claim.kind === 'claimed' ? { kind: 'claimed', hold } : claim;
   }
 
   private async request(domain: string): Promise<RowResult> {
@@ -268,7 +287,7 @@ export class Lookups {
         slot = acquired;
         let got: Acquired;
         try {
-          got = this.acquire(domain);
+          got = await this.acquire(domain);
         } catch (error) {
           scheduler.release(slot, 'success');
           this.storeFailed(error);
@@ -323,9 +342,13 @@ export class Lookups {
           reprice: this.reprice,
           // Committed with the charge, before the slot is released: once the run sees nothing
           // in flight, every answer is in the store.
-          along: ({ result }, charged) => {
+          along: ({ result }, charged, settlement) => {
             record = result.found ? this.recordOf(domain, result.record) : null;
-            this.options.store.save(domain, { found: result.found, record, credits: charged });
+            return this.options.store.save(
+              domain,
+              { found: result.found, record, credits: charged },
+              settlement,
+            );
           },
           stopped: this.stopped,
         });
@@ -408,11 +431,9 @@ export class Lookups {
   }
 
   private releaseClaim(domain: string): void {
-    try {
-      this.options.store.release(domain);
-    } catch {
-      // The claim's lease runs out on its own; a failed write shows on the next save.
-    }
+    // A failed release is harmless: the claim's lease runs out on its own, and a failed write
+    // shows on the next save.
+    this.options.store.release(domain).catch(() => {});
   }
 
   private remember(domain: string, result: RowResult): void {

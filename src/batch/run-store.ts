@@ -1,16 +1,29 @@
 // The store as one batch run uses it: its scope, its freshness rule and its run id bound once, so
 // a lookup asks only about a domain. Also the row a stored answer becomes in the output.
-import type { AnswerStore, Claim, Freshness, RunHandle, StoredAnswer } from '../store/types.js';
+import type {
+  AnswerStore,
+  Claim,
+  Freshness,
+  HoldRequest,
+  RunHandle,
+  Settlement,
+  StoredAnswer,
+} from '../store/types.js';
 import type { RowResult } from './output.js';
 
 export interface RunStore {
   readonly runId: number;
-  find(domain: string): StoredAnswer | undefined;
-  claim(domain: string): Claim;
-  save(domain: string, answer: Pick<StoredAnswer, 'found' | 'record' | 'credits'>): void;
-  release(domain: string): void;
-  /** Runs `work` in one transaction of the store (a claim and the month's hold, say). */
-  atomically<T>(work: () => T): T;
+  /** At once where the back end can answer at once (AnswerStore.find). */
+  find(domain: string): StoredAnswer | undefined | Promise<StoredAnswer | undefined>;
+  /** The claim on `domain`, and with `hold` the month's hold, in one transaction. */
+  claim(domain: string, hold?: HoldRequest): Promise<Claim>;
+  /** The answer, the claim dropped and the purchase settled, in one transaction. */
+  save(
+    domain: string,
+    answer: Pick<StoredAnswer, 'found' | 'record' | 'credits'>,
+    settlement?: Settlement,
+  ): Promise<void>;
+  release(domain: string): Promise<void>;
 }
 
 export function runStoreOf(
@@ -23,10 +36,10 @@ export function runStoreOf(
   return {
     runId: run.id,
     find: (domain) => store.find(scope, domain, fresh),
-    claim: (domain) => store.claim(scope, domain, fresh),
-    save: (domain, answer) => store.save(scope, domain, { ...answer, boughtAt: now(), run: run.id }),
+    claim: (domain, hold) => store.claim(scope, domain, fresh, hold),
+    save: (domain, answer, settlement) =>
+      store.save(scope, domain, { ...answer, boughtAt: now(), run: run.id }, settlement),
     release: (domain) => store.release(scope, domain),
-    atomically: (work) => store.atomically(work),
   };
 }
 

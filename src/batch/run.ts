@@ -20,8 +20,8 @@ import { repriceSelection } from '../spend/pricing.js';
 import { type Purse, purseOf } from '../spend/purse.js';
 import { runExitCode } from '../spend/stops.js';
 import { freshnessAt, scopeOf } from '../store/location.js';
-import { openSqliteStore, type SqliteStore } from '../store/sqlite.js';
-import type { RunHandle } from '../store/types.js';
+import { openSqliteStore } from '../store/sqlite.js';
+import type { AnswerStore, RunHandle } from '../store/types.js';
 import { plural } from '../text.js';
 import type { Context, Format } from '../types.js';
 import { writerFor } from './answer-columns.js';
@@ -33,6 +33,7 @@ import { ownCopy } from './own-copy.js';
 import { type BatchCounts, formatSummary, logLine, progressModeFor, startProgress } from './progress.js';
 import { isoSecond, type RunStore, runStoreOf } from './run-store.js';
 import { createScheduler } from './scheduler.js';
+import { type SeenSet, seenSet } from './seen.js';
 import { checkMaxCredits, resolveSelection } from './selection.js';
 import { watchSignals } from './signals.js';
 import { WriteFailures } from './unwritable.js';
@@ -106,14 +107,14 @@ async function runIdentity(
 }
 
 /** The store of a run: the user's, or with --no-store a scratch one, gone when the run ends. */
-async function storeForRun(ctx: Context): Promise<{ store: SqliteStore; discard(): Promise<void> }> {
+async function storeForRun(ctx: Context): Promise<{ store: AnswerStore; discard(): Promise<void> }> {
   if (ctx.store.path !== false) return { store: await ctx.store.open(), discard: async () => {} };
   const dir = await mkdtemp(join(tmpdir(), 'company-data-run-'));
   const store = await openSqliteStore(join(dir, 'scratch.db'));
   return {
     store,
     async discard() {
-      store.close();
+      await store.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -184,13 +185,13 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   if (options.dryRun) {
     // Only an existing store is read: a dry run creates nothing.
     const stored = await ctx.store.openIfExists();
-    const scopeId = stored?.scopeId(scope);
+    const scopeId = await stored?.scopeId(scope);
     return runDryRun(ctx, {
       reader,
       selection,
       isStored:
         stored && scopeId !== undefined
-          ? (domain) => stored.find(scopeId, domain, fresh()) !== undefined
+          ? async (domain) => (await stored.find(scopeId, domain, fresh())) !== undefined
           : undefined,
       storeNote: stored ? stored.path : ctx.store.path === false ? 'none (--no-store)' : 'none yet',
       budget: options.budget,
@@ -198,11 +199,11 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
   }
   const { store, discard } = await storeForRun(ctx);
   try {
-    const scopeId = store.scopeId(scope);
+    const scopeId = await store.scopeId(scope);
     const named = await runIdentity(options, scopeId);
     const run = named
-      ? store.beginRun(named.fingerprint, named.detail, ctx.now())
-      : store.beginRun(`unnamed:${process.pid}:${ctx.now()}:${Math.random()}`, '', ctx.now());
+      ? await store.beginRun(named.fingerprint, named.detail, ctx.now())
+      : await store.beginRun(`unnamed:${process.pid}:${ctx.now()}:${Math.random()}`, '', ctx.now());
     if ('busy' in run) {
       const what =
         options.output && options.output !== '-' ? options.output : `the batch of ${options.input}`;
@@ -228,16 +229,20 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
         format,
         store: runStoreOf(store, scopeId, fresh(run.id, run.startedAt), run, ctx.now),
         storePath: ctx.store.path === false ? undefined : store.path,
-        seen: store.seenSet(),
+        seen: await seenSet(),
         purse,
         run,
       };
-      const outcome = await runWithStore(ctx, options, runPlan);
-      complete = outcome.complete;
-      return outcome.code;
+      try {
+        const outcome = await runWithStore(ctx, options, runPlan);
+        complete = outcome.complete;
+        return outcome.code;
+      } finally {
+        runPlan.seen.close();
+      }
     } finally {
       try {
-        store.endRun(run, complete);
+        await store.endRun(run, complete);
       } catch {
         // A full disk, say: the run stays open, and its owner being gone lets the next one in.
       }
@@ -255,8 +260,8 @@ interface RunPlan {
   store: RunStore;
   /** The user's store; undefined with --no-store (nothing kept: a re-run buys again). */
   storePath: string | undefined;
-  /** Domains met by this run (src/store/sqlite.ts, seenSet). */
-  seen: { add(domain: string): boolean };
+  /** Domains met by this run (src/batch/seen.ts). */
+  seen: SeenSet;
   purse: Purse;
   run: RunHandle;
 }

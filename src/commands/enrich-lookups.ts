@@ -17,7 +17,7 @@ import { repriceSelection, selectionOf } from '../spend/pricing.js';
 import { purchase } from '../spend/purchase.js';
 import { type Purse, purseOf } from '../spend/purse.js';
 import { ageText, freshnessAt, scopeOf } from '../store/location.js';
-import type { SqliteStore } from '../store/sqlite.js';
+import type { AnswerStore } from '../store/types.js';
 import type { Context } from '../types.js';
 
 export interface LookupFlags {
@@ -31,7 +31,7 @@ export interface LookupFlags {
 }
 
 /** The store for a few lookups: one that cannot be opened costs a warning, not the answers. */
-async function lookupStore(ctx: Context, needed: boolean): Promise<SqliteStore | undefined> {
+async function lookupStore(ctx: Context, needed: boolean): Promise<AnswerStore | undefined> {
   if (ctx.store.path === false) return undefined;
   try {
     return await ctx.store.open();
@@ -100,7 +100,7 @@ export async function lookupDomains(
     maxCredits: flags.maxCredits,
   };
   const store = await lookupStore(ctx, flags.budgetMonth !== undefined);
-  const scope = store?.scopeId(scopeOf(ctx.config, query));
+  const scope = await store?.scopeId(scopeOf(ctx.config, query));
   const now = ctx.now();
   const fresh = freshnessAt(now, { ...flags, refreshSince: flags.refresh ? now : undefined });
   const purse = givenPurse ?? (await purseOf(ctx, { budgetMonth: flags.budgetMonth }));
@@ -110,7 +110,7 @@ export async function lookupDomains(
   let charged: number | undefined;
   let remaining: number | undefined;
   for (const domain of domains) {
-    const stored = store && scope !== undefined ? store.find(scope, domain, fresh) : undefined;
+    const stored = store && scope !== undefined ? await store.find(scope, domain, fresh) : undefined;
     if (stored) {
       const { domain: _, ...record } = stored.record ?? {};
       results.push({ domain, found: stored.found, record });
@@ -140,7 +140,7 @@ export async function lookupDomains(
     if (credits.remaining !== undefined) remaining = credits.remaining;
     if (store && scope !== undefined) {
       try {
-        store.save(scope, domain, {
+        await store.save(scope, domain, {
           found: result.found,
           record: result.found ? { domain, ...result.record } : null,
           credits: cost ?? 0,

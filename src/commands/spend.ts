@@ -73,9 +73,9 @@ export async function readSpend(ctx: Context, options: SpendOptions): Promise<Sp
   // Holds of processes that are gone (killed while a request was in flight) count as possibly
   // charged: turned into ledger entries first. A store that cannot be written still shows the rest.
   try {
-    opened?.sweep();
+    await opened?.sweep();
   } catch {}
-  const rows = opened ? admin.spendRows(opened.db, options.by, options.since?.from) : [];
+  const rows = opened ? await opened.spend(options.by, options.since?.from) : [];
   const total = admin.spendTotal(rows);
   const since = options.since?.label ?? null;
   const emptyMessage = opened

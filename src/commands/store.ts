@@ -7,7 +7,14 @@ import type { Command } from 'commander';
 import type { CommandKit } from '../command-kit.js';
 import { groupDigits } from '../output/numbers.js';
 import { usageError } from '../problem.js';
-import { DEFAULT_MAX_AGE_MS, DEFAULT_NOT_FOUND_MAX_AGE_MS, parseAge, TIME_UNITS } from '../store/location.js';
+import {
+  DEFAULT_MAX_AGE_MS,
+  DEFAULT_NOT_FOUND_MAX_AGE_MS,
+  isPostgresUrl,
+  parseAge,
+  TIME_UNITS,
+} from '../store/location.js';
+import type { ExportedAnswer } from '../store/types.js';
 import { escapeForTerminal, plural } from '../text.js';
 import type { Context } from '../types.js';
 
@@ -114,7 +121,7 @@ export async function runStoreInfo(ctx: Context): Promise<number> {
     import('../output/format.js'),
   ]);
   const { path, opened } = await admin.existingStore(ctx.store, 'inspect');
-  const summary = admin.storeSummary(path, opened?.db, ctx.now(), AGES);
+  const summary = await admin.storeSummary(path, opened, ctx.now(), AGES);
   const table = formatOf(ctx) === 'table';
   // People read 45,056 more easily; the other formats keep the plain number.
   const shown = table ? { ...summary, size_bytes: groupDigits(summary.size_bytes) } : summary;
@@ -135,9 +142,9 @@ export async function runStorePrune(ctx: Context, options: PruneOptions): Promis
     notFoundMaxAgeMs: options.notFoundMaxAge ?? DEFAULT_NOT_FOUND_MAX_AGE_MS,
   };
   const { path, opened } = await admin.existingStore(ctx.store, 'prune');
-  if (opened) admin.refuseWhileRunsLive(opened, 'store prune');
-  const removed = opened ? admin.pruneAnswers(opened.db, ctx.now(), ages) : { found: 0, not_found: 0 };
-  const remaining = opened ? admin.countRows(opened.db, 'answers') : 0;
+  if (opened) await admin.refuseWhileRunsLive(opened, 'store prune');
+  const removed = opened ? await opened.prune(ctx.now(), ages) : { found: 0, not_found: 0 };
+  const remaining = opened ? (await opened.counts(ctx.now(), ages)).answers : 0;
   const total = removed.found + removed.not_found;
   const sentence = opened
     ? `Removed ${plural(total, 'answer')} from ${path}: ${groupDigits(removed.found)} found older than ${durationText(ages.maxAgeMs)}, ${groupDigits(removed.not_found)} not found older than ${durationText(ages.notFoundMaxAgeMs)}; ${groupDigits(remaining)} left.`
@@ -169,19 +176,21 @@ export async function runStoreClear(ctx: Context, options: ClearOptions): Promis
   let entries: number;
   try {
     opened = (await admin.existingStore(ctx.store, 'clear')).opened;
-    answers = opened ? admin.countRows(opened.db, 'answers') : 0;
-    entries = opened ? admin.countRows(opened.db, 'ledger') : 0;
+    const counts = opened ? await opened.counts(ctx.now(), AGES) : undefined;
+    answers = counts?.answers ?? 0;
+    entries = counts?.ledger_entries ?? 0;
   } catch (error) {
     const { storeProblem } = await import('../store/sqlite.js');
     const problem = storeProblem(path, error);
-    if (problem.code !== 'store_unavailable') throw problem;
+    // A damaged file is moved aside; a database that cannot be reached is only reported.
+    if (problem.code !== 'store_unavailable' || isPostgresUrl(path)) throw problem;
     return clearDamaged(ctx, path, problem.detail, options, canAsk);
   }
   if (!opened) {
     await outcome(0, 0, `There is no store at ${path}: nothing to remove.`);
     return 0;
   }
-  admin.refuseWhileRunsLive(opened, 'store clear');
+  await admin.refuseWhileRunsLive(opened, 'store clear');
   if (answers === 0 && (!options.ledger || entries === 0)) {
     await outcome(0, 0, `The store ${path} holds no answers: nothing to remove.`);
     return 0;
@@ -198,7 +207,7 @@ export async function runStoreClear(ctx: Context, options: ClearOptions): Promis
       return 0;
     }
   }
-  const cleared = admin.clearAnswers(opened.db, options.ledger === true);
+  const cleared = await opened.clear(options.ledger === true);
   const sentence = options.ledger
     ? `Removed ${plural(cleared.answers, 'answer')} and ${plural(cleared.ledger_entries, 'ledger entry', 'ledger entries')} from ${path}.`
     : `Removed ${plural(cleared.answers, 'answer')} from ${path}; the spend ledger stays (${plural(entries, 'entry', 'entries')}).`;
@@ -211,7 +220,7 @@ export async function runStoreExport(ctx: Context): Promise<number> {
   const format = exportFormat(ctx);
   const { path, opened } = await admin.existingStore(ctx.store, 'export');
   if (!opened) ctx.io.info(`There is no store at ${path} yet: nothing to export.`);
-  const answers = opened ? admin.exportedAnswers(opened.db) : [][Symbol.iterator]();
+  const answers: AsyncIterable<ExportedAnswer> = opened ? opened.exportAnswers() : (async function* () {})();
   const out = chunkedWriter(ctx.io.stdout, ctx.io.isStdoutTTY ? escapeForTerminal : undefined);
   let count = 0;
   if (format === 'csv') {
@@ -219,11 +228,11 @@ export async function runStoreExport(ctx: Context): Promise<number> {
       import('../output/csv.js'),
       import('../batch/output.js'),
     ]);
-    const fields = opened ? admin.recordFields(opened.db) : [];
+    const fields = opened ? await opened.recordFields() : [];
     const fixed: string[] = [...admin.EXPORT_COLUMNS];
     const raw = { raw: ctx.config.csvRaw };
     await out.write(csvLine([...fixed, ...resultColumnNames(fixed, fields)].map((c) => csvCell(c, raw))));
-    for (const answer of answers) {
+    for await (const answer of answers) {
       count++;
       const cells = fixed.map((c) => csvCell(answer[c as keyof typeof answer], raw));
       for (const field of fields) cells.push(csvCell(answer.record?.[field] ?? null, raw));
@@ -232,7 +241,7 @@ export async function runStoreExport(ctx: Context): Promise<number> {
   } else {
     const json = format === 'json';
     if (json) await out.write('[');
-    for (const answer of answers) {
+    for await (const answer of answers) {
       const text = json
         ? `${count > 0 ? ',' : ''}\n${JSON.stringify(answer)}`
         : `${JSON.stringify(answer)}\n`;
@@ -342,7 +351,7 @@ async function clearDamaged(
   canAsk: boolean,
 ): Promise<number> {
   const admin = await import('../store/admin.js');
-  ctx.store.opened?.close();
+  await ctx.store.opened?.close();
   if (!options.yes && canAsk) {
     ctx.io.stderr.write(`${why}. Move it aside and start a new store? [y/N] `);
     const answer = await readLine(ctx.io.stdin);

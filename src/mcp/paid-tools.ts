@@ -102,7 +102,7 @@ export async function enrichTool(session: Session, args: ArgsOf<'enrich'>): Prom
     bought_at: lookups.bought[i],
   }));
   const shown = project(rows, args.include, ['found', 'credits_charged', 'bought_at']);
-  const report = session.credits(lookups.charged, lookups.remaining);
+  const report = await session.credits(lookups.charged, lookups.remaining);
   const cli = ['company-data enrich', ...lookups.results.map((r) => r.domain)];
   if (args.products) cli.push('--products', args.products.join(','));
   if (args.include) cli.push('--include', args.include.join(','));
@@ -114,7 +114,7 @@ export async function enrichTool(session: Session, args: ArgsOf<'enrich'>): Prom
   const fitted = fitRows(shown, build);
   const found = rows.filter((r) => r.found).length;
   return answer(
-    `${countOf(rows.length, 'domain')}, ${found} found; ${credits(lookups.charged ?? 0)} charged. ${session.describeCaps()}.`,
+    `${countOf(rows.length, 'domain')}, ${found} found; ${credits(lookups.charged ?? 0)} charged. ${await session.describeCaps()}.`,
     build(fitted.rows, fitted.omitted),
   );
 }
@@ -136,7 +136,7 @@ export async function searchTool(session: Session, args: ArgsOf<'search'>): Prom
   const kept = withoutExcluded(result.rows, new Set(request.excludeDomains));
   if (kept.dropped > 0) ctx.io.warn(excludedRowsNote(kept.dropped, true));
   const rows = project(kept.rows, args.include);
-  const report = session.credits(charged, response.credits.remaining);
+  const report = await session.credits(charged, response.credits.remaining);
   const cli = [
     'company-data search',
     ...(args.query ? [quote(args.query)] : []),
@@ -159,7 +159,7 @@ export async function searchTool(session: Session, args: ArgsOf<'search'>): Prom
   const fitted = fitRows(rows, build);
   const shownNote = fitted.omitted > 0 ? ` (${fitted.omitted} more left out: see truncated)` : '';
   return answer(
-    `${countOf(fitted.rows.length, 'row')} of ${result.total} matching companies${shownNote}; ${credits(charged)} charged. ${session.describeCaps()}.`,
+    `${countOf(fitted.rows.length, 'row')} of ${result.total} matching companies${shownNote}; ${credits(charged)} charged. ${await session.describeCaps()}.`,
     build(fitted.rows, fitted.omitted),
   );
 }
@@ -177,8 +177,8 @@ export async function breakdownTool(session: Session, args: ArgsOf<'breakdown'>)
   if (!result) throw unrecognised('breakdown');
   const field = result.field ?? request.field;
   return answer(
-    `Breakdown of ${result.segment.size ?? 'the'} companies by ${field} in ${countOf(result.buckets.length, 'bucket')}; ${credits(charged)} charged. ${session.describeCaps()}.`,
-    { ...result.document, field, credits: session.credits(charged, response.credits.remaining) },
+    `Breakdown of ${result.segment.size ?? 'the'} companies by ${field} in ${countOf(result.buckets.length, 'bucket')}; ${credits(charged)} charged. ${await session.describeCaps()}.`,
+    { ...result.document, field, credits: await session.credits(charged, response.credits.remaining) },
   );
 }
 
@@ -226,7 +226,7 @@ export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>)
     error_code: 'problem' in o ? o.problem.code : null,
   }));
   const charged = run.outcomes.reduce((n, o) => n + ('charged' in o ? o.charged : 0), 0);
-  const report = session.credits(charged, run.credits.remaining);
+  const report = await session.credits(charged, run.credits.remaining);
   const cli = ['company-data lookalike', ...plan.requests.map((r) => r.seed), ...filterFlags(args.filters)];
   if (args.k) cli.push('-k', String(args.k));
   if (args.include) cli.push('--include', args.include.join(','));
@@ -240,7 +240,7 @@ export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>)
   const fitted = fitRows(rows, build);
   const stoppedNote = run.stopped ? ` Stopped early: ${run.stopped.detail}.` : '';
   return answer(
-    `${countOf(fitted.rows.length, 'lookalike')} of ${plan.requests.map((r) => r.seed).join(', ')}; ${credits(charged)} charged.${stoppedNote} ${session.describeCaps()}.`,
+    `${countOf(fitted.rows.length, 'lookalike')} of ${plan.requests.map((r) => r.seed).join(', ')}; ${credits(charged)} charged.${stoppedNote} ${await session.describeCaps()}.`,
     build(fitted.rows, fitted.omitted),
   );
 }

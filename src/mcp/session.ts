@@ -49,10 +49,10 @@ export class Session {
   }
 
   /** What each cap in force leaves now. */
-  caps(): CapsLeft {
+  async caps(): Promise<CapsLeft> {
     const purse = this.purse;
     if (!purse) return { session: null, month: null };
-    const left = purse.left();
+    const left = await purse.left();
     return {
       session: purse.runCap !== undefined ? { cap: purse.runCap, left: left.run ?? 0 } : null,
       month: purse.monthCap !== undefined ? { cap: purse.monthCap, left: left.month ?? 0 } : null,
@@ -60,19 +60,19 @@ export class Session {
   }
 
   /** The `credits` member of every paid answer: charged now, the balance, what the caps leave. */
-  credits(charged: number | undefined, remaining: number | undefined): Json {
+  async credits(charged: number | undefined, remaining: number | undefined): Promise<Json> {
     return {
       charged: charged ?? 0,
       remaining_balance: remaining ?? null,
       session_charged: this.purse?.spent ?? 0,
       session_possibly_charged: this.purse?.possiblyCharged ?? 0,
-      caps: this.caps(),
+      caps: await this.caps(),
     };
   }
 
   /** One sentence on what the caps leave, for a summary line. */
-  describeCaps(): string {
-    const { session, month } = this.caps();
+  async describeCaps(): Promise<string> {
+    const { session, month } = await await this.caps();
     const parts: string[] = [];
     if (session) parts.push(`${session.left} of --allow-spend ${session.cap} left this session`);
     if (month) parts.push(`${month.left} of the month's cap ${month.cap} left`);
@@ -80,22 +80,26 @@ export class Session {
   }
 
   /** The tool error of a failed call; a refusal for credits says which cap and what to do. */
-  failure(problem: Problem): ToolResult {
+  async failure(problem: Problem): Promise<ToolResult> {
     if (problem.code === 'budget_exhausted') {
       const monthly = this.purse?.refusedBy === 'month';
       const advice = monthly
         ? "The month's cap (--budget-month or COMPANY_DATA_BUDGET_MONTH) is reached: do not retry. Tell the user; only they can raise the cap or wait for the next calendar month (UTC). The free tools (products, fields, account, spend, estimate) still work."
         : 'This session may spend no more: do not retry. Tell the user; only they can restart `company-data mcp` with a larger --allow-spend. The free tools (products, fields, account, spend, estimate) still work; answers bought already are reused from the store at no cost.';
-      return problemResult(problem, { caps: this.caps() }, `${advice} Caps: ${this.describeCaps()}.`);
+      return problemResult(
+        problem,
+        { caps: await this.caps() },
+        `${advice} Caps: ${await this.describeCaps()}.`,
+      );
     }
     if (problem.code === 'insufficient_credits') {
       return problemResult(
         problem,
-        { caps: this.caps() },
+        { caps: await this.caps() },
         `The account's balance is too low for this call: do not retry. ${problem.hint} (the account tool shows the balance).`,
       );
     }
-    return problemResult(problem, this.spending ? { caps: this.caps() } : {});
+    return problemResult(problem, this.spending ? { caps: await this.caps() } : {});
   }
 }
 

@@ -101,10 +101,10 @@ const TOOLS: Record<ToolName, ToolSpec> = {
       const parsed = INPUTS[args.tool].safeParse(args.arguments ?? {});
       if (!parsed.success) return problemResult(invalidArguments(args.tool, parsed.error));
       const worst = await worstCaseOf(session, args.tool, parsed.data as Json);
-      const caps = session.caps();
+      const caps = await session.caps();
       const fits = [caps.session, caps.month].every((cap) => !cap || cap.left >= worst.credits);
       return answer(
-        `${args.tool} would cost at most ${credits(worst.credits)} (${worst.requests === 1 ? '1 request' : `${worst.requests} requests`}); ${fits ? 'the caps leave room for it' : 'the caps do NOT leave room for it'}. ${session.describeCaps()}.`,
+        `${args.tool} would cost at most ${credits(worst.credits)} (${worst.requests === 1 ? '1 request' : `${worst.requests} requests`}); ${fits ? 'the caps leave room for it' : 'the caps do NOT leave room for it'}. ${await session.describeCaps()}.`,
         { tool: args.tool, requests: worst.requests, worst_case_credits: worst.credits, caps, fits },
       );
     },

@@ -162,7 +162,7 @@ export async function fetchPages(
       // The page's turn under --rate; Ctrl-C while waiting ends the run as in flight.
       const turn = options.pacer?.take(signal);
       if (turn) await turn;
-      const hold = budget.tryReserve(nextPageCost);
+      const hold = await budget.tryReserve(nextPageCost);
       if (!hold) {
         if (budget.refusedBy === 'month') return stop('failed', budget.refusal(nextPageCost));
         return stop('budget');

@@ -12,6 +12,7 @@
 //            the same transaction as the settle, and, for a batch, as the answer's save).
 import { mayHaveBeenCharged } from '../http/outcome.js';
 import { isProblem, type Problem } from '../problem.js';
+import type { Settlement } from '../store/types.js';
 import type { Context, RequestOptions } from '../types.js';
 import type { Repriced } from './pricing.js';
 import { type Hold, type Purse, purseOf } from './purse.js';
@@ -35,8 +36,8 @@ export interface PurchaseSpec<R> {
    * answer cannot be bought (the price passed --max-credits, or the catalog still understates it).
    */
   reprice?(refused: Problem, heldAmount: number): Promise<Repriced>;
-  /** Store writes that belong with the settle (the batch's save), in one transaction. */
-  along?(response: R, charged: number): void;
+  /** The store write that belongs with the settle (the batch's save), in one transaction. */
+  along?(response: R, charged: number, settlement: Settlement | undefined): Promise<void>;
   /** True once the caller stops: a reservation still waiting gives up. */
   stopped?(): boolean;
 }
@@ -86,7 +87,7 @@ export async function purchase<R>(spec: PurchaseSpec<R>): Promise<Purchase<R>> {
     const charged = spec.chargeOf(response) ?? held.hold.amount;
     const along = spec.along;
     try {
-      await purse.settle(held.hold, charged, along && (() => along(response, charged)));
+      await purse.settle(held.hold, charged, along && ((settlement) => along(response, charged, settlement)));
     } catch (storeError) {
       return { response, charged, storeError };
     }

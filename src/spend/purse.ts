@@ -3,14 +3,21 @@
 // the process), and the spend ledger that records every charge and every possibly-charged attempt.
 // src/spend/purchase.ts is the one path that uses it; nothing else reserves, settles or records.
 //
-// Reserving is synchronous from the check to the hold: two workers can never both see room for
+// The run's cap is held in memory before anything awaits: two workers can never both see room for
 // one last request. A hold in the store is taken in one transaction that sums the ledger and every
-// live hold, so two processes cannot either. A hold whose process is gone (kill -9, a reboot) is
+// live hold, so two processes (or two hosts sharing a database) cannot either. A hold whose process is gone (kill -9, a reboot) is
 // turned into a possibly-charged ledger entry by the next process that looks (src/store/sqlite.ts):
 // it keeps counting against the month, and `spend` shows it.
 import { isProblem, Problem, usageError } from '../problem.js';
 import { baseOf, keyIdOf, monthOf } from '../store/location.js';
-import type { AnswerStore, LedgerEntry, MonthReservation } from '../store/types.js';
+import type {
+  AnswerStore,
+  Claim,
+  HoldRequest,
+  LedgerEntry,
+  MonthReservation,
+  Settlement,
+} from '../store/types.js';
 import { plural } from '../text.js';
 import type { Context } from '../types.js';
 import { type Budget, createBudget, type Reservation } from './budget.js';
@@ -27,6 +34,9 @@ export interface Hold {
 }
 
 export type Cap = 'run' | 'month';
+
+/** The batch's save of an answer, with the settlement of its purchase, in one transaction. */
+export type Save = (settlement: Settlement | undefined) => Promise<void>;
 
 export interface PurseOptions {
   /** --budget: this run's cap. */
@@ -85,41 +95,68 @@ export class Purse {
 
   /**
    * Holds `amount` against every cap when there is room now; null otherwise (`refusedBy` says
-   * which cap). Never awaits. A failure of the store under a month cap throws its problem: without
-   * the hold nothing may be sent.
+   * which cap). The run's cap is checked and held before anything awaits, so two workers never
+   * both see room for one last request; the month's hold is one transaction of the store, so two
+   * processes (or hosts) cannot either. A failure of the store under a month cap throws its
+   * problem: without the hold nothing may be sent.
    */
-  tryReserve(amount: number): Hold | null {
+  async tryReserve(amount: number): Promise<Hold | null> {
+    const { hold } = await this.claimWith(amount, async (request) =>
+      request ? { kind: 'claimed', reservation: await this.store!.reserve(request) } : { kind: 'claimed' },
+    );
+    return hold;
+  }
+
+  /**
+   * A batch's claim on a domain and the hold of `amount` for it, in one transaction of the store
+   * (`claim` is given the month's hold to take with it, when a month cap is in force). The hold is
+   * null when the claim is not ours, or a cap has no room this moment (`refusedBy` says which).
+   */
+  async claimWith(
+    amount: number,
+    claim: (hold: HoldRequest | undefined) => Promise<Claim>,
+  ): Promise<{ claim: Claim; hold: Hold | null }> {
     const run = this.run.tryReserve(amount);
     if (!run) {
       this.refusedBy = 'run';
-      return null;
+      return { claim: await claim(undefined), hold: null };
     }
     const at = this.options.now();
-    let stored: MonthReservation | undefined;
-    if (this.monthCap !== undefined) {
-      let month: MonthReservation | null;
-      try {
-        month = this.store!.reserve({
-          baseUrl: this.options.baseUrl,
-          keyId: this.options.keyId,
-          amount,
-          cap: this.monthCap,
-          window: monthOf(at),
-          command: this.options.command,
-          at,
-        });
-      } catch (error) {
-        this.run.settle(run, 0);
-        throw error;
-      }
-      if (!month) {
-        this.run.settle(run, 0);
-        this.refusedBy = 'month';
-        return null;
-      }
-      stored = month;
+    const request: HoldRequest | undefined =
+      this.monthCap === undefined
+        ? undefined
+        : {
+            baseUrl: this.options.baseUrl,
+            keyId: this.options.keyId,
+            amount,
+            cap: this.monthCap,
+            window: monthOf(at),
+            command: this.options.command,
+            at,
+          };
+    let got: Claim;
+    try {
+      got = await claim(request);
+    } catch (error) {
+      this.release(run);
+      throw error;
     }
-    return { amount, settled: false, run, stored, at };
+    if (got.kind !== 'claimed') {
+      this.release(run);
+      return { claim: got, hold: null };
+    }
+    if (request && !got.reservation) {
+      this.release(run);
+      this.refusedBy = 'month';
+      return { claim: got, hold: null };
+    }
+    return { claim: got, hold: { amount, settled: false, run, stored: got.reservation ?? undefined, at } };
+  }
+
+  /** Gives back a run's hold that was never used, and lets waiting callers look again. */
+  private release(run: Reservation): void {
+    this.run.settle(run, 0);
+    this.wake();
   }
 
   /**
@@ -129,22 +166,22 @@ export class Purse {
   async reserve(amount: number, stopped?: () => boolean): Promise<Hold | null> {
     for (;;) {
       if (stopped?.()) return null;
-      const hold = this.tryReserve(amount);
+      const hold = await this.tryReserve(amount);
       if (hold) return hold;
-      if (this.reserved === 0 || this.isExhaustedFor(amount)) return null;
+      if (this.reserved === 0 || (await this.isExhaustedFor(amount))) return null;
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
   }
 
   /** True when no request of `amount` can fit again, even with nothing in flight. */
-  isExhaustedFor(amount: number): boolean {
+  async isExhaustedFor(amount: number): Promise<boolean> {
     if (this.run.isExhaustedFor(amount)) {
       this.refusedBy = 'run';
       return true;
     }
     if (this.monthCap === undefined) return false;
     const { from, to } = monthOf(this.options.now());
-    const usage = this.store!.monthUsage(this.options.baseUrl, this.options.keyId, from, to);
+    const usage = await this.store!.monthUsage(this.options.baseUrl, this.options.keyId, from, to);
     if (usage.spent + amount > this.monthCap) {
       this.refusedBy = 'month';
       return true;
@@ -153,19 +190,20 @@ export class Purse {
   }
 
   /**
-   * Replaces the hold by the charge the service reported, and records it in the ledger. `along`
-   * (the batch's save of the answer) runs in the same transaction of the store; when it is given,
-   * a failure of the store is thrown, else it costs a warning.
+   * Replaces the hold by the charge the service reported, and records it in the ledger. `save`
+   * (the batch's save of the answer) is given the settlement to write with the answer, in one
+   * transaction of the store; when it is given, a failure of the store is thrown, else it costs a
+   * warning.
    */
-  async settle(hold: Hold, charged: number, along?: () => void): Promise<void> {
+  async settle(hold: Hold, charged: number, save?: Save): Promise<void> {
     if (hold.settled) {
-      along?.();
+      await save?.(undefined);
       return;
     }
     hold.settled = true;
     this.run.settle(hold.run, charged);
     this.wake();
-    await this.write(hold, charged > 0 ? this.entry(hold.at, charged, 'charged') : undefined, along);
+    await this.write(hold, charged > 0 ? this.entry(hold.at, charged, 'charged') : undefined, save);
   }
 
   /** Keeps the whole hold as possibly charged: the attempt was sent and its answer never came. */
@@ -198,14 +236,14 @@ export class Purse {
    * purse charged, may have been charged and holds; the month's cap less the month's ledger and
    * every live hold of the key. A cap not in force is absent.
    */
-  left(): { run?: number; month?: number } {
+  async left(): Promise<{ run?: number; month?: number }> {
     const room: { run?: number; month?: number } = {};
     if (this.runCap !== undefined) {
       room.run = Math.max(0, this.runCap - this.spent - this.possiblyCharged - this.reserved);
     }
     if (this.monthCap !== undefined) {
       const { from, to } = monthOf(this.options.now());
-      const usage = this.store!.monthUsage(this.options.baseUrl, this.options.keyId, from, to);
+      const usage = await this.store!.monthUsage(this.options.baseUrl, this.options.keyId, from, to);
       room.month = Math.max(0, this.monthCap - usage.spent - usage.held);
     }
     return room;
@@ -223,28 +261,24 @@ export class Purse {
     return { at, baseUrl, keyId, command, credits: amount, outcome };
   }
 
-  private async write(hold: Hold, entry: LedgerEntry | undefined, along?: () => void): Promise<void> {
+  private async write(hold: Hold, entry: LedgerEntry | undefined, save?: Save): Promise<void> {
     let store = this.store;
-    if (!store && (entry || along) && typeof this.options.ledger === 'function') {
+    if (!store && (entry || save) && typeof this.options.ledger === 'function') {
       try {
         store = this.store = await this.options.ledger();
       } catch (error) {
         this.warnOnce(error, entry);
       }
     }
-    if (!store || (!entry && !hold.stored)) {
-      along?.();
+    const settlement = store && (entry || hold.stored) ? { reservation: hold.stored, entry } : undefined;
+    if (save) {
+      await save(settlement);
       return;
     }
+    if (!store || !settlement) return;
     try {
-      if (along) {
-        store.atomically(() => {
-          along();
-          store.settle(hold.stored, entry);
-        });
-      } else store.settle(hold.stored, entry);
+      await store.settle(settlement);
     } catch (error) {
-      if (along) throw error;
       // Under a month cap the hold stays in the store and becomes possibly charged: the cap holds.
       this.warnOnce(error, entry);
     }

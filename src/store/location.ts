@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
+import { usageError } from '../problem.js';
 import type { Config } from '../types.js';
 import type { Freshness, Scope } from './types.js';
 
@@ -13,20 +14,53 @@ export function defaultStorePath(env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * The store of this invocation: `--store <path>`, else COMPANY_DATA_STORE, else the default;
- * false with `--no-store` (Commander gives `store: false`).
+ * The store of this invocation: `--store <path|url>`, else COMPANY_DATA_STORE, else the default;
+ * false with `--no-store` (Commander gives `store: false`). A URL of another scheme than
+ * postgres:// or postgresql:// is refused: it is never taken as the name of a file.
  */
 export function storePathOf(flag: string | boolean | undefined, env: NodeJS.ProcessEnv): string | false {
   if (flag === false) return false;
-  if (typeof flag === 'string' && flag !== '') return flag;
-  return env.COMPANY_DATA_STORE || defaultStorePath(env);
+  const [where, from] =
+    typeof flag === 'string' && flag !== ''
+      ? [flag, '--store']
+      : env.COMPANY_DATA_STORE
+        ? [env.COMPANY_DATA_STORE, 'COMPANY_DATA_STORE']
+        : [defaultStorePath(env), ''];
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(where)?.[1];
+  if (scheme !== undefined && !isPostgresUrl(where)) {
+    throw usageError(
+      `${from} takes a file path or a postgres:// URL, not a ${scheme}:// URL (${shownLocation(where)})`,
+      `Give a file (${from} ./store.db) or a PostgreSQL database (${from} postgres://user@host/db).`,
+    );
+  }
+  return where;
+}
+
+/** Whether the store is a PostgreSQL database (postgres:// or postgresql://). */
+export function isPostgresUrl(where: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(where);
+}
+
+/** A store's location as messages show it: a URL without its password. */
+export function shownLocation(where: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(where)) return where;
+  try {
+    const url = new URL(where);
+    if (url.password) url.password = '';
+    return url.toString();
+  } catch {
+    // Not parseable: keep only what is before any credentials.
+    return where.replace(/\/\/[^@/]*@/, '//…@');
+  }
 }
 
 /**
  * The store of a --sandbox run: beside the real one (`store.db` -> `store.sandbox.db`), so the
  * sandbox's play money never lands in the user's ledger, nor its synthetic answers among theirs.
+ * A database keeps them apart in a schema of its own (src/store/handle.ts).
  */
 export function sandboxStorePath(path: string): string {
+  if (isPostgresUrl(path)) return path;
   return path.endsWith('.db') ? `${path.slice(0, -'.db'.length)}.sandbox.db` : `${path}.sandbox`;
 }
 

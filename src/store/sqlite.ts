@@ -15,15 +15,24 @@ import type Database from 'better-sqlite3';
 import { Problem } from '../problem.js';
 import { processIsGone } from '../processes.js';
 import { isWriteFailure, writeProblem } from '../write-failures.js';
+import * as sqliteAdmin from './sqlite-admin.js';
 import type {
+  AnswerAges,
   AnswerStore,
   Claim,
+  Cleared,
+  ExportedAnswer,
   Freshness,
   HoldRequest,
   LedgerEntry,
   MonthReservation,
+  Removed,
   RunHandle,
   Scope,
+  Settlement,
+  SpendBy,
+  SpendRow,
+  StoreCounts,
   StoredAnswer,
 } from './types.js';
 
@@ -223,6 +232,7 @@ export async function openSqliteStore(path: string): Promise<SqliteStore> {
 }
 
 export class SqliteStore implements AnswerStore {
+  readonly backend = 'sqlite' as const;
   private readonly me = ownerOf();
   private readonly statements;
   private readonly claimTx;
@@ -234,7 +244,6 @@ export class SqliteStore implements AnswerStore {
   private readonly timer: NodeJS.Timeout;
   /** Things this process owns and renews: claims, open runs, reservations. */
   private owned = 0;
-  private seenSets = 0;
   private closed = false;
 
   constructor(
@@ -301,26 +310,31 @@ export class SqliteStore implements AnswerStore {
       releaseRuns: db.prepare('UPDATE runs SET owner = NULL, expires_at = NULL WHERE owner = ?'),
     };
     this.statements = s;
-    this.claimTx = db.transaction((scope: number, domain: string, fresh: Freshness): Claim => {
-      const row = s.answerGet.get(scope, domain);
-      if (row && isFresh(row, fresh)) return { kind: 'answered', answer: answerOf(row) };
-      const now = Date.now();
-      if (alive(s.claimGet.get(scope, domain), this.me, now)) return { kind: 'busy' };
-      s.claimPut.run(scope, domain, this.me, now + LEASE_MS);
-      return { kind: 'claimed' };
-    });
-    this.saveTx = db.transaction((scope: number, domain: string, a: StoredAnswer) => {
-      s.answerPut.run(
-        scope,
-        domain,
-        a.found ? 1 : 0,
-        a.record === null ? null : JSON.stringify(a.record),
-        a.credits,
-        a.boughtAt,
-        a.run,
-      );
-      s.claimDrop.run(scope, domain, this.me);
-    });
+    this.claimTx = db.transaction(
+      (scope: number, domain: string, fresh: Freshness, hold?: HoldRequest): Claim => {
+        const row = s.answerGet.get(scope, domain);
+        if (row && isFresh(row, fresh)) return { kind: 'answered', answer: answerOf(row) };
+        const now = Date.now();
+        if (alive(s.claimGet.get(scope, domain), this.me, now)) return { kind: 'busy' };
+        s.claimPut.run(scope, domain, this.me, now + LEASE_MS);
+        return hold ? { kind: 'claimed', reservation: this.reserveTx(hold) } : { kind: 'claimed' };
+      },
+    );
+    this.saveTx = db.transaction(
+      (scope: number, domain: string, a: StoredAnswer, settlement?: Settlement) => {
+        s.answerPut.run(
+          scope,
+          domain,
+          a.found ? 1 : 0,
+          a.record === null ? null : JSON.stringify(a.record),
+          a.credits,
+          a.boughtAt,
+          a.run,
+        );
+        s.claimDrop.run(scope, domain, this.me);
+        if (settlement) this.settleTx(settlement);
+      },
+    );
     this.beginRunTx = db.transaction(
       (fingerprint: string, detail: string, now: number): RunHandle | { busy: string } => {
         const open = s.runGet.get(fingerprint);
@@ -357,17 +371,17 @@ export class SqliteStore implements AnswerStore {
       );
       return { id, amount: hold.amount };
     });
-    this.settleTx = db.transaction((reservation: MonthReservation | undefined, entry?: LedgerEntry) => {
+    this.settleTx = db.transaction(({ reservation, entry }: Settlement) => {
       // A reservation already turned into a possibly-charged entry (its lease ran out while this
       // process was stalled) keeps that entry, which is at least the charge: no second entry.
       if (reservation && s.reservationSettle.run(reservation.id, this.me).changes === 0) return;
-      if (entry && entry.credits > 0) this.putLedger(entry);
+      if (entry) this.putLedger(entry);
     });
     this.timer = setInterval(() => this.renew(), RENEW_MS);
     this.timer.unref();
   }
 
-  scopeId(scope: Scope): number {
+  async scopeId(scope: Scope): Promise<number> {
     const selection = JSON.stringify({
       products: scope.products ? [...scope.products].sort() : null,
       include: scope.include ? [...scope.include].sort() : null,
@@ -377,69 +391,68 @@ export class SqliteStore implements AnswerStore {
     const known = this.scopes.get(key);
     if (known !== undefined) return known;
     const s = this.statements;
-    let row = s.scopeGet.get(scope.baseUrl, scope.keyId, selection);
-    if (!row) {
-      this.guard(() => s.scopePut.run(scope.baseUrl, scope.keyId, selection));
-      row = s.scopeGet.get(scope.baseUrl, scope.keyId, selection)!;
-    }
+    const row = this.guard(() => {
+      const got = s.scopeGet.get(scope.baseUrl, scope.keyId, selection);
+      if (got) return got;
+      s.scopePut.run(scope.baseUrl, scope.keyId, selection);
+      return s.scopeGet.get(scope.baseUrl, scope.keyId, selection)!;
+    });
     this.scopes.set(key, row.id);
     return row.id;
   }
 
+  /** Answered at once: SQLite reads are synchronous. */
   find(scope: number, domain: string, fresh: Freshness): StoredAnswer | undefined {
     const row = this.guard(() => this.statements.answerGet.get(scope, domain));
     return row && isFresh(row, fresh) ? answerOf(row) : undefined;
   }
 
-  claim(scope: number, domain: string, fresh: Freshness): Claim {
-    const claim = this.guard(() => this.claimTx.immediate(scope, domain, fresh));
+  async claim(scope: number, domain: string, fresh: Freshness, hold?: HoldRequest): Promise<Claim> {
+    const claim = this.guard(() => this.claimTx.immediate(scope, domain, fresh, hold));
     if (claim.kind === 'claimed') this.owned++;
     return claim;
   }
 
-  save(scope: number, domain: string, answer: StoredAnswer): void {
-    this.guard(() => this.saveTx.immediate(scope, domain, answer));
+  async save(scope: number, domain: string, answer: StoredAnswer, settlement?: Settlement): Promise<void> {
+    this.guard(() => this.saveTx.immediate(scope, domain, answer, settlement));
   }
 
-  release(scope: number, domain: string): void {
+  async release(scope: number, domain: string): Promise<void> {
     this.guard(() => this.statements.claimDrop.run(scope, domain, this.me));
   }
 
-  beginRun(fingerprint: string, detail: string, now: number): RunHandle | { busy: string } {
+  async beginRun(fingerprint: string, detail: string, now: number): Promise<RunHandle | { busy: string }> {
     const run = this.guard(() => this.beginRunTx.immediate(fingerprint, detail, now));
     if (!('busy' in run)) this.owned++;
     return run;
   }
 
-  endRun(run: RunHandle, complete: boolean): void {
+  async endRun(run: RunHandle, complete: boolean): Promise<void> {
     this.guard(() => this.statements.runEnd.run(complete ? 'done' : 'open', run.id, this.me));
   }
 
-  record(entry: LedgerEntry): void {
-    this.guard(() => this.putLedger(entry));
-  }
-
-  monthUsage(baseUrl: string, keyId: string, from: number, to: number): { spent: number; held: number } {
+  async monthUsage(
+    baseUrl: string,
+    keyId: string,
+    from: number,
+    to: number,
+  ): Promise<{ spent: number; held: number }> {
     // A write transaction: the holds of owners that are gone become ledger entries on the way.
     return this.guard(() => this.db.transaction(() => this.usage(baseUrl, keyId, from, to)).immediate());
   }
 
-  reserve(hold: HoldRequest): MonthReservation | null {
+  async reserve(hold: HoldRequest): Promise<MonthReservation | null> {
     const reservation = this.guard(() => this.reserveTx.immediate(hold));
     if (reservation) this.owned++;
     return reservation;
   }
 
-  settle(reservation: MonthReservation | undefined, entry?: LedgerEntry): void {
-    this.guard(() => this.settleTx.immediate(reservation, entry));
-  }
-
-  atomically<T>(work: () => T): T {
-    return this.guard(() => this.db.transaction(work).immediate());
+  async settle(settlement: Settlement): Promise<void> {
+    this.guard(() => this.settleTx.immediate(settlement));
   }
 
   /** Turns every reservation whose owner is gone into a possibly-charged entry of the ledger. */
-  sweep(): void {
+  async sweep(): Promise<void> {
     this.guard(() =>
       this.db
         .transaction(() => {
@@ -453,7 +466,7 @@ export class SqliteStore implements AnswerStore {
   }
 
   /** Runs of a live process: `store clear` and `prune` must not pull answers from under them. */
-  liveRuns(): string[] {
+  async liveRuns(): Promise<string[]> {
     const now = Date.now();
     return this.guard(() =>
       this.db
@@ -464,20 +477,37 @@ export class SqliteStore implements AnswerStore {
     );
   }
 
-  /**
-   * The domains one batch has met, for telling a first row from a duplicate: a table of this
-   * connection's temporary database (pages beyond SQLite's small cache go to a temporary file),
-   * so a million domains take disk, not the process's memory. `add` is true the first time.
-   */
-  seenSet(): { add(domain: string): boolean } {
-    const name = `seen_${++this.seenSets}`;
-    this.db.exec(`CREATE TEMP TABLE ${name} (domain TEXT PRIMARY KEY) WITHOUT ROWID`);
-    const insert = this.db.prepare(`INSERT OR IGNORE INTO ${name} (domain) VALUES (?)`);
-    return { add: (domain) => this.guard(() => insert.run(domain).changes === 1) };
+  async spend(by: SpendBy, since: number | undefined): Promise<SpendRow[]> {
+    return this.guard(() => sqliteAdmin.spendRows(this.db, by, since));
+  }
+
+  async counts(now: number, ages: AnswerAges): Promise<StoreCounts> {
+    return this.guard(() => sqliteAdmin.counts(this.path, this.db, now, ages));
+  }
+
+  async prune(now: number, ages: AnswerAges): Promise<Removed> {
+    return this.guard(() => sqliteAdmin.prune(this.db, now, ages));
+  }
+
+  async clear(ledger: boolean): Promise<Cleared> {
+    return this.guard(() => sqliteAdmin.clear(this.db, ledger));
+  }
+
+  async *exportAnswers(): AsyncIterable<ExportedAnswer> {
+    yield* sqliteAdmin.exported(this.db);
+  }
+
+  async recordFields(): Promise<string[]> {
+    return this.guard(() => sqliteAdmin.recordFields(this.db));
   }
 
   /** Gives up everything this process owns (claims, reservations, runs), and closes the file. */
-  close(): void {
+  async close(): Promise<void> {
+    this.closeNow();
+  }
+
+  /** close(), at once (an exit handler cannot wait). */
+  closeNow(): void {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
@@ -531,6 +561,7 @@ export class SqliteStore implements AnswerStore {
   }
 
   private putLedger(e: LedgerEntry): void {
+    if (e.credits <= 0) return;
     this.statements.ledgerPut.run(e.at, e.baseUrl, e.keyId, e.command, e.credits, e.outcome);
   }
 

@@ -115,7 +115,7 @@ export interface AnswerAges {
 }
 
 /** The counts of `store info`. */
-export interface StoreCounts {
+export type StoreCounts = {
   /** Bytes the store takes: the file and its write-ahead log, or the database's tables. */
   size_bytes: number;
   schema_version: number | null;
@@ -129,7 +129,7 @@ export interface StoreCounts {
   /** What `store prune` removes under `ages`. */
   expired: number;
   ledger_entries: number;
-}
+};
 
 export interface Removed {
   found: number;
@@ -168,7 +168,15 @@ export interface AnswerStore {
   readonly path: string;
   readonly backend: 'sqlite' | 'postgres';
   scopeId(scope: Scope): Promise<number>;
-  find(scope: number, domain: string, fresh: Freshness): Promise<StoredAnswer | undefined>;
+  /**
+   * The fresh answer stored for `domain`. A back end that can answer at once does (SQLite): a
+   * batch asks for every domain it meets, and a promise each is garbage to collect.
+   */
+  find(
+    scope: number,
+    domain: string,
+    fresh: Freshness,
+  ): StoredAnswer | undefined | Promise<StoredAnswer | undefined>;
   /**
    * Atomically: a fresh answer, or another live owner's claim, or a new claim of ours. With
    * `hold`, a claim of ours also takes the month hold in the same transaction (see reserve).
@@ -185,7 +193,12 @@ export interface AnswerStore {
   beginRun(fingerprint: string, detail: string, now: number): Promise<RunHandle | { busy: string }>;
   endRun(run: RunHandle, complete: boolean): Promise<void>;
   /** This key's ledger in [from, to) (charged and possibly charged), and its live reservations. */
-  monthUsage(baseUrl: string, keyId: string, from: number, to: number): Promise<{ spent: number; held: number }>;
+  monthUsage(
+    baseUrl: string,
+    keyId: string,
+    from: number,
+    to: number,
+  ): Promise<{ spent: number; held: number }>;
   /**
    * Holds `amount` for a request about to be sent, in the store, so that it outlives this process:
    * with a `cap`, only when the month's ledger, the live holds and `amount` stay within it (null

@@ -29,11 +29,13 @@ describe('modes of the files that hold paid data', () => {
   it('creates the result store 0600, in a 0700 directory, with its -wal file 0600', async () => {
     const path = join(dir, 'state', 'company-data', 'store.db');
     const store = await openSqliteStore(path);
-    store.record({ at: 1, baseUrl: 'b', keyId: 'k', command: 'enrich', credits: 1, outcome: 'charged' });
+    await store.settle({
+      entry: { at: 1, baseUrl: 'b', keyId: 'k', command: 'enrich', credits: 1, outcome: 'charged' },
+    });
     expect(await mode(path)).toBe(0o600);
     expect(await mode(`${path}-wal`)).toBe(0o600);
     expect(await mode(join(dir, 'state', 'company-data'))).toBe(0o700);
-    store.close();
+    await store.close();
   });
 
   it('writes the output through a 0600 temporary file; a new output stays 0600', async () => {

@@ -58,7 +58,7 @@ describe('createScheduler', () => {
     expect(got).toEqual([0, 1]);
     expect(s.inFlight).toBe(2);
     expect(s.waiting).toBe(3);
-    s.release(slots[0], 'success');
+    await s.release(slots[0], 'success');
     await flush();
     expect(got).toEqual([0, 1, 2]);
     expect(s.inFlight).toBe(2);
@@ -67,8 +67,8 @@ describe('createScheduler', () => {
   it('ignores a second release of the same slot', async () => {
     const s = createScheduler({ concurrency: 1 });
     const a = (await s.acquire())!;
-    s.release(a, 'success');
-    s.release(a, 'success');
+    await s.release(a, 'success');
+    await s.release(a, 'success');
     expect(s.inFlight).toBe(0);
   });
 
@@ -85,7 +85,7 @@ describe('createScheduler', () => {
     s.rateLimited(2);
     expect(pacer.windowMs).toBe(1050);
     expect(s.limit).toBe(8);
-    for (const slot of held) s.release(slot!, 'failure');
+    for (const slot of held) await s.release(slot!, 'failure');
     let started = 0;
     for (let i = 0; i < 6; i++) s.acquire().then(() => started++);
     await flush();
@@ -114,7 +114,7 @@ describe('createScheduler', () => {
     });
     await flush();
     expect(resumed).toBe(true);
-    for (const slot of held) s.release(slot!, 'success');
+    for (const slot of held) await s.release(slot!, 'success');
   });
 
   it('a 503 with Retry-After pauses every worker for it; a 502 or 504 without one changes nothing', () => {
@@ -133,7 +133,7 @@ describe('createScheduler', () => {
     s.overloaded();
     expect(pacer.rate).toBeCloseTo(70, 9);
     clock.advance(1000);
-    s.release((await s.acquire())!, 'success');
+    await s.release((await s.acquire())!, 'success');
     // 5 % of the rate cut (100) for each second.
     expect(pacer.rate).toBeCloseTo(75, 9);
   });
@@ -143,9 +143,9 @@ describe('createScheduler', () => {
     expect(s.pacesRefusals()).toBe(true);
     clock.advance(PROGRESS_MS);
     expect(s.pacesRefusals()).toBe(false);
-    s.release((await s.acquire())!, 'success');
+    await s.release((await s.acquire())!, 'success');
     expect(s.pacesRefusals()).toBe(true);
-    s.release((await s.acquire())!, 'failure');
+    await s.release((await s.acquire())!, 'failure');
     expect(s.pacesRefusals()).toBe(true);
     s.stop();
     expect(s.pacesRefusals()).toBe(false);
@@ -163,9 +163,9 @@ describe('createScheduler', () => {
 
   it('counts consecutive failures and resets on a success', async () => {
     const s = createScheduler({ concurrency: 1 });
-    for (let i = 0; i < 3; i++) s.release((await s.acquire())!, 'failure');
+    for (let i = 0; i < 3; i++) await s.release((await s.acquire())!, 'failure');
     expect(s.consecutiveFailures).toBe(3);
-    s.release((await s.acquire())!, 'success');
+    await s.release((await s.acquire())!, 'success');
     expect(s.consecutiveFailures).toBe(0);
   });
 
@@ -213,7 +213,7 @@ describe('createScheduler', () => {
     });
     await flush();
     expect(idle).toBe(false);
-    s.release(first, 'success');
+    await s.release(first, 'success');
     await flush();
     expect(idle).toBe(true);
   });
@@ -233,20 +233,20 @@ describe('Lookups', () => {
     dir = mkdtempSync(join(tmpdir(), 'cd-lookups-'));
     store = await openSqliteStore(join(dir, 'store.db'));
   });
-  afterAll(() => {
-    store.close();
+  afterAll(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  function runStore() {
+  async function runStore() {
     const keyId = `scope-${scopes++}`;
-    const scope = store.scopeId({
+    const scope = await store.scopeId({
       baseUrl: 'stub',
       keyId,
       products: undefined,
       include: undefined,
       maxCredits: undefined,
     });
-    const run = store.beginRun(keyId, '', Date.now());
+    const run = await store.beginRun(keyId, '', Date.now());
     if ('busy' in run) throw new Error('a run of its own cannot be busy');
     return runStoreOf(store, scope, freshnessAt(Date.now(), {}, run.id), run, Date.now);
   }
@@ -300,7 +300,7 @@ describe('Lookups', () => {
     return new Purse({ runCap: budget, baseUrl: 'test', keyId: 'test', command: 'enrich', now: Date.now });
   }
 
-  function lookups(
+  async function lookups(
     client: Client,
     options: { budget?: number; concurrency?: number; worstCase?: number } = {},
   ) {
@@ -314,7 +314,7 @@ describe('Lookups', () => {
         resultFields: ['domain', 'company_name'],
         purse: purseFor(options.budget),
         scheduler,
-        store: runStore(),
+        store: await runStore(),
         maxConsecutiveFailures: 5,
       }),
     };
@@ -328,7 +328,7 @@ describe('Lookups', () => {
         fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 60 }),
         async (budget, concurrency, costs) => {
           const stub = stubClient((domain) => ({ charged: costs[Number(domain.split('.')[0].slice(1))] }));
-          const { lookups: l } = lookups(stub.client, { budget, concurrency, worstCase: 2 });
+          const { lookups: l } = await lookups(stub.client, { budget, concurrency, worstCase: 2 });
           const results = await Promise.all(costs.map((_, i) => l.resultFor(`d${i}.com`)));
           expect(stub.stats().charged).toBeLessThanOrEqual(budget);
           expect(stub.stats().maxInFlight).toBeLessThanOrEqual(concurrency);
@@ -345,7 +345,7 @@ describe('Lookups', () => {
 
   it('asks for a domain once however many rows name it at the same time', async () => {
     const stub = stubClient(() => ({ charged: 1 }));
-    const { lookups: l } = lookups(stub.client);
+    const { lookups: l } = await lookups(stub.client);
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => l.resultFor(i % 2 ? 'a.com' : 'b.com')),
     );
@@ -357,7 +357,7 @@ describe('Lookups', () => {
     const stub = stubClient((_, call) =>
       call >= 3 ? { problem: new Problem({ code: 'insufficient_credits' }) } : { charged: 1 },
     );
-    const { lookups: l } = lookups(stub.client, { concurrency: 1 });
+    const { lookups: l } = await lookups(stub.client, { concurrency: 1 });
     const results = [];
     for (let i = 0; i < 6; i++) results.push(await l.resultFor(`d${i}.com`));
     expect(stub.calls.length).toBe(3);
@@ -374,7 +374,7 @@ describe('Lookups', () => {
 
   it('a refused key aborts the run', async () => {
     const stub = stubClient(() => ({ problem: new Problem({ code: 'invalid_api_key' }) }));
-    const { lookups: l } = lookups(stub.client, { concurrency: 1 });
+    const { lookups: l } = await lookups(stub.client, { concurrency: 1 });
     await l.resultFor('a.com');
     await l.resultFor('b.com');
     expect(l.fatal?.code).toBe('invalid_api_key');
@@ -385,7 +385,7 @@ describe('Lookups', () => {
     const unavailable = new Problem({ code: 'internal_error' });
     const rejected = new Problem({ code: 'invalid_request' });
     const stub = stubClient((domain) => ({ problem: domain.startsWith('bad') ? rejected : unavailable }));
-    const { lookups: l } = lookups(stub.client, { concurrency: 1 });
+    const { lookups: l } = await lookups(stub.client, { concurrency: 1 });
     for (let i = 0; i < 4; i++) await l.resultFor(`down${i}.com`);
     await l.resultFor('bad.com'); // the service answered: the run of failures ends
     for (let i = 4; i < 8; i++) await l.resultFor(`down${i}.com`);
@@ -423,10 +423,12 @@ describe('Lookups', () => {
       resultFields: ['domain', 'company_name'],
       purse: purseFor(undefined),
       scheduler,
-      store: runStore(),
+      store: await runStore(),
       maxConsecutiveFailures: 5,
     });
+    // What is due now goes first (a claim in the store is a step of its own), then the clock moves.
     const advanceTo = async (ms: number) => {
+      await flush();
       while (clock.now() - start < ms) {
         clock.advance(10);
         await flush();
@@ -451,7 +453,7 @@ describe('Lookups', () => {
   it('a 429 seen on a retry pauses the run for its Retry-After, and keeps the concurrency', async () => {
     const limited = new Problem({ code: 'rate_limited', status: 429, retryAfterSeconds: 1 });
     const stub = stubClient((_, call) => (call === 1 ? { problem: limited } : { charged: 1 }));
-    const { lookups: l, scheduler } = lookups(stub.client, { concurrency: 8 });
+    const { lookups: l, scheduler } = await lookups(stub.client, { concurrency: 8 });
     const before = Date.now();
     await l.resultFor('a.com');
     expect(scheduler.pausedUntil).toBeGreaterThanOrEqual(before + 1000);

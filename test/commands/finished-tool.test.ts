@@ -145,8 +145,8 @@ describe('counts in messages', () => {
       tty: true,
       stdinTTY: true,
       stdin: 'n\n',
-      fill: (store) => {
-        store.save(store.scopeId(SCOPE_PROFILE), 'acme-shoes.com', {
+      fill: async (store) => {
+        await store.save(await store.scopeId(SCOPE_PROFILE), 'acme-shoes.com', {
           found: true,
           record: { domain: 'acme-shoes.com' },
           credits: 1,

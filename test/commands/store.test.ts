@@ -184,7 +184,7 @@ const pruneCases: StoreCase[] = [
     wantStderr: lines(
       `Removed 2 answers from ${STORE}: 1 found older than 30 days, 1 not found older than 7 days; 3 left.`,
     ),
-    after: (store) => {
+    after: async (store) => {
       expect(domains(store)).toEqual(['acme-shoes.com', 'globex.io', 'gone.example']);
       expect(ledgerSize(store)).toBe(5);
     },
@@ -205,7 +205,7 @@ const pruneCases: StoreCase[] = [
       '}',
     ),
     wantStderr: '',
-    after: (store) => expect(domains(store)).toEqual(['acme-shoes.com']),
+    after: async (store) => expect(domains(store)).toEqual(['acme-shoes.com']),
   },
   {
     name: 'prune --max-age 90m on a terminal: the ages said as given',
@@ -229,7 +229,7 @@ const pruneCases: StoreCase[] = [
       `error: option '--max-age <age>' argument '30' is invalid. --max-age takes an age such as 30d, 12h, 90m or 2w (0: never reuse), got "30"`,
       '(add --help for usage)',
     ),
-    after: (store) => expect(domains(store)).toEqual(ALL),
+    after: async (store) => expect(domains(store)).toEqual(ALL),
   },
   {
     name: 'prune with no store file on a terminal: nothing to remove, no store created',
@@ -255,7 +255,7 @@ const CANNOT_ASK: Omit<StoreCase, 'name'> = {
     `store clear removes every stored answer from ${STORE} and asks first, but there is no terminal to ask on`,
     'Add --yes to remove them without asking.',
   ),
-  after: (store) => expect(domains(store)).toEqual(ALL),
+  after: async (store) => expect(domains(store)).toEqual(ALL),
 };
 
 const clearCases: StoreCase[] = [
@@ -279,7 +279,7 @@ const clearCases: StoreCase[] = [
     wantCode: 0,
     wantStdout: '',
     wantStderr: `${PROMPT}${lines(`Removed 5 answers from ${STORE}; the spend ledger stays (5 entries).`)}`,
-    after: (store) => {
+    after: async (store) => {
       expect(domains(store)).toEqual([]);
       expect(ledgerSize(store)).toBe(5);
     },
@@ -294,7 +294,7 @@ const clearCases: StoreCase[] = [
     wantCode: 0,
     wantStdout: '',
     wantStderr: `${PROMPT}${lines('Nothing was removed.')}`,
-    after: (store) => expect(domains(store)).toEqual(ALL),
+    after: async (store) => expect(domains(store)).toEqual(ALL),
   },
   {
     name: 'clear --ledger on a terminal with -q, answered YES: the question still shows, then nothing',
@@ -306,7 +306,7 @@ const clearCases: StoreCase[] = [
     wantCode: 0,
     wantStdout: '',
     wantStderr: `Remove all 5 stored answers and the spend ledger (5 entries) from ${STORE}? [y/N] `,
-    after: (store) => {
+    after: async (store) => {
       expect(domains(store)).toEqual([]);
       expect(ledgerSize(store)).toBe(0);
     },
@@ -325,7 +325,7 @@ const clearCases: StoreCase[] = [
       '}',
     ),
     wantStderr: '',
-    after: (store) => expect([domains(store), ledgerSize(store)]).toEqual([[], 0]),
+    after: async (store) => expect([domains(store), ledgerSize(store)]).toEqual([[], 0]),
   },
   {
     name: 'clear -y on a terminal: no question',
@@ -342,7 +342,7 @@ const clearCases: StoreCase[] = [
     argv: ['store', 'clear'],
     tty: true,
     stdinTTY: true,
-    fill: () => {},
+    fill: async () => {},
     wantCode: 0,
     wantStdout: '',
     wantStderr: lines(`The store ${STORE} holds no answers: nothing to remove.`),
@@ -418,7 +418,7 @@ const exportCases: StoreCase[] = [
     name: 'export -o csv --csv-raw: the formula as stored',
     argv: ['store', 'export', '-o', 'csv', '--csv-raw'],
     tty: false,
-    fill: (store) => {
+    fill: async (store) => {
       fillExample(store);
       store.db.prepare("DELETE FROM answers WHERE domain <> 'initech.dev'").run();
     },
@@ -433,7 +433,7 @@ const exportCases: StoreCase[] = [
     name: 'export -o csv of an empty store: the fixed header, said on stderr',
     argv: ['store', 'export', '-o', 'csv'],
     tty: false,
-    fill: () => {},
+    fill: async () => {},
     wantCode: 0,
     wantStdout: lines('domain,found,bought_at,credits,base_url,key,products,include,max_credits'),
     wantStderr: lines(`The store ${STORE} holds no answers.`),
@@ -482,11 +482,11 @@ describe('store export', () => {
       name: 'many',
       argv: ['store', 'export', '-o', 'csv', '-q'],
       tty: false,
-      fill: (store) => {
-        const scope = store.scopeId({ ...SCOPE, products: undefined });
+      fill: async (store) => {
+        const scope = await store.scopeId({ ...SCOPE, products: undefined });
         for (let i = 0; i < 3000; i++) {
           const domain = `company-${String(i).padStart(4, '0')}.example`;
-          store.save(scope, domain, {
+          await store.save(scope, domain, {
             found: true,
             record: { name: 'x'.repeat(40) },
             credits: 1,

@@ -248,7 +248,7 @@ describe('loading through the cache', () => {
       env: {},
       now: Date.now,
       command: 'test',
-      store: storeHandle(false, []),
+      store: storeHandle(false, [], { env: {} }),
     };
   }
 

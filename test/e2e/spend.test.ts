@@ -66,7 +66,7 @@ describe('store clear on a real terminal', () => {
     const path = join(dir, 'store.db');
     const store = await openSqliteStore(path);
     fillExample(store);
-    store.close();
+    await store.close();
     return path;
   }
 
@@ -78,7 +78,7 @@ describe('store clear on a real terminal', () => {
         ledger: store.db.prepare('SELECT COUNT(*) FROM ledger').pluck().get(),
       };
     } finally {
-      store.close();
+      await store.close();
     }
   }
 
@@ -138,14 +138,20 @@ describe('store export into a reader that goes away', () => {
     try {
       const path = join(dir, 'store.db');
       const store = await openSqliteStore(path);
-      const scope = store.scopeId(SCOPE_PROFILE);
+      const scope = await store.scopeId(SCOPE_PROFILE);
       const record = { company_name: 'x'.repeat(200) };
       store.db.transaction(() => {
         for (let i = 0; i < 20_000; i++) {
-          store.save(scope, `c${i}.example`, { found: true, record, credits: 1, boughtAt: 0, run: null });
+          void store.save(scope, `c${i}.example`, {
+            found: true,
+            record,
+            credits: 1,
+            boughtAt: 0,
+            run: null,
+          });
         }
       })();
-      store.close();
+      await store.close();
       const r = spawnSync(
         'bash',
         ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" store export | head -1`],

@@ -34,9 +34,9 @@ export const SCOPE_TECH: Scope = { ...SCOPE_PROFILE, products: ['tech', 'profile
  * The example store: five answers of every age and outcome under two scopes, and a ledger of
  * five entries over two months, two keys and two commands (one attempt possibly charged).
  */
-export function fillExample(store: SqliteStore): void {
-  const profile = store.scopeId(SCOPE_PROFILE);
-  const tech = store.scopeId(SCOPE_TECH);
+export async function fillExample(store: SqliteStore): Promise<void> {
+  const profile = await store.scopeId(SCOPE_PROFILE);
+  const tech = await store.scopeId(SCOPE_TECH);
   const found = (record: Record<string, unknown>, credits: number, age: number) => ({
     found: true,
     record,
@@ -51,59 +51,69 @@ export function fillExample(store: SqliteStore): void {
     boughtAt: FIXED_NOW - age,
     run: null,
   });
-  store.save(
+  await store.save(
     profile,
     'acme-shoes.com',
     found({ domain: 'acme-shoes.com', company_name: 'Acme Shoes', country: 'US' }, 1, 2 * HOUR),
   );
-  store.save(
+  await store.save(
     tech,
     'globex.io',
     found({ domain: 'globex.io', company_name: 'Globex', tech: ['shopify', 'klaviyo'] }, 2, 3 * DAY),
   );
-  store.save(
+  await store.save(
     profile,
     'initech.dev',
     found({ domain: 'initech.dev', company_name: '=HYPERLINK("x")' }, 1, 45 * DAY),
   );
-  store.save(profile, 'no-such.example', notFound(10 * DAY));
-  store.save(profile, 'gone.example', notFound(2 * DAY));
+  await store.save(profile, 'no-such.example', notFound(10 * DAY));
+  await store.save(profile, 'gone.example', notFound(2 * DAY));
   const base = { baseUrl: 'https://api.example.com', keyId: KEY_A };
-  store.record({
-    ...base,
-    at: Date.parse('2026-10-03T09:00:00Z'),
-    command: 'enrich',
-    credits: 1,
-    outcome: 'charged',
+  await store.settle({
+    entry: {
+      ...base,
+      at: Date.parse('2026-10-03T09:00:00Z'),
+      command: 'enrich',
+      credits: 1,
+      outcome: 'charged',
+    },
   });
-  store.record({
-    ...base,
-    at: Date.parse('2026-11-20T10:00:00Z'),
-    command: 'enrich',
-    credits: 2,
-    outcome: 'charged',
+  await store.settle({
+    entry: {
+      ...base,
+      at: Date.parse('2026-11-20T10:00:00Z'),
+      command: 'enrich',
+      credits: 2,
+      outcome: 'charged',
+    },
   });
-  store.record({
-    ...base,
-    at: Date.parse('2026-11-21T08:30:00Z'),
-    command: 'api',
-    credits: 3,
-    outcome: 'unknown',
+  await store.settle({
+    entry: {
+      ...base,
+      at: Date.parse('2026-11-21T08:30:00Z'),
+      command: 'api',
+      credits: 3,
+      outcome: 'unknown',
+    },
   });
-  store.record({
-    ...base,
-    at: Date.parse('2026-11-24T10:00:00Z'),
-    command: 'enrich',
-    credits: 2,
-    outcome: 'charged',
+  await store.settle({
+    entry: {
+      ...base,
+      at: Date.parse('2026-11-24T10:00:00Z'),
+      command: 'enrich',
+      credits: 2,
+      outcome: 'charged',
+    },
   });
-  store.record({
-    baseUrl: 'sandbox',
-    keyId: KEY_B,
-    at: Date.parse('2026-11-24T11:00:00Z'),
-    command: 'enrich',
-    credits: 5,
-    outcome: 'charged',
+  await store.settle({
+    entry: {
+      baseUrl: 'sandbox',
+      keyId: KEY_B,
+      at: Date.parse('2026-11-24T11:00:00Z'),
+      command: 'enrich',
+      credits: 5,
+      outcome: 'charged',
+    },
   });
 }
 
@@ -113,11 +123,11 @@ export interface StoreCase
     'name' | 'argv' | 'tty' | 'env' | 'stdin' | 'stdinTTY' | 'wantCode' | 'wantStdout' | 'wantStderr'
   > {
   /** Fills the store before the run; without it there is no store file at all. */
-  fill?: (store: SqliteStore) => void;
+  fill?: (store: SqliteStore) => Promise<void>;
   /** Whether the store file exists after the run (a command must not create one to report on). */
   wantStoreExists?: boolean;
   /** Checks the store after the run (opened again through openSqliteStore). */
-  after?: (store: SqliteStore) => void;
+  after?: (store: SqliteStore) => Promise<void>;
 }
 
 /** Runs the case and compares the exit code and the whole stdout and stderr. */
@@ -129,8 +139,8 @@ export async function expectStoreCase(c: StoreCase): Promise<void> {
   try {
     if (c.fill) {
       const store = await openSqliteStore(path);
-      c.fill(store);
-      store.close();
+      await c.fill(store);
+      await store.close();
     }
     // The environment of every command case, without a service: these commands never call one.
     const env = caseEnvironment({
@@ -164,9 +174,9 @@ export async function expectStoreCase(c: StoreCase): Promise<void> {
     if (c.after) {
       const store = await openSqliteStore(path);
       try {
-        c.after(store);
+        await c.after(store);
       } finally {
-        store.close();
+        await store.close();
       }
     }
   } finally {

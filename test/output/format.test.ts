@@ -44,7 +44,7 @@ async function fakeContext(
     env,
     now: Date.now,
     command: 'test',
-    store: storeHandle(false, []),
+    store: storeHandle(false, [], { env: {} }),
     get client(): Client {
       throw new Error('output tests make no requests');
     },

@@ -87,8 +87,8 @@ describe('service text on a terminal', () => {
   });
 });
 
-const fillEvil: StoreCase['fill'] = (store) => {
-  store.save(store.scopeId(SCOPE_PROFILE), 'evil.example', {
+const fillEvil: StoreCase['fill'] = async (store) => {
+  await store.save(await store.scopeId(SCOPE_PROFILE), 'evil.example', {
     found: true,
     record: ROW,
     credits: 1,

@@ -68,27 +68,33 @@ describe('claims and runs between processes', () => {
     const path = join(dir, 'claims.db');
     const mine = await openSqliteStore(path);
     const theirs = await openSqliteStore(path);
-    const a = mine.scopeId(scope);
-    expect(mine.claim(a, 'x.com', fresh)).toEqual({ kind: 'claimed' });
+    const a = await mine.scopeId(scope);
+    expect(await mine.claim(a, 'x.com', fresh)).toEqual({ kind: 'claimed' });
     // Another owner (another store object stands for another process of this one).
-    expect(theirs.claim(a, 'x.com', fresh)).toEqual({ kind: 'busy' });
-    mine.save(a, 'x.com', { found: true, record: { domain: 'x.com' }, credits: 1, boughtAt: 5, run: null });
-    expect(theirs.claim(a, 'x.com', fresh)).toEqual({
+    expect(await theirs.claim(a, 'x.com', fresh)).toEqual({ kind: 'busy' });
+    await mine.save(a, 'x.com', {
+      found: true,
+      record: { domain: 'x.com' },
+      credits: 1,
+      boughtAt: 5,
+      run: null,
+    });
+    expect(await theirs.claim(a, 'x.com', fresh)).toEqual({
       kind: 'answered',
       answer: { found: true, record: { domain: 'x.com' }, credits: 1, boughtAt: 5, run: null },
     });
     // A failure drops the claim: the other asks itself.
-    expect(mine.claim(a, 'y.com', fresh)).toEqual({ kind: 'claimed' });
-    mine.release(a, 'y.com');
-    expect(theirs.claim(a, 'y.com', fresh)).toEqual({ kind: 'claimed' });
-    mine.close();
-    theirs.close();
+    expect(await mine.claim(a, 'y.com', fresh)).toEqual({ kind: 'claimed' });
+    await mine.release(a, 'y.com');
+    expect(await theirs.claim(a, 'y.com', fresh)).toEqual({ kind: 'claimed' });
+    await mine.close();
+    await theirs.close();
   });
 
   it('takes over at once the claims and the run of a process that is gone', async () => {
     const path = join(dir, 'dead.db');
     const store = await openSqliteStore(path);
-    const a = store.scopeId(scope);
+    const a = await store.scopeId(scope);
     const gone = deadPid();
     const db = new Database(path);
     const owner = `${hostname()}\t${gone}\tdeadbeef0000`;
@@ -103,19 +109,19 @@ describe('claims and runs between processes', () => {
       "INSERT INTO runs (fingerprint, detail, state, owner, expires_at, started_at) VALUES ('output:/x', 'd', 'open', ?, ?, 7)",
     ).run(owner, far);
     db.close();
-    expect(store.claim(a, 'z.com', fresh)).toEqual({ kind: 'claimed' });
+    expect(await store.claim(a, 'z.com', fresh)).toEqual({ kind: 'claimed' });
     // The same fingerprint and detail: the killed run is continued, with its start.
-    expect(store.beginRun('output:/x', 'd', 100)).toMatchObject({ startedAt: 7, resumed: true });
-    store.close();
+    expect(await store.beginRun('output:/x', 'd', 100)).toMatchObject({ startedAt: 7, resumed: true });
+    await store.close();
   });
 
   it('an answer bought by the run itself stays fresh for it whatever its age', async () => {
     const store = await openSqliteStore(join(dir, 'own.db'));
-    const a = store.scopeId(scope);
-    store.save(a, 'old.com', { found: true, record: null, credits: 1, boughtAt: 1, run: 42 });
-    expect(store.find(a, 'old.com', { foundSince: 10, notFoundSince: 10 })).toBeUndefined();
-    expect(store.find(a, 'old.com', { foundSince: 10, notFoundSince: 10, run: 42 })?.boughtAt).toBe(1);
-    store.close();
+    const a = await store.scopeId(scope);
+    await store.save(a, 'old.com', { found: true, record: null, credits: 1, boughtAt: 1, run: 42 });
+    expect(await store.find(a, 'old.com', { foundSince: 10, notFoundSince: 10 })).toBeUndefined();
+    expect(await store.find(a, 'old.com', { foundSince: 10, notFoundSince: 10, run: 42 })?.boughtAt).toBe(1);
+    await store.close();
   });
 });
 
@@ -151,49 +157,52 @@ describe('month holds', () => {
     const path = join(dir, 'holds.db');
     const gone = await openSqliteStore(path);
     const next = await openSqliteStore(path);
-    const held = gone.reserve(hold);
+    const held = await gone.reserve(hold);
     expect(held).toEqual({ id: 1, amount: 3 });
     // Its lease ran out (a process killed with kill -9 renews nothing).
     gone.db.prepare('UPDATE reservations SET expires_at = 0').run();
     // 3 still count against the month: 3 + 8 > 10.
-    expect(next.reserve({ ...hold, amount: 8 })).toBeNull();
+    expect(await next.reserve({ ...hold, amount: 8 })).toBeNull();
     expect(ledgerRows(next)).toEqual([{ credits: 3, outcome: 'unknown', command: 'enrich', at: 1_000 }]);
     // The row id is free again, and may be the next hold's.
-    expect(next.reserve({ ...hold, amount: 7 })).toEqual({ id: 1, amount: 7 });
+    expect(await next.reserve({ ...hold, amount: 7 })).toEqual({ id: 1, amount: 7 });
     // The owner was only stalled: its settle adds nothing to the entry that stands for it, and
     // leaves the other owner's hold of the same id alone.
-    gone.settle(held!, { ...hold, credits: 2, outcome: 'charged' } as never);
+    await gone.settle({ reservation: held!, entry: { ...hold, credits: 2, outcome: 'charged' } as never });
     expect(ledgerRows(next)).toHaveLength(1);
-    expect(next.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 3, held: 7 });
-    gone.close();
-    next.close();
+    expect(await next.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 3, held: 7 });
+    await gone.close();
+    await next.close();
   });
 
   it('a hold still held when its process closes the store is recorded as possibly charged', async () => {
     const path = join(dir, 'closing.db');
     const store = await openSqliteStore(path);
-    store.reserve({ ...hold, cap: undefined });
-    store.close();
+    await store.reserve({ ...hold, cap: undefined });
+    await store.close();
     const after = await openSqliteStore(path);
     expect(ledgerRows(after)).toEqual([{ credits: 3, outcome: 'unknown', command: 'enrich', at: 1_000 }]);
     expect(after.db.prepare('SELECT COUNT(*) AS n FROM reservations').get()).toEqual({ n: 0 });
-    after.close();
+    await after.close();
   });
 
   it('a charge settles its hold and reaches the ledger in one transaction', async () => {
     const path = join(dir, 'settle.db');
     const store = await openSqliteStore(path);
-    const held = store.reserve(hold)!;
-    store.settle(held, {
-      at: 1_000,
-      baseUrl: hold.baseUrl,
-      keyId: hold.keyId,
-      command: 'search',
-      credits: 1,
-      outcome: 'charged',
+    const held = (await store.reserve(hold))!;
+    await store.settle({
+      reservation: held,
+      entry: {
+        at: 1_000,
+        baseUrl: hold.baseUrl,
+        keyId: hold.keyId,
+        command: 'search',
+        credits: 1,
+        outcome: 'charged',
+      },
     });
     expect(ledgerRows(store)).toEqual([{ credits: 1, outcome: 'charged', command: 'search', at: 1_000 }]);
-    expect(store.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 1, held: 0 });
-    store.close();
+    expect(await store.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 1, held: 0 });
+    await store.close();
   });
 });

@@ -1,0 +1,191 @@
+// The SQL behind `spend` and `store info|prune|clear|export` on the SQLite back end
+// (SqliteStore's methods of the same names call these with its better-sqlite3 handle).
+import { statSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import { DAY_MS } from './location.js';
+import type {
+  AnswerAges,
+  Cleared,
+  ExportedAnswer,
+  Removed,
+  SpendBy,
+  SpendRow,
+  StoreCounts,
+} from './types.js';
+
+/** The columns naming a group, per --by. */
+const GROUP_COLUMNS: Record<SpendBy, Array<[column: string, sql: string]>> = {
+  month: [['month', "strftime('%Y-%m', at / 1000, 'unixepoch')"]],
+  day: [['day', "strftime('%Y-%m-%d', at / 1000, 'unixepoch')"]],
+  command: [['command', 'command']],
+  key: [
+    ['base_url', 'base_url'],
+    ['key', 'key_id'],
+  ],
+};
+
+/** The ledger's charges since `since` (epoch ms, inclusive), one row per group, in group order. */
+export function spendRows(db: Database.Database, by: SpendBy, since: number | undefined): SpendRow[] {
+  const groups = GROUP_COLUMNS[by];
+  const names = groups.map(([column]) => column).join(', ');
+  const sql = `SELECT ${groups.map(([column, expr]) => `${expr} AS ${column}`).join(', ')},
+      SUM(CASE WHEN outcome = 'charged' THEN credits ELSE 0 END) AS charged,
+      SUM(CASE WHEN outcome = 'charged' THEN 0 ELSE credits END) AS possibly_charged,
+      COUNT(*) AS calls
+    FROM ledger WHERE at >= ? GROUP BY ${names} ORDER BY ${names}`;
+  return db.prepare(sql).all(since ?? Number.MIN_SAFE_INTEGER) as SpendRow[];
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The instants before which answers are expired (bought strictly earlier). */
+export function expiry(now: number, ages: AnswerAges): { found: number; notFound: number } {
+  return { found: now - ages.maxAgeMs, notFound: now - ages.notFoundMaxAgeMs };
+}
+
+/** What the store holds at `now`. */
+export function counts(path: string, db: Database.Database, now: number, ages: AnswerAges): StoreCounts {
+  const c = db
+    .prepare(
+      `SELECT COUNT(*) AS answers,
+        IFNULL(SUM(found = 1), 0) AS found,
+        IFNULL(SUM(bought_at > @day), 0) AS d1,
+        IFNULL(SUM(bought_at <= @day AND bought_at > @week), 0) AS d7,
+        IFNULL(SUM(bought_at <= @week AND bought_at > @month), 0) AS d30,
+        IFNULL(SUM(bought_at <= @month), 0) AS older,
+        IFNULL(SUM(CASE WHEN found = 1 THEN bought_at < @found ELSE bought_at < @notFound END), 0) AS expired
+      FROM answers`,
+    )
+    .get({
+      day: now - DAY_MS,
+      week: now - 7 * DAY_MS,
+      month: now - 30 * DAY_MS,
+      ...expiry(now, ages),
+    }) as Record<'answers' | 'found' | 'd1' | 'd7' | 'd30' | 'older' | 'expired', number>;
+  const ledger = (db.prepare('SELECT COUNT(*) AS n FROM ledger').get() as { n: number }).n;
+  return {
+    size_bytes: fileSize(path) + fileSize(`${path}-wal`),
+    schema_version: db.pragma('user_version', { simple: true }) as number,
+    answers: c.answers,
+    found: c.found,
+    not_found: c.answers - c.found,
+    age_under_1_day: c.d1,
+    age_1_to_7_days: c.d7,
+    age_7_to_30_days: c.d30,
+    age_over_30_days: c.older,
+    expired: c.expired,
+    ledger_entries: ledger,
+  };
+}
+
+/**
+ * Removes the answers older than their age limit, and the claims and month reservations whose
+ * lease ran out (their owners are gone: a live owner renews its lease every few seconds), in one
+ * transaction. No VACUUM: SQLite reuses the freed pages for the answers bought next.
+ */
+export function prune(db: Database.Database, now: number, ages: AnswerAges): Removed {
+  const limits = expiry(now, ages);
+  return db
+    .transaction((): Removed => {
+      const drop = db.prepare('DELETE FROM answers WHERE found = ? AND bought_at < ?');
+      const found = drop.run(1, limits.found).changes;
+      const notFound = drop.run(0, limits.notFound).changes;
+      dropLapsedLeases(db);
+      return { found, not_found: notFound };
+    })
+    .immediate();
+}
+
+/** Leases are written with the real clock (src/store/sqlite.ts), so they are judged by it. */
+function dropLapsedLeases(db: Database.Database): void {
+  const realNow = Date.now();
+  db.prepare('DELETE FROM claims WHERE expires_at <= ?').run(realNow);
+  db.prepare('DELETE FROM reservations WHERE expires_at <= ?').run(realNow);
+}
+
+/**
+ * Removes every stored answer (and the ledger too with `ledger`), then gives the space back to
+ * the file system with VACUUM, which is quick once the answers are gone. A VACUUM that cannot run
+ * (another process is writing) is skipped: the answers are removed all the same.
+ */
+export function clear(db: Database.Database, ledger: boolean): Cleared {
+  const cleared = db
+    .transaction((): Cleared => {
+      const answers = db.prepare('DELETE FROM answers').run().changes;
+      const entries = ledger ? db.prepare('DELETE FROM ledger').run().changes : 0;
+      dropLapsedLeases(db);
+      return { answers, ledger_entries: entries };
+    })
+    .immediate();
+  try {
+    db.exec('VACUUM');
+  } catch {
+    // Busy: the pages are reused by later answers instead.
+  }
+  return cleared;
+}
+
+interface ExportRow {
+  domain: string;
+  found: number;
+  record: string | null;
+  credits: number;
+  bought_at: number;
+  base_url: string;
+  key_id: string;
+  selection: string;
+}
+
+/** Every stored answer, by domain then scope, read one at a time (a store may hold millions). */
+export function* exported(db: Database.Database): Generator<ExportedAnswer> {
+  const rows = db
+    .prepare(
+      `SELECT a.domain, a.found, a.record, a.credits, a.bought_at, s.base_url, s.key_id, s.selection
+      FROM answers a JOIN scopes s ON s.id = a.scope ORDER BY a.domain, a.scope`,
+    )
+    .iterate() as IterableIterator<ExportRow>;
+  for (const row of rows) yield exportedOf(row);
+}
+
+/** A stored row as `store export` writes it (both back ends keep the scope's selection as JSON). */
+export function exportedOf(row: ExportRow): ExportedAnswer {
+  const selection = JSON.parse(row.selection) as {
+    products: string[] | null;
+    include: string[] | null;
+    max_credits: number | null;
+  };
+  return {
+    domain: row.domain,
+    found: row.found === 1 || (row.found as unknown) === true,
+    bought_at: new Date(Number(row.bought_at)).toISOString(),
+    credits: Number(row.credits),
+    base_url: row.base_url,
+    key: row.key_id,
+    products: selection.products,
+    include: selection.include,
+    max_credits: selection.max_credits,
+    record:
+      row.record === null
+        ? null
+        : typeof row.record === 'string'
+          ? (JSON.parse(row.record) as Record<string, unknown>)
+          : (row.record as Record<string, unknown>),
+  };
+}
+
+/** The record fields of every stored answer, in the order they are first met (for CSV columns). */
+export function recordFields(db: Database.Database): string[] {
+  const seen = new Set<string>();
+  const rows = db
+    .prepare('SELECT record FROM answers WHERE record IS NOT NULL ORDER BY domain, scope')
+    .pluck()
+    .iterate() as IterableIterator<string>;
+  for (const record of rows) for (const key of Object.keys(JSON.parse(record))) seen.add(key);
+  return [...seen];
+}
