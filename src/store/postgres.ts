@@ -347,7 +347,7 @@ const LOST_CODES = new Set([
   '25P03', // idle in transaction timeout
 ]);
 const LOST_MESSAGE =
-  /Connection terminated|connection timeout|Connection ended|not queryable|ended the connection/i;
+  /Connection terminated|connection timeout|Connection ended|not queryable|ended the connection|Query read timeout/i;
 
 /** True when `error` means the connection (or the server) went, rather than a mistake of ours. */
 function connectionLost(error: unknown): boolean {
@@ -445,6 +445,8 @@ export async function openPostgresStore(
     options: `-c search_path=${schema}`,
     statement_timeout: STATEMENT_TIMEOUT_MS,
     lock_timeout: LOCK_TIMEOUT_MS,
+    // The client's own bound, for a server that no longer answers at all (a network cut off).
+    query_timeout: STATEMENT_TIMEOUT_MS + 10_000,
   };
   // The connection that keeps this store's advisory lock: its own, for the store's lifetime.
   const lock = new driver.Client(config);

@@ -3,6 +3,11 @@
 // takeover at once when an owner's session is killed, the month cap held across both under a race,
 // holds that outlive their owner as possibly-charged entries, and the refusals and failures of
 // opening and of a server that goes away.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodeFor, Problem } from '../../src/problem.js';
 import { openPostgresStore, POSTGRES_SCHEMA_VERSION, type PostgresStore } from '../../src/store/postgres.js';
@@ -225,6 +230,88 @@ describe.skipIf(postgresMissing())('the PostgreSQL store', () => {
       expect(kinds.filter((kind) => kind === 'busy')).toHaveLength(30);
       for (let i = 0; i < 30; i++)
         expect([kinds[2 * i], kinds[2 * i + 1]].sort()).toEqual(['busy', 'claimed']);
+    });
+  });
+
+  describe('a host killed with SIGKILL', () => {
+    let dir: string;
+    beforeAll(async () => {
+      // The store as a program of its own: bundled with esbuild, pg from this node_modules.
+      dir = mkdtempSync(join(tmpdir(), 'cd-pg-host-'));
+      symlinkSync(resolve('node_modules'), join(dir, 'node_modules'));
+      await build({
+        entryPoints: ['src/store/postgres.ts'],
+        outfile: join(dir, 'store.cjs'),
+        bundle: true,
+        format: 'cjs',
+        platform: 'node',
+        target: 'node20',
+        external: ['pg', 'better-sqlite3'],
+        logLevel: 'error',
+      });
+      writeFileSync(
+        join(dir, 'host.cjs'),
+        `const { openPostgresStore } = require('./store.cjs');
+(async () => {
+  const [url, schema, stay] = process.argv.slice(2);
+  const store = await openPostgresStore(url, { env: {}, schema });
+  const scope = await store.scopeId(${JSON.stringify(scope)});
+  const claim = await store.claim(scope, 'kill.com', { foundSince: 0, notFoundSince: 0 }, ${JSON.stringify(hold)});
+  process.stdout.write(JSON.stringify(claim) + '\\n');
+  if (stay) setInterval(() => {}, 1000);
+})();
+`,
+      );
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    /** A host process that claims kill.com with a hold of 3, says so, then stays (or just ends). */
+    function host(schema: string, stay: boolean) {
+      const child = spawn(process.execPath, [join(dir, 'host.cjs'), server.url, schema, stay ? 'stay' : ''], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let errors = '';
+      child.stderr.on('data', (chunk) => {
+        errors += chunk;
+      });
+      const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+      const said = new Promise<string>((done, fail) => {
+        let out = '';
+        child.stdout.on('data', (chunk) => {
+          out += chunk;
+          if (out.includes('\n')) done(out.trim());
+        });
+        child.on('exit', () => fail(new Error(`the host exited before claiming: ${out}${errors}`)));
+      });
+      return { child, exited, said };
+    }
+
+    it('has its claims taken over at once (its lease still runs), and its hold kept as possibly charged', async () => {
+      const schema = `t${++schemas}`;
+      const [other] = await hosts(1, schema);
+      const a = await other.scopeId(scope);
+      const killed = host(schema, true);
+      expect(JSON.parse(await killed.said)).toMatchObject({ kind: 'claimed', reservation: { amount: 3 } });
+      expect(await other.claim(a, 'kill.com', fresh)).toEqual({ kind: 'busy' });
+      killed.child.kill('SIGKILL');
+      await killed.exited;
+      // The server sees the connection close as the process dies; no wait for the 20 s lease.
+      let claim = await other.claim(a, 'kill.com', fresh);
+      for (let i = 0; i < 50 && claim.kind === 'busy'; i++) {
+        await sleep(20);
+        claim = await other.claim(a, 'kill.com', fresh);
+      }
+      expect(claim).toEqual({ kind: 'claimed' });
+      expect(await other.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 3, held: 0 });
+      expect(await other.spend('command', undefined)).toEqual([
+        { command: 'enrich', charged: 0, possibly_charged: 3, calls: 1 },
+      ]);
+    });
+
+    it('an open store does not keep its process alive', async () => {
+      const ended = host(`t${++schemas}`, false);
+      await ended.said;
+      expect(await ended.exited).toBe(0);
     });
   });
 
@@ -459,7 +546,7 @@ describe.skipIf(postgresMissing())('the PostgreSQL store', () => {
     it('exports a store larger than one page, in order', async () => {
       const [store] = await hosts(1);
       const a = await store.scopeId(scope);
-      const domains = Array.from({ length: 2_345 }, (_, i) => `n${String(i).padStart(5, '0')}.com`);
+      const domains = Array.from({ length: 1_234 }, (_, i) => `n${String(i).padStart(5, '0')}.com`);
       await Promise.all(domains.map((domain) => store.save(a, domain, answer(1))));
       const seen: string[] = [];
       for await (const row of store.exportAnswers()) seen.push(row.domain);
