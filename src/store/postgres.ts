@@ -516,7 +516,12 @@ async function ensureSchema(client: pg.Client, schema: string, shown: string): P
     const current = await versionOf();
     refuseNewer(current);
     if (current === undefined) {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      // A schema an administrator created for a user without CREATE on the database is used as is.
+      const made = await client.query(
+        'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1) AS ok',
+        [schema],
+      );
+      if (!made.rows[0].ok) await client.query(`CREATE SCHEMA ${schema}`);
       await client.query(`SET LOCAL search_path = ${schema}`);
       await client.query(SCHEMA);
       await client.query('INSERT INTO schema_version (version) VALUES ($1)', [POSTGRES_SCHEMA_VERSION]);

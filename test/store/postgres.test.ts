@@ -158,6 +158,20 @@ describe.skipIf(postgresMissing())('the PostgreSQL store', () => {
       expect(`${refused.message}${missing.message}`).not.toContain(server.password);
     });
 
+    it('a user without CREATE on the database: a schema made for it is used; none is refused with the cause', async () => {
+      await server.admin("CREATE ROLE limited LOGIN PASSWORD 'limited-pw'");
+      await server.admin('CREATE SCHEMA given AUTHORIZATION limited', [], 'company');
+      const url = `postgres://limited:limited-pw@127.0.0.1:${server.port}/company`;
+      const store = await openPostgresStore(url, { env, schema: 'given' });
+      opened.push(store);
+      expect(await store.scopeId(scope)).toBe(1);
+      const problem = await rejection(openPostgresStore(url, { env, schema: 'not_given' }));
+      expect(problem.message).toBe(
+        `Cannot use the result store: postgres://limited@127.0.0.1:${server.port}/company: permission denied: permission denied for database company (the user needs CREATE on the database, or an existing schema it may use)`,
+      );
+      expect(exitCodeFor(problem)).toBe(2);
+    });
+
     it('takes what the URL leaves out from the PG* variables', async () => {
       const url = `postgres://127.0.0.1:${server.port}`;
       const store = await openPostgresStore(url, {
