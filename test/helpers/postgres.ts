@@ -3,7 +3,7 @@
 // port with a private socket folder, a role `company` with a password (host connections need it:
 // scram-sha-256), and a database per test file. No Docker, no stand-in: row locks, advisory locks
 // and killed sessions are the server's own.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import {
   chownSync,
   existsSync,
@@ -158,6 +158,18 @@ export async function startPostgres(): Promise<Postgres> {
   await admin(`CREATE DATABASE ${USER} OWNER ${USER}`);
 
   let stopped = false;
+  // A test process that ends without stop() (a crash, a worker killed at a timeout) must leave no
+  // server behind: a watchdog stops it once this process is gone.
+  const ctl = asRoot ? `runuser -u postgres -- ${bin}/pg_ctl` : `${bin}/pg_ctl`;
+  const watchdog = spawn(
+    'bash',
+    [
+      '-c',
+      `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${ctl} -D '${data}' -m immediate stop; rm -rf '${root}'`,
+    ],
+    { detached: true, stdio: 'ignore' },
+  );
+  watchdog.unref();
   return {
     url: urlOf(USER),
     port,
@@ -175,6 +187,7 @@ export async function startPostgres(): Promise<Postgres> {
     async stop() {
       if (stopped) return;
       stopped = true;
+      watchdog.kill();
       try {
         await halt();
       } catch {
