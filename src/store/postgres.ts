@@ -249,6 +249,11 @@ function typesOf(types: typeof pg.types): pg.CustomTypesConfig {
   };
 }
 
+/** Whether a store argument names a PostgreSQL database (postgres:// or postgresql://). */
+export function isPostgresUrl(store: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(store);
+}
+
 /** The URL without its password (in the authority or as a parameter). */
 export function withoutPassword(url: string): string {
   try {

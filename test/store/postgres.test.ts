@@ -10,7 +10,13 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodeFor, Problem } from '../../src/problem.js';
-import { openPostgresStore, POSTGRES_SCHEMA_VERSION, type PostgresStore } from '../../src/store/postgres.js';
+import {
+  isPostgresUrl,
+  openPostgresStore,
+  POSTGRES_SCHEMA_VERSION,
+  type PostgresStore,
+  withoutPassword,
+} from '../../src/store/postgres.js';
 import type { HoldRequest, LedgerEntry, StoredAnswer } from '../../src/store/types.js';
 import { freePort, type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.js';
 
@@ -558,13 +564,26 @@ describe.skipIf(postgresMissing())('the PostgreSQL store', () => {
     });
 
     it('exports a store larger than one page, in order', async () => {
-      const [store] = await hosts(1);
+      const schema = `t${++schemas}`;
+      const [store] = await hosts(1, schema);
       const a = await store.scopeId(scope);
-      const domains = Array.from({ length: 1_234 }, (_, i) => `n${String(i).padStart(5, '0')}.com`);
-      await Promise.all(domains.map((domain) => store.save(a, domain, answer(1))));
+      const b = await store.scopeId({ ...scope, keyId: 'k2' });
+      // 1,234 domains in two scopes, inserted in one statement (the store's save is tested above).
+      await rows(
+        schema,
+        `INSERT INTO $S.answers (scope, domain, found, record, credits, bought_at)
+        SELECT s, 'n' || lpad(i::text, 5, '0') || '.com', true, json_build_object('f' || (i % 3), i), 1, 1
+        FROM generate_series(0, 1233) i, (VALUES (${a}), (${b})) AS v(s)`,
+      );
       const seen: string[] = [];
-      for await (const row of store.exportAnswers()) seen.push(row.domain);
-      expect(seen).toEqual(domains);
+      for await (const row of store.exportAnswers()) seen.push(`${row.domain} ${row.key}`);
+      expect(seen).toEqual(
+        Array.from({ length: 1_234 }, (_, i) => `n${String(i).padStart(5, '0')}.com`).flatMap((domain) => [
+          `${domain} k`,
+          `${domain} k2`,
+        ]),
+      );
+      expect(await store.recordFields()).toEqual(['f0', 'f1', 'f2']);
     });
   });
 
@@ -602,3 +621,19 @@ describe.skipIf(postgresMissing())('the PostgreSQL store', () => {
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+describe('the URL of a PostgreSQL store', () => {
+  it('is told apart from a file name, and shown without its password', () => {
+    expect(isPostgresUrl('postgres://h/db')).toBe(true);
+    expect(isPostgresUrl('postgresql://h/db')).toBe(true);
+    expect(isPostgresUrl('mysql://h/db')).toBe(false);
+    expect(isPostgresUrl('./postgres:/store.db')).toBe(false);
+    expect(withoutPassword('postgres://ann:p%40ss@db.example.com:5433/shop?sslmode=require')).toBe(
+      'postgres://ann@db.example.com:5433/shop?sslmode=require',
+    );
+    expect(withoutPassword('postgresql://db.example.com/shop?user=ann&password=secret')).toBe(
+      'postgresql://db.example.com/shop?user=ann',
+    );
+    expect(withoutPassword('postgres://ann:se cret@[bad')).toBe('postgres://ann@[bad');
+  });
+});
