@@ -119,7 +119,7 @@ export async function startPostgres(): Promise<Postgres> {
     'UTF8',
     '--locale=C',
   ]);
-  const port = await freePort();
+  let port = await freePort();
   const log = join(root, 'server.log');
   const start = () =>
     run(`${bin}/pg_ctl`, [
@@ -137,7 +137,11 @@ export async function startPostgres(): Promise<Postgres> {
   const halt = async () => {
     await run(`${bin}/pg_ctl`, ['-D', data, '-m', 'fast', '-w', '-t', '30', 'stop']);
   };
-  await start();
+  // Another program may take the free port between its check and the server's start: once more.
+  await start().catch(async () => {
+    port = await freePort();
+    await start();
+  });
 
   const admin = async <T extends pg.QueryResultRow>(
     sql: string,
