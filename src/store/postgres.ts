@@ -934,7 +934,23 @@ export class PostgresStore implements AnswerStore {
     }
   }
 
+  /**
+   * Runs `work` in one transaction (READ COMMITTED: each rule takes the row locks it needs). One
+   * that the server chose as a deadlock's victim (two hosts turning the same lapsed holds into
+   * entries in another order, say) is run again, up to three times in all.
+   */
   private async transaction<T>(work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(work);
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (attempt === 3 || (code !== '40P01' && code !== '40001')) throw error;
+      }
+    }
+  }
+
+  private async once<T>(work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     // A checked-out connection that breaks between two statements emits 'error': the next
     // statement fails with it, and the process goes on.

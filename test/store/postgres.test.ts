@@ -556,10 +556,20 @@ describe.skipIf(postgresMissing())('the PostgreSQL store', () => {
       });
       expect(await store.recordFields()).toEqual(['domain', 'b', 'c', 'a']);
 
+      // Another host's claim and hold whose lease ran out, and a live claim of this one.
+      const [stalled] = await hosts(1, schema);
+      await stalled.claim(a, 'lapsed.com', fresh, { ...hold, cap: undefined, at: FEB });
+      await rows(schema, 'UPDATE $S.claims SET expires_at = 0; UPDATE $S.reservations SET expires_at = 0');
+      await store.claim(a, 'live.com', fresh);
       expect(await store.prune(now, ages)).toEqual({ found: 1, not_found: 1 });
       expect((await store.counts(now, ages)).answers).toBe(2);
+      expect(await rows(schema, 'SELECT domain FROM $S.claims')).toEqual([{ domain: 'live.com' }]);
+      // The lapsed hold is never dropped: it is an entry of the ledger, possibly charged.
+      expect(await store.spend('month', FEB)).toEqual([
+        { month: '2026-02', charged: 3, possibly_charged: 7, calls: 3 },
+      ]);
       expect(await store.clear(false)).toEqual({ answers: 2, ledger_entries: 0 });
-      expect(await store.clear(true)).toEqual({ answers: 0, ledger_entries: 3 });
+      expect(await store.clear(true)).toEqual({ answers: 0, ledger_entries: 4 });
       expect(await store.spend('month', undefined)).toEqual([]);
     });
 
