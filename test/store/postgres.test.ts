@@ -162,6 +162,10 @@ describe.skipIf(postgresMissing())('the PostgreSQL store', () => {
       );
       expect(exitCodeFor(missing)).toBe(2);
       expect(`${refused.message}${missing.message}`).not.toContain(server.password);
+      // Once it exists, it is used.
+      const created = await openPostgresStore(await server.createDatabase('nowhere'), { env });
+      opened.push(created);
+      expect(created.path).toBe(`postgres://company@127.0.0.1:${server.port}/nowhere`);
     });
 
     it('a user without CREATE on the database: a schema made for it is used; none is refused with the cause', async () => {
