@@ -162,6 +162,7 @@ const UNAVAILABLE_CODES = new Set([
   'timeout',
   'retry_after_too_long',
   'too_many_failures',
+  'store_lost', // the shared store's connection was lost mid-run (src/store/postgres.ts)
 ]);
 
 /** What a run wrote could not be written: its own exit code, so a script can tell it apart. */

@@ -1,0 +1,653 @@
+// The PostgreSQL store against a real server (test/helpers/postgres.ts): two store instances stand
+// for two hosts (two pools, two sessions, two advisory locks). Claims and runs between them, a
+// takeover at once when an owner's session is killed, the month cap held across both under a race,
+// holds that outlive their owner as possibly-charged entries, and the refusals and failures of
+// opening and of a server that goes away.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitCodeFor, Problem } from '../../src/problem.js';
+import {
+  isPostgresUrl,
+  openPostgresStore,
+  POSTGRES_SCHEMA_VERSION,
+  type PostgresStore,
+  withoutPassword,
+} from '../../src/store/postgres.js';
+import type { HoldRequest, LedgerEntry, StoredAnswer } from '../../src/store/types.js';
+import { freePort, type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.js';
+
+const scope = { baseUrl: 'b', keyId: 'k', products: undefined, include: undefined, maxCredits: undefined };
+const fresh = { foundSince: 0, notFoundSince: 0 };
+const env = {};
+const me = `process ${process.pid}`;
+
+const hold: HoldRequest = {
+  baseUrl: 'https://api.example.com',
+  keyId: 'k1',
+  amount: 3,
+  cap: 10,
+  window: { from: 0, to: 10_000 },
+  command: 'enrich',
+  at: 1_000,
+};
+
+function answer(boughtAt: number, found = true, run: number | null = null): StoredAnswer {
+  return { found, record: found ? { domain: 'x', name: 'X' } : null, credits: found ? 1 : 0, boughtAt, run };
+}
+
+function charge(credits: number, at = 1_000, command = 'enrich'): LedgerEntry {
+  return { at, baseUrl: hold.baseUrl, keyId: hold.keyId, command, credits, outcome: 'charged' };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Problem> {
+  return promise.then(
+    () => {
+      throw new Error('resolved');
+    },
+    (error: unknown) => {
+      if (!(error instanceof Problem)) throw error;
+      return error;
+    },
+  );
+}
+
+describe.skipIf(postgresMissing())('the PostgreSQL store', () => {
+  let server: Postgres;
+  let schemas = 0;
+  const opened: PostgresStore[] = [];
+
+  beforeAll(async () => {
+    server = await startPostgres();
+  });
+  afterAll(async () => {
+    await Promise.all(opened.map((store) => store.close()));
+    await server?.stop();
+  });
+
+  /** Stores on one new schema: one per host. */
+  async function hosts(n: number, schema = `t${++schemas}`): Promise<PostgresStore[]> {
+    const stores: PostgresStore[] = [];
+    for (let i = 0; i < n; i++) stores.push(await openPostgresStore(server.url, { env, schema }));
+    opened.push(...stores);
+    return stores;
+  }
+
+  /** The rows of a schema's table, as the superuser reads them. */
+  function rows(schema: string, sql: string): Promise<Record<string, unknown>[]> {
+    return server.admin(sql.replaceAll('$S', schema), [], 'company');
+  }
+
+  /** The backends that hold a session advisory lock (each open store holds one). */
+  async function lockHolders(): Promise<Set<number>> {
+    const held = await server.admin<{ pid: number }>(
+      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted",
+      [],
+      'company',
+    );
+    return new Set(held.map((row) => row.pid));
+  }
+
+  /** A store whose session can be killed: the backend holding its advisory lock. */
+  async function killable(schema: string): Promise<{ store: PostgresStore; kill(): Promise<void> }> {
+    const before = await lockHolders();
+    const [store] = await hosts(1, schema);
+    const pid = [...(await lockHolders())].find((p) => !before.has(p));
+    expect(pid).toBeDefined();
+    return {
+      store,
+      kill: async () => {
+        await server.admin('SELECT pg_terminate_backend($1)', [pid], 'company');
+        // Terminated backends leave pg_locks as they exit.
+        for (let i = 0; i < 100 && (await lockHolders()).has(pid!); i++) await sleep(20);
+      },
+    };
+  }
+
+  describe('opening', () => {
+    it('creates the schema on first use with its version, once when two hosts start at once', async () => {
+      const [a, b] = await Promise.all([
+        openPostgresStore(server.url, { env, schema: 'together' }),
+        openPostgresStore(server.url, { env, schema: 'together' }),
+      ]);
+      opened.push(a, b);
+      expect(await rows('together', 'SELECT version FROM $S.schema_version')).toEqual([
+        { version: POSTGRES_SCHEMA_VERSION },
+      ]);
+      expect(a.backend).toBe('postgres');
+      expect(a.path).toBe(`postgres://company@127.0.0.1:${server.port}/company`);
+      expect((await a.counts(0, { maxAgeMs: 1, notFoundMaxAgeMs: 1 })).schema_version).toBe(
+        POSTGRES_SCHEMA_VERSION,
+      );
+    });
+
+    it('refuses a schema of a newer version, naming both (store_too_new, exit 2)', async () => {
+      const [store] = await hosts(1, 'newer');
+      await store.close();
+      await rows('newer', `UPDATE $S.schema_version SET version = ${POSTGRES_SCHEMA_VERSION + 1}`);
+      const problem = await rejection(openPostgresStore(server.url, { env, schema: 'newer' }));
+      expect(problem.code).toBe('store_too_new');
+      expect(problem.message).toBe(
+        `The result store is newer than this company-data: postgres://company@127.0.0.1:${server.port}/company (schema newer) has schema version ${POSTGRES_SCHEMA_VERSION + 1}; this release understands version ${POSTGRES_SCHEMA_VERSION} at most`,
+      );
+      expect(exitCodeFor(problem)).toBe(2);
+    });
+
+    it('a wrong password: store_unavailable (exit 2), the cause named, the password never shown', async () => {
+      const url = server.url.replace(server.password, 'not-the-password');
+      const problem = await rejection(openPostgresStore(url, { env }));
+      expect(problem.code).toBe('store_unavailable');
+      expect(problem.message).toBe(
+        `Cannot use the result store: postgres://company@127.0.0.1:${server.port}/company: authentication failed for user "company" (wrong or missing password, or not allowed by pg_hba.conf)`,
+      );
+      expect(`${problem.message} ${problem.hint}`).not.toContain('not-the-password');
+      expect(exitCodeFor(problem)).toBe(2);
+    });
+
+    it('a port where nothing listens, and a database that does not exist: store_unavailable (exit 2)', async () => {
+      const port = await freePort();
+      const refused = await rejection(
+        openPostgresStore(`postgres://company:${server.password}@127.0.0.1:${port}/company`, { env }),
+      );
+      expect(refused.message).toBe(
+        `Cannot use the result store: postgres://company@127.0.0.1:${port}/company: connection refused by 127.0.0.1:${port} (is the server running, and listening there?)`,
+      );
+      expect(exitCodeFor(refused)).toBe(2);
+      const missing = await rejection(openPostgresStore(server.url.replace(/company$/, 'nowhere'), { env }));
+      expect(missing.message).toBe(
+        `Cannot use the result store: postgres://company@127.0.0.1:${server.port}/nowhere: database "nowhere" does not exist`,
+      );
+      expect(exitCodeFor(missing)).toBe(2);
+      expect(`${refused.message}${missing.message}`).not.toContain(server.password);
+      // Once it exists, it is used.
+      const created = await openPostgresStore(await server.createDatabase('nowhere'), { env });
+      opened.push(created);
+      expect(created.path).toBe(`postgres://company@127.0.0.1:${server.port}/nowhere`);
+    });
+
+    it('a user without CREATE on the database: a schema made for it is used; none is refused with the cause', async () => {
+      await server.admin("CREATE ROLE limited LOGIN PASSWORD 'limited-pw'");
+      await server.admin('CREATE SCHEMA given AUTHORIZATION limited', [], 'company');
+      const url = `postgres://limited:limited-pw@127.0.0.1:${server.port}/company`;
+      const store = await openPostgresStore(url, { env, schema: 'given' });
+      opened.push(store);
+      expect(await store.scopeId(scope)).toBe(1);
+      const problem = await rejection(openPostgresStore(url, { env, schema: 'not_given' }));
+      expect(problem.message).toBe(
+        `Cannot use the result store: postgres://limited@127.0.0.1:${server.port}/company: permission denied: permission denied for database company (the user needs CREATE on the database, or an existing schema it may use)`,
+      );
+      expect(exitCodeFor(problem)).toBe(2);
+    });
+
+    it('takes what the URL leaves out from the PG* variables', async () => {
+      const url = `postgres://127.0.0.1:${server.port}`;
+      const store = await openPostgresStore(url, {
+        env: { PGUSER: 'company', PGPASSWORD: server.password, PGDATABASE: 'company' },
+        schema: 'from_env',
+      });
+      opened.push(store);
+      expect(store.path).toBe(url);
+      expect(await store.scopeId(scope)).toBe(1);
+    });
+  });
+
+  describe('claims between hosts', () => {
+    it('a live owner’s claim makes another host wait; an answer ends the wait; a release frees it', async () => {
+      const [mine, theirs] = await hosts(2);
+      const a = await mine.scopeId(scope);
+      expect(await theirs.scopeId(scope)).toBe(a);
+      expect(await mine.claim(a, 'x.com', fresh)).toEqual({ kind: 'claimed' });
+      expect(await theirs.claim(a, 'x.com', fresh)).toEqual({ kind: 'busy' });
+      await mine.save(a, 'x.com', answer(5));
+      expect(await theirs.claim(a, 'x.com', fresh)).toEqual({ kind: 'answered', answer: answer(5) });
+      expect(await theirs.find(a, 'x.com', fresh)).toEqual(answer(5));
+      expect(await mine.claim(a, 'y.com', fresh)).toEqual({ kind: 'claimed' });
+      await mine.release(a, 'y.com');
+      expect(await theirs.claim(a, 'y.com', fresh)).toEqual({ kind: 'claimed' });
+    });
+
+    it('takes over the claims of a host that closed, of one whose lease ran out, and at once of one whose session died', async () => {
+      const schema = `t${++schemas}`;
+      const [other] = await hosts(1, schema);
+      const a = await other.scopeId(scope);
+      const closing = (await hosts(1, schema))[0];
+      expect(await closing.claim(a, 'closed.com', fresh)).toEqual({ kind: 'claimed' });
+      expect(await other.claim(a, 'closed.com', fresh)).toEqual({ kind: 'busy' });
+      await closing.close();
+      await closing.close(); // idempotent
+      expect(await other.claim(a, 'closed.com', fresh)).toEqual({ kind: 'claimed' });
+
+      const stalled = (await hosts(1, schema))[0];
+      expect(await stalled.claim(a, 'stalled.com', fresh)).toEqual({ kind: 'claimed' });
+      expect(await other.claim(a, 'stalled.com', fresh)).toEqual({ kind: 'busy' });
+      // Its session lives, but it stopped renewing: the lease decides.
+      await rows(schema, "UPDATE $S.claims SET expires_at = 0 WHERE domain = 'stalled.com'");
+      expect(await other.claim(a, 'stalled.com', fresh)).toEqual({ kind: 'claimed' });
+
+      const killed = await killable(schema);
+      expect(await killed.store.claim(a, 'killed.com', fresh)).toEqual({ kind: 'claimed' });
+      expect(await other.claim(a, 'killed.com', fresh)).toEqual({ kind: 'busy' });
+      await killed.kill();
+      // Its lease still runs for 20 s; its advisory lock went with its session.
+      expect(
+        await rows(schema, "SELECT expires_at > 0 AS leased FROM $S.claims WHERE domain = 'killed.com'"),
+      ).toEqual([{ leased: true }]);
+      expect(await other.claim(a, 'killed.com', fresh)).toEqual({ kind: 'claimed' });
+      // The host whose lock went takes nothing new: exit 5.
+      const problem = await rejection(killed.store.claim(a, 'more.com', fresh));
+      expect(problem.code).toBe('store_lost');
+      expect(exitCodeFor(problem)).toBe(5);
+    });
+
+    it('two hosts racing for the same domains: each domain is claimed exactly once', async () => {
+      const [one, two] = await hosts(2);
+      const a = await one.scopeId(scope);
+      const domains = Array.from({ length: 30 }, (_, i) => `d${i}.com`);
+      const results = await Promise.all(
+        domains.flatMap((domain) => [one.claim(a, domain, fresh), two.claim(a, domain, fresh)]),
+      );
+      const kinds = results.map((claim) => claim.kind);
+      expect(kinds.filter((kind) => kind === 'claimed')).toHaveLength(30);
+      expect(kinds.filter((kind) => kind === 'busy')).toHaveLength(30);
+      for (let i = 0; i < 30; i++)
+        expect([kinds[2 * i], kinds[2 * i + 1]].sort()).toEqual(['busy', 'claimed']);
+    });
+  });
+
+  describe('a host killed with SIGKILL', () => {
+    let dir: string;
+    beforeAll(async () => {
+      // The store as a program of its own: bundled with esbuild, pg from this node_modules.
+      dir = mkdtempSync(join(tmpdir(), 'cd-pg-host-'));
+      symlinkSync(resolve('node_modules'), join(dir, 'node_modules'));
+      await build({
+        entryPoints: ['src/store/postgres.ts'],
+        outfile: join(dir, 'store.cjs'),
+        bundle: true,
+        format: 'cjs',
+        platform: 'node',
+        target: 'node20',
+        external: ['pg', 'better-sqlite3'],
+        logLevel: 'error',
+      });
+      writeFileSync(
+        join(dir, 'host.cjs'),
+        `const { openPostgresStore } = require('./store.cjs');
+(async () => {
+  const [url, schema, stay] = process.argv.slice(2);
+  const store = await openPostgresStore(url, { env: {}, schema });
+  const scope = await store.scopeId(${JSON.stringify(scope)});
+  const claim = await store.claim(scope, 'kill.com', { foundSince: 0, notFoundSince: 0 }, ${JSON.stringify(hold)});
+  process.stdout.write(JSON.stringify(claim) + '\\n');
+  if (stay) setInterval(() => {}, 1000);
+})();
+`,
+      );
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    /** A host process that claims kill.com with a hold of 3, says so, then stays (or just ends). */
+    function host(schema: string, stay: boolean) {
+      const child = spawn(process.execPath, [join(dir, 'host.cjs'), server.url, schema, stay ? 'stay' : ''], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let errors = '';
+      child.stderr.on('data', (chunk) => {
+        errors += chunk;
+      });
+      const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+      const said = new Promise<string>((done, fail) => {
+        let out = '';
+        child.stdout.on('data', (chunk) => {
+          out += chunk;
+          if (out.includes('\n')) done(out.trim());
+        });
+        child.on('exit', () => fail(new Error(`the host exited before claiming: ${out}${errors}`)));
+      });
+      return { child, exited, said };
+    }
+
+    it('has its claims taken over at once (its lease still runs), and its hold kept as possibly charged', async () => {
+      const schema = `t${++schemas}`;
+      const [other] = await hosts(1, schema);
+      const a = await other.scopeId(scope);
+      const killed = host(schema, true);
+      expect(JSON.parse(await killed.said)).toMatchObject({ kind: 'claimed', reservation: { amount: 3 } });
+      expect(await other.claim(a, 'kill.com', fresh)).toEqual({ kind: 'busy' });
+      killed.child.kill('SIGKILL');
+      await killed.exited;
+      // The server sees the connection close as the process dies; no wait for the 20 s lease.
+      let claim = await other.claim(a, 'kill.com', fresh);
+      for (let i = 0; i < 50 && claim.kind === 'busy'; i++) {
+        await sleep(20);
+        claim = await other.claim(a, 'kill.com', fresh);
+      }
+      expect(claim).toEqual({ kind: 'claimed' });
+      expect(await other.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 3, held: 0 });
+      expect(await other.spend('command', undefined)).toEqual([
+        { command: 'enrich', charged: 0, possibly_charged: 3, calls: 1 },
+      ]);
+    });
+
+    it('an open store does not keep its process alive', async () => {
+      const ended = host(`t${++schemas}`, false);
+      await ended.said;
+      expect(await ended.exited).toBe(0);
+    });
+  });
+
+  describe('the month cap', () => {
+    it('stays atomic across two hosts racing: 2 × 20 holds of 1 under a cap of 15 grant exactly 15', async () => {
+      const schema = `t${++schemas}`;
+      const [one, two] = await hosts(2, schema);
+      const race = (store: PostgresStore) =>
+        Array.from({ length: 20 }, () => store.reserve({ ...hold, amount: 1, cap: 15 }));
+      const granted = (await Promise.all([...race(one), ...race(two)])).filter((r) => r !== null);
+      expect(granted).toHaveLength(15);
+      expect(await one.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 0, held: 15 });
+      expect(await rows(schema, 'SELECT COUNT(*)::int AS n FROM $S.reservations')).toEqual([{ n: 15 }]);
+    });
+
+    it('a claim with a hold takes both in one transaction; without room the claim is still ours', async () => {
+      const [store] = await hosts(1);
+      const a = await store.scopeId(scope);
+      const first = await store.claim(a, 'h1.com', fresh, { ...hold, amount: 6 });
+      expect(first).toMatchObject({ kind: 'claimed', reservation: { amount: 6 } });
+      expect(await store.claim(a, 'h2.com', fresh, { ...hold, amount: 6 })).toEqual({
+        kind: 'claimed',
+        reservation: null,
+      });
+      expect(await store.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 0, held: 6 });
+    });
+
+    it('a hold whose owner is gone becomes a possibly-charged entry, counted; its late settle adds nothing', async () => {
+      const schema = `t${++schemas}`;
+      const [next] = await hosts(1, schema);
+      const gone = await killable(schema);
+      const held = await gone.store.reserve(hold);
+      expect(held).toMatchObject({ amount: 3 });
+      await gone.kill();
+      // 3 still count against the month: 3 + 8 > 10.
+      expect(await next.reserve({ ...hold, amount: 8 })).toBeNull();
+      const ledger = 'SELECT credits, outcome, command, at FROM $S.ledger ORDER BY id';
+      expect(await rows(schema, ledger)).toEqual([
+        { credits: 3, outcome: 'unknown', command: 'enrich', at: '1000' },
+      ]);
+      expect(await next.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 3, held: 0 });
+      const other = await next.reserve({ ...hold, amount: 7 });
+      expect(other).toMatchObject({ amount: 7 });
+      // The owner was only cut off: its settle (by id and owner) adds nothing to the entry that
+      // stands for it, and leaves the other hold alone.
+      await gone.store.settle({ reservation: held!, entry: charge(2) });
+      expect(await rows(schema, ledger)).toHaveLength(1);
+      expect(await next.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 3, held: 7 });
+    });
+
+    it('a hold still held when its store closes is recorded as possibly charged; sweep takes a lapsed one', async () => {
+      const schema = `t${++schemas}`;
+      const [closing, stalled, sweeper] = await hosts(3, schema);
+      await closing.reserve({ ...hold, cap: undefined });
+      await closing.close();
+      await stalled.reserve({ ...hold, cap: undefined, amount: 4, command: 'search', at: 2_000 });
+      await rows(schema, 'UPDATE $S.reservations SET expires_at = 0');
+      await sweeper.sweep();
+      expect(await rows(schema, 'SELECT credits, outcome, command, at FROM $S.ledger ORDER BY id')).toEqual([
+        { credits: 3, outcome: 'unknown', command: 'enrich', at: '1000' },
+        { credits: 4, outcome: 'unknown', command: 'search', at: '2000' },
+      ]);
+      expect(await rows(schema, 'SELECT COUNT(*)::int AS n FROM $S.reservations')).toEqual([{ n: 0 }]);
+    });
+
+    it('settle drops the hold and records the charge; save does it with the answer, all or nothing', async () => {
+      const schema = `t${++schemas}`;
+      const [store] = await hosts(1, schema);
+      const a = await store.scopeId(scope);
+      const ledger = 'SELECT credits, outcome, command FROM $S.ledger ORDER BY id';
+      const held = (await store.reserve(hold))!;
+      await store.settle({ reservation: held, entry: charge(1, 1_000, 'search') });
+      expect(await rows(schema, ledger)).toEqual([{ credits: 1, outcome: 'charged', command: 'search' }]);
+      expect(await store.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 1, held: 0 });
+
+      const claim = await store.claim(a, 's.com', fresh, hold);
+      if (claim.kind !== 'claimed' || !claim.reservation)
+        throw new Error(`not claimed: ${JSON.stringify(claim)}`);
+      // A ledger entry the table refuses (credits beyond an integer): nothing of the save stays.
+      const refused = await rejection(
+        store.save(a, 's.com', answer(9), { reservation: claim.reservation, entry: charge(2 ** 40) }),
+      );
+      expect(refused.code).toBe('store_unavailable');
+      expect(await store.find(a, 's.com', fresh)).toBeUndefined();
+      expect(await rows(schema, 'SELECT amount FROM $S.reservations')).toEqual([{ amount: 3 }]);
+      expect(await rows(schema, 'SELECT domain FROM $S.claims')).toEqual([{ domain: 's.com' }]);
+      await store.save(a, 's.com', answer(9), { reservation: claim.reservation, entry: charge(2) });
+      expect(await store.find(a, 's.com', fresh)).toEqual(answer(9));
+      expect(await rows(schema, ledger)).toEqual([
+        { credits: 1, outcome: 'charged', command: 'search' },
+        { credits: 2, outcome: 'charged', command: 'enrich' },
+      ]);
+      expect(await rows(schema, 'SELECT COUNT(*)::int AS n FROM $S.reservations')).toEqual([{ n: 0 }]);
+      expect(await rows(schema, 'SELECT COUNT(*)::int AS n FROM $S.claims')).toEqual([{ n: 0 }]);
+      // A settlement of no credits records nothing.
+      await store.settle({ entry: charge(0) });
+      expect(await rows(schema, ledger)).toHaveLength(2);
+    });
+  });
+
+  describe('runs', () => {
+    it('busy while a live host has it, resumed with the same detail, a new run with another', async () => {
+      const schema = `t${++schemas}`;
+      const [one, two] = await hosts(2, schema);
+      const run = await one.beginRun('output:/x', 'd', 100);
+      expect(run).toMatchObject({ startedAt: 100, resumed: false });
+      if ('busy' in run) throw new Error('busy');
+      expect(await two.beginRun('output:/x', 'd', 200)).toEqual({ busy: me });
+      expect(await two.liveRuns()).toEqual([me]);
+      expect(await one.liveRuns()).toEqual([]);
+      await one.endRun(run, false);
+      expect(await two.liveRuns()).toEqual([]);
+      expect(await two.beginRun('output:/x', 'd', 200)).toEqual({
+        id: run.id,
+        startedAt: 100,
+        resumed: true,
+      });
+      await two.close();
+      const [three] = await hosts(1, schema);
+      const again = await three.beginRun('output:/x', 'other', 300);
+      expect(again).toMatchObject({ startedAt: 300, resumed: false });
+      expect(await rows(schema, 'SELECT state FROM $S.runs ORDER BY id')).toEqual([
+        { state: 'abandoned' },
+        { state: 'open' },
+      ]);
+      if ('busy' in again) throw new Error('busy');
+      await three.endRun(again, true);
+      expect(await rows(schema, 'SELECT state, owner FROM $S.runs ORDER BY id')).toEqual([
+        { state: 'abandoned', owner: null },
+        { state: 'done', owner: null },
+      ]);
+    });
+
+    it('two hosts starting the same run at once: one runs it, the other is told who', async () => {
+      const [one, two] = await hosts(2);
+      const results = await Promise.all([
+        one.beginRun('output:/y', 'd', 1),
+        two.beginRun('output:/y', 'd', 1),
+      ]);
+      expect(results.filter((r) => 'busy' in r)).toEqual([{ busy: me }]);
+    });
+  });
+
+  describe('spend, info, prune, clear, export', () => {
+    const FEB = Date.UTC(2026, 1, 1);
+    const ages = { maxAgeMs: 30 * 86_400_000, notFoundMaxAgeMs: 7 * 86_400_000 };
+
+    it('reads and removes what the store commands show', async () => {
+      const schema = `t${++schemas}`;
+      const [store] = await hosts(1, schema);
+      const a = await store.scopeId(scope);
+      const b = await store.scopeId({ ...scope, products: ['tech', 'profile'], maxCredits: 3 });
+      const now = FEB + 40 * 86_400_000;
+      await store.save(a, 'old.com', {
+        ...answer(now - 31 * 86_400_000),
+        record: { domain: 'old.com', a: 1 },
+      });
+      await store.save(a, 'new.com', { ...answer(now - 1000), record: { domain: 'new.com', b: 2 } });
+      await store.save(b, 'new.com', {
+        ...answer(now - 2 * 86_400_000),
+        record: { domain: 'new.com', c: 3 },
+      });
+      await store.save(a, 'none.com', answer(now - 8 * 86_400_000, false));
+      await store.settle({ entry: charge(2, FEB - 1, 'enrich') });
+      await store.settle({ entry: charge(3, FEB, 'search') });
+      await store.settle({
+        entry: { ...charge(4, FEB + 86_400_000, 'enrich'), outcome: 'unknown', keyId: 'k2' },
+      });
+
+      expect(await store.spend('month', undefined)).toEqual([
+        { month: '2026-01', charged: 2, possibly_charged: 0, calls: 1 },
+        { month: '2026-02', charged: 3, possibly_charged: 4, calls: 2 },
+      ]);
+      expect(await store.spend('day', FEB)).toEqual([
+        { day: '2026-02-01', charged: 3, possibly_charged: 0, calls: 1 },
+        { day: '2026-02-02', charged: 0, possibly_charged: 4, calls: 1 },
+      ]);
+      expect(await store.spend('command', undefined)).toEqual([
+        { command: 'enrich', charged: 2, possibly_charged: 4, calls: 2 },
+        { command: 'search', charged: 3, possibly_charged: 0, calls: 1 },
+      ]);
+      expect(await store.spend('key', undefined)).toEqual([
+        { base_url: hold.baseUrl, key: 'k1', charged: 5, possibly_charged: 0, calls: 2 },
+        { base_url: hold.baseUrl, key: 'k2', charged: 0, possibly_charged: 4, calls: 1 },
+      ]);
+
+      const counts = await store.counts(now, ages);
+      expect(counts.size_bytes).toBeGreaterThan(0);
+      expect({ ...counts, size_bytes: 0 }).toEqual({
+        size_bytes: 0,
+        schema_version: POSTGRES_SCHEMA_VERSION,
+        answers: 4,
+        found: 3,
+        not_found: 1,
+        age_under_1_day: 1,
+        age_1_to_7_days: 1,
+        age_7_to_30_days: 1,
+        age_over_30_days: 1,
+        expired: 2,
+        ledger_entries: 3,
+      });
+
+      const exported = [];
+      for await (const row of store.exportAnswers()) exported.push(row);
+      expect(exported.map((row) => [row.domain, row.products, row.max_credits])).toEqual([
+        ['new.com', null, null],
+        ['new.com', ['profile', 'tech'], 3],
+        ['none.com', null, null],
+        ['old.com', null, null],
+      ]);
+      expect(exported[0]).toEqual({
+        domain: 'new.com',
+        found: true,
+        bought_at: new Date(now - 1000).toISOString(),
+        credits: 1,
+        base_url: 'b',
+        key: 'k',
+        products: null,
+        include: null,
+        max_credits: null,
+        record: { domain: 'new.com', b: 2 },
+      });
+      expect(await store.recordFields()).toEqual(['domain', 'b', 'c', 'a']);
+
+      // Another host's claim and hold whose lease ran out, and a live claim of this one.
+      const [stalled] = await hosts(1, schema);
+      await stalled.claim(a, 'lapsed.com', fresh, { ...hold, cap: undefined, at: FEB });
+      await rows(schema, 'UPDATE $S.claims SET expires_at = 0; UPDATE $S.reservations SET expires_at = 0');
+      await store.claim(a, 'live.com', fresh);
+      expect(await store.prune(now, ages)).toEqual({ found: 1, not_found: 1 });
+      expect((await store.counts(now, ages)).answers).toBe(2);
+      expect(await rows(schema, 'SELECT domain FROM $S.claims')).toEqual([{ domain: 'live.com' }]);
+      // The lapsed hold is never dropped: it is an entry of the ledger, possibly charged.
+      expect(await store.spend('month', FEB)).toEqual([
+        { month: '2026-02', charged: 3, possibly_charged: 7, calls: 3 },
+      ]);
+      expect(await store.clear(false)).toEqual({ answers: 2, ledger_entries: 0 });
+      expect(await store.clear(true)).toEqual({ answers: 0, ledger_entries: 4 });
+      expect(await store.spend('month', undefined)).toEqual([]);
+    });
+
+    it('exports a store larger than one page, in order', async () => {
+      const schema = `t${++schemas}`;
+      const [store] = await hosts(1, schema);
+      const a = await store.scopeId(scope);
+      const b = await store.scopeId({ ...scope, keyId: 'k2' });
+      // 1,234 domains in two scopes, inserted in one statement (the store's save is tested above).
+      await rows(
+        schema,
+        `INSERT INTO $S.answers (scope, domain, found, record, credits, bought_at)
+        SELECT s, 'n' || lpad(i::text, 5, '0') || '.com', true, json_build_object('f' || (i % 3), i), 1, 1
+        FROM generate_series(0, 1233) i, (VALUES (${a}), (${b})) AS v(s)`,
+      );
+      const seen: string[] = [];
+      for await (const row of store.exportAnswers()) seen.push(`${row.domain} ${row.key}`);
+      expect(seen).toEqual(
+        Array.from({ length: 1_234 }, (_, i) => `n${String(i).padStart(5, '0')}.com`).flatMap((domain) => [
+          `${domain} k`,
+          `${domain} k2`,
+        ]),
+      );
+      expect(await store.recordFields()).toEqual(['f0', 'f1', 'f2']);
+    });
+  });
+
+  // Last: the server stops and starts again under the stores of this block.
+  describe('a server that goes away', () => {
+    it('a store in use when the server stops fails with store_lost (exit 5), its password unshown', async () => {
+      const [store] = await hosts(1);
+      const a = await store.scopeId(scope);
+      expect(await store.claim(a, 'lost.com', fresh)).toEqual({ kind: 'claimed' });
+      await server.halt();
+      try {
+        const problem = await rejection(store.find(a, 'lost.com', fresh));
+        expect(problem.code).toBe('store_lost');
+        expect(exitCodeFor(problem)).toBe(5);
+        expect(problem.message).toMatch(
+          new RegExp(
+            `^Lost the connection to the result store: postgres://company@127\\.0\\.0\\.1:${server.port}/company: `,
+          ),
+        );
+        expect(problem.message).not.toContain(server.password);
+        const saving = await rejection(store.save(a, 'lost.com', answer(1)));
+        expect(saving.code).toBe('store_lost');
+        // Closing a store whose server is gone neither hangs nor throws.
+        await store.close();
+      } finally {
+        await server.restart();
+      }
+      // After the restart the same store opens again and nothing committed was lost.
+      const [again] = await hosts(1, `t${schemas}`);
+      expect(await again.claim(a, 'lost.com', fresh)).toEqual({ kind: 'claimed' });
+    });
+  });
+});
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+describe('the URL of a PostgreSQL store', () => {
+  it('is told apart from a file name, and shown without its password', () => {
+    expect(isPostgresUrl('postgres://h/db')).toBe(true);
+    expect(isPostgresUrl('postgresql://h/db')).toBe(true);
+    expect(isPostgresUrl('mysql://h/db')).toBe(false);
+    expect(isPostgresUrl('./postgres:/store.db')).toBe(false);
+    expect(withoutPassword('postgres://ann:p%40ss@db.example.com:5433/shop?sslmode=require')).toBe(
+      'postgres://ann@db.example.com:5433/shop?sslmode=require',
+    );
+    expect(withoutPassword('postgresql://db.example.com/shop?user=ann&password=secret')).toBe(
+      'postgresql://db.example.com/shop?user=ann',
+    );
+    expect(withoutPassword('postgres://ann:se cret@[bad')).toBe('postgres://ann@[bad');
+  });
+});
