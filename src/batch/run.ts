@@ -462,7 +462,7 @@ async function runWithStore(
     io.info(logLine(io, ctx.now, formatSummary(snapshot(), ctx.now() - started, why)));
     if (outcome === 'unwritable')
       throw stoppedProblem(failures.problem!, storePath, options.argv, lookups.unkept);
-    if (outcome === 'aborted') throw lookups.fatal!;
+    if (outcome === 'aborted') throw resumable(lookups.fatal!, storePath, options.argv);
     throw interruptedProblem(counts.rows, storePath, options.argv);
   }
 
@@ -545,6 +545,22 @@ function interruptedProblem(rows: number, storePath: string | undefined, argv: r
     detail: `stopped after writing ${plural(rows, 'row')}; ${keptIn(storePath)}`,
     source: 'client',
     hint: storePath ? `Resume with: ${resumeCommand(argv)}` : 'With --no-store the run starts over.',
+  });
+}
+
+/**
+ * The problem an abort ends the run with. A connection to a shared store lost mid-run is the one
+ * abort a re-run mends once the database is back: it names the command that resumes the run.
+ */
+function resumable(problem: Problem, storePath: string | undefined, argv: readonly string[]): Problem {
+  if (problem.code !== 'store_lost' || !storePath) return problem;
+  return new Problem({
+    code: problem.code,
+    title: problem.title,
+    detail: `${problem.detail}; the run stopped, and ${keptIn(storePath)}`,
+    source: 'client',
+    hint: `Once the database is reachable again, resume with: ${resumeCommand(argv)}`,
+    cause: problem.cause,
   });
 }
 

@@ -16,7 +16,7 @@ import { isProblem, Problem } from '../problem.js';
 import { repriceSelection, selectionOf } from '../spend/pricing.js';
 import { purchase } from '../spend/purchase.js';
 import { type Purse, purseOf } from '../spend/purse.js';
-import { ageText, freshnessAt, scopeOf } from '../store/location.js';
+import { ageText, freshnessAt, isPostgresUrl, scopeOf } from '../store/location.js';
 import type { AnswerStore } from '../store/types.js';
 import type { Context } from '../types.js';
 
@@ -30,13 +30,17 @@ export interface LookupFlags {
   budgetMonth?: number;
 }
 
-/** The store for a few lookups: one that cannot be opened costs a warning, not the answers. */
+/**
+ * The store for a few lookups: a file that cannot be opened costs a warning, not the answers. A
+ * shared database is another matter: buying without it would pay again for what the fleet
+ * bought, so it stops the command (exit 2), as under a month cap.
+ */
 async function lookupStore(ctx: Context, needed: boolean): Promise<AnswerStore | undefined> {
   if (ctx.store.path === false) return undefined;
   try {
     return await ctx.store.open();
   } catch (error) {
-    if (needed || !isProblem(error)) throw error;
+    if (needed || !isProblem(error) || isPostgresUrl(ctx.store.path)) throw error;
     ctx.io.warn(`warning: answers are neither reused nor kept: ${error.detail}`);
     return undefined;
   }

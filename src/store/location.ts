@@ -30,7 +30,9 @@ export function storePathOf(flag: string | boolean | undefined, env: NodeJS.Proc
   if (scheme !== undefined && !isPostgresUrl(where)) {
     throw usageError(
       `${from} takes a file path or a postgres:// URL, not a ${scheme}:// URL (${shownLocation(where)})`,
-      `Give a file (${from} ./store.db) or a PostgreSQL database (${from} postgres://user@host/db).`,
+      from === '--store'
+        ? 'Give a file (--store ./store.db) or a PostgreSQL database (--store postgres://user@host/db).'
+        : 'Set it to a file (COMPANY_DATA_STORE=./store.db) or a PostgreSQL database (COMPANY_DATA_STORE=postgres://user@host/db).',
     );
   }
   return where;
@@ -43,14 +45,18 @@ export function isPostgresUrl(where: string): boolean {
 
 /** A store's location as messages show it: a URL without its password. */
 export function shownLocation(where: string): string {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(where)) return where;
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(where) ? withoutPassword(where) : where;
+}
+
+/** The URL without its password (in the authority or as a parameter). */
+export function withoutPassword(url: string): string {
   try {
-    const url = new URL(where);
-    if (url.password) url.password = '';
-    return url.toString();
+    const parsed = new URL(url);
+    parsed.password = '';
+    parsed.searchParams.delete('password');
+    return parsed.toString();
   } catch {
-    // Not parseable: keep only what is before any credentials.
-    return where.replace(/\/\/[^@/]*@/, '//…@');
+    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1@');
   }
 }
 

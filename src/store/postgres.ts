@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import type pg from 'pg';
 import { Problem } from '../problem.js';
+import { withoutPassword } from './location.js';
 import { describeOwner } from './sqlite.js';
 import type {
   AnswerAges,
@@ -247,23 +248,6 @@ function typesOf(types: typeof pg.types): pg.CustomTypesConfig {
         ? (value: string) => Number(value)
         : types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
   };
-}
-
-/** Whether a store argument names a PostgreSQL database (postgres:// or postgresql://). */
-export function isPostgresUrl(store: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(store);
-}
-
-/** The URL without its password (in the authority or as a parameter). */
-export function withoutPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.password = '';
-    parsed.searchParams.delete('password');
-    return parsed.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1@');
-  }
 }
 
 function targetOf(url: string, env: NodeJS.ProcessEnv): Target {
@@ -538,6 +522,13 @@ async function ensureSchema(client: pg.Client, schema: string, shown: string): P
   }
 }
 
+/** A client's socket, to reference or not (pg's Client has ref() and unref(); its types omit them). */
+function refOf(client: pg.Client): { ref?: () => void; unref?: () => void } {
+  const stream = (client as unknown as { connection?: { stream?: { ref?: () => void; unref?: () => void } } })
+    .connection?.stream;
+  return { ref: stream?.ref?.bind(stream), unref: stream?.unref?.bind(stream) };
+}
+
 export class PostgresStore implements AnswerStore {
   readonly backend = 'postgres' as const;
   /** The owner of what this store claims, holds and runs: host, pid, token (the lock's key). */
@@ -568,7 +559,7 @@ export class PostgresStore implements AnswerStore {
     lock.on('error', lost);
     lock.on('end', () => lost());
     // The lock's connection only shows that this process lives: it must not keep it alive.
-    (lock as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+    refOf(lock).unref?.();
     this.timer = setInterval(() => void this.renew(), RENEW_MS);
     this.timer.unref();
   }
@@ -863,6 +854,8 @@ export class PostgresStore implements AnswerStore {
         // The server is gone: the lock went with the session, so others take over at once.
       }
     }
+    // Referenced again while it ends: the wait for its goodbye must keep the process alive.
+    refOf(this.lock).ref?.();
     await this.lock.end().catch(() => undefined);
     await this.pool.end().catch(() => undefined);
   }

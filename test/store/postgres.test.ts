@@ -10,13 +10,8 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodeFor, Problem } from '../../src/problem.js';
-import {
-  isPostgresUrl,
-  openPostgresStore,
-  POSTGRES_SCHEMA_VERSION,
-  type PostgresStore,
-  withoutPassword,
-} from '../../src/store/postgres.js';
+import { isPostgresUrl, withoutPassword } from '../../src/store/location.js';
+import { openPostgresStore, POSTGRES_SCHEMA_VERSION, type PostgresStore } from '../../src/store/postgres.js';
 import type { HoldRequest, LedgerEntry, StoredAnswer } from '../../src/store/types.js';
 import { freePort, type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.js';
 

@@ -1,0 +1,219 @@
+// One PostgreSQL store shared by "hosts": processes with no local state in common (their own
+// XDG_STATE_HOME, XDG_CONFIG_HOME, XDG_CACHE_HOME and working folder), against one sandbox whose
+// balance counts every credit. A real PostgreSQL server (test/helpers/postgres.ts) and real
+// processes: row locks across sessions, a SIGKILLed host and a stopped server cannot be played
+// in-process.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
+import { type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.js';
+import { sandboxAndDirForTests } from '../helpers/sandbox.js';
+
+let sandbox: SandboxHandle;
+let dir: string;
+// 10 ms a lookup: a few hundred rows at concurrency 8 take long enough for hosts to overlap.
+sandboxAndDirForTests('cd-shared-store-', { companies: 3000, latencyMs: 10 }, (s, d) => {
+  sandbox = s;
+  dir = d;
+});
+
+const missing = postgresMissing();
+let server: Postgres;
+let databases = 0;
+beforeAll(async () => {
+  if (!missing) server = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** A host of its own: folders no other host sees, and the shared store. */
+function host(name: string, store: string) {
+  const home = join(dir, name);
+  mkdirSync(home, { recursive: true });
+  return {
+    cwd: home,
+    env: {
+      COMPANY_DATA_STORE: store,
+      COMPANY_DATA_BASE_URL: sandbox.url,
+      COMPANY_DATA_API_KEY: sandbox.keys.full,
+      XDG_STATE_HOME: join(home, 'state'),
+      XDG_CONFIG_HOME: join(home, 'config'),
+      XDG_CACHE_HOME: join(home, 'cache'),
+    },
+    input(file: string, domains: string[]): string {
+      const path = join(home, file);
+      writeFileSync(path, `domain\n${domains.join('\n')}\n`);
+      return path;
+    },
+  };
+}
+
+const companies = (from: number, to: number) =>
+  sandbox.dataset.companies.slice(from, to).map((c) => c.domain);
+const balance = () => sandbox.balances().full;
+const lookupsSent = () => sandbox.requests().filter((r) => r.path.startsWith('/api/domains/')).length;
+const column = (path: string, name: string): string[] => {
+  const [header, ...rows] = parse(readFileSync(path)) as string[][];
+  return rows.map((row) => row[header.indexOf(name)]);
+};
+const sum = (cells: string[]) => cells.reduce((total, cell) => total + Number(cell || 0), 0);
+
+async function newStore(): Promise<string> {
+  return server.createDatabase(`shared_${++databases}`);
+}
+
+describe.runIf(!missing)('a PostgreSQL store shared by hosts', () => {
+  it('three hosts over overlapping inputs pay once per distinct domain; a later host re-buys nothing', async () => {
+    const store = await newStore();
+    const a = host('a1', store);
+    const b = host('b1', store);
+    // 600 domains each, 300 in common, met in opposite orders: the hosts meet head on.
+    const aIn = a.input('in.csv', companies(0, 600));
+    const bIn = b.input('in.csv', companies(300, 900).reverse());
+    const before = balance();
+    const [ra, rb] = await Promise.all([
+      runCli(['-q', 'enrich', '--input', aIn, '--output', 'out.csv', '--rate', '0'], {
+        env: a.env,
+        cwd: a.cwd,
+      }),
+      runCli(['-q', 'enrich', '--input', bIn, '--output', 'out.csv', '--rate', '0'], {
+        env: b.env,
+        cwd: b.cwd,
+      }),
+    ]);
+    expect([ra.code, ra.stderr, rb.code, rb.stderr]).toEqual([0, '', 0, '']);
+    expect(before - balance()).toBe(900);
+    // What each host's output says it paid adds up to what the service charged.
+    expect(
+      sum(column(join(a.cwd, 'out.csv'), 'credits_charged')) +
+        sum(column(join(b.cwd, 'out.csv'), 'credits_charged')),
+    ).toBe(900);
+
+    const c = host('c1', store);
+    const cIn = c.input('in.csv', companies(0, 900));
+    const sent = lookupsSent();
+    const rc = await runCli(['-q', 'enrich', '--input', cIn, '--output', 'out.csv'], {
+      env: c.env,
+      cwd: c.cwd,
+    });
+    expect([rc.code, rc.stderr]).toEqual([0, '']);
+    expect(lookupsSent()).toBe(sent);
+    expect(before - balance()).toBe(900);
+    expect(column(join(c.cwd, 'out.csv'), 'credits_charged').every((cell) => cell === '0')).toBe(true);
+
+    // The shared ledger, read from a fourth host: what the service charged.
+    const d = host('d1', store);
+    const spend = await runCli(['spend', '-o', 'json'], { env: d.env, cwd: d.cwd });
+    expect(spend.code, spend.stderr).toBe(0);
+    expect(JSON.parse(spend.stdout).total).toEqual({ charged: 900, possibly_charged: 0, calls: 900 });
+  });
+
+  it('two hosts at once under one --budget-month stay within it together', async () => {
+    const store = await newStore();
+    const a = host('a2', store);
+    const b = host('b2', store);
+    const aIn = a.input('in.csv', companies(1000, 1400));
+    const bIn = b.input('in.csv', companies(1400, 1800));
+    const capped = ['-q', 'enrich', '--output', 'out.csv', '--rate', '0', '--budget-month', '150'];
+    const before = balance();
+    const [ra, rb] = await Promise.all([
+      runCli([...capped, '--input', aIn], { env: a.env, cwd: a.cwd }),
+      runCli([...capped, '--input', bIn], { env: b.env, cwd: b.cwd }),
+    ]);
+    // Every lookup costs 1 credit: together they buy exactly up to the cap, and both stop for it.
+    expect(before - balance()).toBe(150);
+    expect([ra.code, rb.code]).toEqual([4, 4]);
+    expect(ra.stderr).toContain('--budget-month 150');
+    expect(rb.stderr).toContain('--budget-month 150');
+  });
+
+  it('a host killed with SIGKILL has its claims taken over at once: the total stays within the distinct domains plus its requests in flight', async () => {
+    const store = await newStore();
+    const a = host('a3', store);
+    const b = host('b3', store);
+    const domains = companies(2000, 2500);
+    const aIn = a.input('in.csv', domains);
+    const bIn = b.input('in.csv', domains);
+    const concurrency = 16;
+    const before = balance();
+    const sent = lookupsSent();
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        '-q',
+        'enrich',
+        '--input',
+        aIn,
+        '--output',
+        'out.csv',
+        '--rate',
+        '0',
+        '--concurrency',
+        String(concurrency),
+      ],
+      { env: cleanEnv(a.env), cwd: a.cwd, stdio: 'ignore' },
+    );
+    for (let waited = 0; lookupsSent() < sent + 40 && waited < 30_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.on('close', resolve));
+    const killedBought = before - balance();
+    expect(killedBought).toBeGreaterThan(0);
+
+    const started = Date.now();
+    const rb = await runCli(['-q', 'enrich', '--input', bIn, '--output', 'out.csv', '--rate', '0'], {
+      env: b.env,
+      cwd: b.cwd,
+    });
+    expect([rb.code, rb.stderr]).toEqual([0, '']);
+    // Taken over at once (the killed host's session is gone), not after its 20 s lease.
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const total = before - balance();
+    expect(total).toBeGreaterThanOrEqual(domains.length);
+    expect(total).toBeLessThanOrEqual(domains.length + concurrency);
+    expect(column(join(b.cwd, 'out.csv'), 'found').every((cell) => cell === 'true')).toBe(true);
+  });
+
+  it('the server stopped mid-run: exit 5 with the resume command; after a restart the resume completes, paying once', async () => {
+    const store = await newStore();
+    const a = host('a4', store);
+    const domains = companies(2500, 3000);
+    const input = a.input('in.csv', domains);
+    const argv = ['enrich', '--input', input, '--output', 'out.csv', '--rate', '0', '--concurrency', '8'];
+    const before = balance();
+    const sent = lookupsSent();
+    const running = runCli(['-q', ...argv], { env: a.env, cwd: a.cwd });
+    for (let waited = 0; lookupsSent() < sent + 60 && waited < 30_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await server.halt();
+    const lost = await running;
+    await server.restart();
+    expect(lost.code, lost.stderr).toBe(5);
+    expect(lost.stderr).toContain('store_lost');
+    expect(JSON.parse(lost.stderr).hint).toBe(
+      `Once the database is reachable again, resume with: company-data -q ${argv.join(' ')}`,
+    );
+    expect(lost.stderr).not.toContain(server.password);
+    const paidBefore = before - balance();
+
+    const resumed = await runCli(['-q', ...argv], { env: a.env, cwd: a.cwd });
+    expect([resumed.code, resumed.stderr]).toEqual([0, '']);
+    const total = before - balance();
+    // What was stored is never bought again; only the answers in flight when the server went
+    // away (at most the concurrency) can be.
+    expect(total).toBeGreaterThanOrEqual(domains.length);
+    expect(total).toBeLessThanOrEqual(domains.length + 8);
+    expect(paidBefore).toBeLessThan(domains.length);
+    expect(column(join(a.cwd, 'out.csv'), 'found').filter((cell) => cell === 'true')).toHaveLength(
+      domains.length,
+    );
+  });
+});
