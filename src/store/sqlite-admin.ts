@@ -85,9 +85,8 @@ export function counts(path: string, db: Database.Database, now: number, ages: A
 }
 
 /**
- * Removes the answers older than their age limit, and the claims and month reservations whose
- * lease ran out (their owners are gone: a live owner renews its lease every few seconds), in one
- * transaction. No VACUUM: SQLite reuses the freed pages for the answers bought next.
+ * Removes the answers older than their age limit, and the claims whose lease ran out (their owners
+ * are gone: a live owner renews its lease every few seconds), in one transaction. No VACUUM: SQLite reuses the freed pages for the answers bought next.
  */
 export function prune(db: Database.Database, now: number, ages: AnswerAges): Removed {
   const limits = expiry(now, ages);
@@ -102,11 +101,12 @@ export function prune(db: Database.Database, now: number, ages: AnswerAges): Rem
     .immediate();
 }
 
-/** Leases are written with the real clock (src/store/sqlite.ts), so they are judged by it. */
+/**
+ * Claims are written with the real clock (src/store/sqlite.ts), so they are judged by it. Lapsed
+ * month holds are not dropped here: the store's sweep has made them possibly-charged entries.
+ */
 function dropLapsedLeases(db: Database.Database): void {
-  const realNow = Date.now();
-  db.prepare('DELETE FROM claims WHERE expires_at <= ?').run(realNow);
-  db.prepare('DELETE FROM reservations WHERE expires_at <= ?').run(realNow);
+  db.prepare('DELETE FROM claims WHERE expires_at <= ?').run(Date.now());
 }
 
 /**

@@ -485,11 +485,14 @@ export class SqliteStore implements AnswerStore {
     return this.guard(() => sqliteAdmin.counts(this.path, this.db, now, ages));
   }
 
+  /** The holds of owners that are gone become ledger entries first: a prune never drops one. */
   async prune(now: number, ages: AnswerAges): Promise<Removed> {
+    await this.sweep();
     return this.guard(() => sqliteAdmin.prune(this.db, now, ages));
   }
 
   async clear(ledger: boolean): Promise<Cleared> {
+    await this.sweep();
     return this.guard(() => sqliteAdmin.clear(this.db, ledger));
   }
 

@@ -100,7 +100,7 @@ describe('prune', () => {
     expect(store.db.prepare('SELECT domain FROM answers ORDER BY domain').pluck().all()).toEqual(reusable);
   });
 
-  it('drops the claims and month reservations whose lease ran out, and keeps the live ones', async () => {
+  it('drops the claims whose lease ran out, turns lapsed month holds into possibly-charged entries, and keeps the live ones', async () => {
     const now = Date.now();
     const claim = store.db.prepare(
       'INSERT INTO claims (scope, domain, owner, expires_at) VALUES (1, ?, ?, ?)',
@@ -117,6 +117,10 @@ describe('prune', () => {
 
     expect(store.db.prepare('SELECT domain FROM claims').pluck().all()).toEqual(['live.example']);
     expect(store.db.prepare('SELECT amount FROM reservations').pluck().all()).toEqual([20]);
+    // The lapsed hold is not dropped: its owner is gone, so it may have been charged.
+    expect(store.db.prepare('SELECT credits, outcome FROM ledger').all()).toEqual([
+      { credits: 10, outcome: 'unknown' },
+    ]);
   });
 });
 
