@@ -419,7 +419,7 @@ const exportCases: StoreCase[] = [
     argv: ['store', 'export', '-o', 'csv', '--csv-raw'],
     tty: false,
     fill: async (store) => {
-      fillExample(store);
+      await fillExample(store);
       store.db.prepare("DELETE FROM answers WHERE domain <> 'initech.dev'").run();
     },
     wantCode: 0,

@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  holder?.close();
+  await holder?.close();
   await sandbox?.close();
   if (home) rmSync(home, { recursive: true, force: true });
 });

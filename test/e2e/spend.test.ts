@@ -65,7 +65,7 @@ describe('store clear on a real terminal', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cd-store-clear-'));
     const path = join(dir, 'store.db');
     const store = await openSqliteStore(path);
-    fillExample(store);
+    await fillExample(store);
     await store.close();
     return path;
   }
