@@ -1,13 +1,11 @@
 // `company-data breakdown`: the real binary against an in-process sandbox; the numbers are checked
 // against an independent count over the sandbox's own dataset.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../src/sandbox/dataset.js';
-import { BIN, cleanEnv, ROOT, type RunResult, runCli } from '../helpers/cli.js';
+import { type RunResult, runCli, startInTerminal } from '../helpers/cli.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
@@ -146,22 +144,12 @@ describe('breakdown checks', () => {
   });
 });
 
-const execFileAsync = promisify(execFile);
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 /** Runs the binary in a real pseudo-terminal of the given width; returns its lines, escapes removed. */
 async function inTerminal(columns: number, args: string[]): Promise<string[]> {
-  const quoted = ['node', BIN, '--base-url', sandbox.url, ...args].map(
-    (a) => `'${a.replaceAll("'", "'\\''")}'`,
-  );
-  const { stdout } = await execFileAsync(
-    'script',
-    ['-qec', `stty cols ${columns}; ${quoted.join(' ')}`, '/dev/null'],
-    {
-      cwd: ROOT,
-      env: cleanEnv(env()),
-    },
-  );
+  const { stdout } = await startInTerminal(['--base-url', sandbox.url, ...args], { env: env(), columns })
+    .done;
   return stdout
     .replace(ANSI, '')
     .split(/\r?\n/)
@@ -194,15 +182,13 @@ describe('breakdown picture in a terminal', () => {
   });
 
   it('draws # bars when the terminal is not Unicode', async () => {
-    const ascii = await execFileAsync(
-      'script',
-      [
-        '-qec',
-        `stty cols 80; node '${BIN}' --base-url ${sandbox.url} -q breakdown country --limit 3`,
-        '/dev/null',
-      ],
-      { cwd: ROOT, env: cleanEnv({ ...env(), LANG: 'C', LC_ALL: 'C' }) },
-    );
+    const ascii = await startInTerminal(
+      ['--base-url', sandbox.url, '-q', 'breakdown', 'country', '--limit', '3'],
+      {
+        env: { ...env(), LANG: 'C', LC_ALL: 'C' },
+        columns: 80,
+      },
+    ).done;
     const text = ascii.stdout.replace(ANSI, '');
     expect(text).toMatch(/#{5,}/);
     expect(text).not.toContain('█');

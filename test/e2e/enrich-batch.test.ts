@@ -1,6 +1,5 @@
 // Batch enrichment with the real binary against an in-process sandbox: messy input, budget,
 // credits, dry run, and what reaches a terminal or a pipe.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { domainToASCII } from 'node:url';
@@ -8,7 +7,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { normaliseDomain } from '../../src/domain.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
+import { runCli, startInTerminal } from '../helpers/cli.js';
 import { balanceOf, sandboxAndDirForTests } from '../helpers/sandbox.js';
 import { storedDomains } from '../helpers/store.js';
 
@@ -322,38 +321,21 @@ describe('terminals and pipes', () => {
   it('on a terminal (script -qec) the spinner is drawn on stderr', async () => {
     const domains = datasetDomains(700, 60);
     writeFileSync(file('tty.csv'), `domain\n${domains.join('\n')}\n`);
-    const command = [
-      process.execPath,
-      BIN,
-      '--base-url',
-      sandbox.url,
-      'enrich',
-      '--input',
-      file('tty.csv'),
-      '--output',
-      file('tty-out.csv'),
-      '--concurrency',
-      '1',
-    ].join(' ');
     const slow = await startSandbox({ port: 0, companies: 2000, latencyMs: 25 });
     try {
-      const out = await new Promise<string>((resolve, reject) => {
-        // A pseudo-terminal without a size reports 0 columns; give it one, as a real terminal has.
-        const child = spawn(
-          'script',
-          ['-qec', `stty cols 120; ${command.replace(sandbox.url, slow.url)}`, '/dev/null'],
-          {
-            env: cleanEnv(env(slow.keys.full)),
-            stdio: ['ignore', 'pipe', 'pipe'],
-          },
-        );
-        let text = '';
-        child.stdout.on('data', (d) => {
-          text += d;
-        });
-        child.on('error', reject);
-        child.on('close', () => resolve(text));
-      });
+      const args = [
+        'enrich',
+        '--input',
+        file('tty.csv'),
+        '--output',
+        file('tty-out.csv'),
+        '--concurrency',
+        '1',
+      ];
+      const { stdout: out } = await startInTerminal(['--base-url', slow.url, ...args], {
+        env: env(slow.keys.full),
+        columns: 120,
+      }).done;
       expect(out).toContain('\x1b');
       expect(out).toMatch(/\d+ rows.*found/);
       expect(readCsv(file('tty-out.csv')).length).toBe(61);

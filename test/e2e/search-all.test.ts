@@ -2,13 +2,12 @@
 // than 1,500 exactly once (counted again by `breakdown`), the service's 20,000-exclusion ceiling,
 // a run that stops on a failed page and is continued from the file it wrote, and Ctrl-C.
 // Needs `npm run build` first.
-import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, ROOT, type RunResult, runCli } from '../helpers/cli.js';
+import { type RunResult, runCli, runShell, startCli } from '../helpers/cli.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 
 let dir: string;
@@ -47,20 +46,9 @@ function cliToFile(
   file: string,
 ): Promise<{ code: number | null; stderr: string }> {
   const out = openSync(file, 'w');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '--base-url', sb.url, ...args], {
-      cwd: ROOT,
-      env: cleanEnv(env(sb)),
-      stdio: ['ignore', out, 'pipe'],
-    });
-    closeSync(out);
-    let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
+  const run = startCli(['--base-url', sb.url, ...args], { env: env(sb), input: 'ignore', stdout: out });
+  closeSync(out);
+  return run.done;
 }
 
 /** A sandbox of `companies` for the tests of the describe block this is called in. */
@@ -207,20 +195,8 @@ describe('a page that fails mid-run, continued from the file the rows went to', 
       const second = join(dir, `rows-2.${format}`);
       const command = `company-data --base-url ${sandbox().url} --retries 1 search --all -o ${format} --include domain --exclude ${first} > ${second}`;
       expect(r.stderr).toContain(`Continue with: ${command}`);
-      const shell = await new Promise<number | null>((resolve, reject) => {
-        const child = spawn(
-          'sh',
-          ['-c', command.replace(/^company-data/, `"${process.execPath}" "${BIN}"`)],
-          {
-            cwd: ROOT,
-            env: cleanEnv(env(sandbox())),
-            stdio: ['ignore', 'ignore', 'ignore'],
-          },
-        );
-        child.on('error', reject);
-        child.on('close', resolve);
-      });
-      expect(shell).toBe(0);
+      const shell = await runShell(command, { env: env(sandbox()), input: 'ignore', stdout: 'ignore' });
+      expect(shell.code, shell.stderr).toBe(0);
       const more = rowsOf[format](readFileSync(second, 'utf8'));
       expect(more).toHaveLength(2000);
       const all = new Set([...kept, ...more]);
@@ -240,34 +216,24 @@ describe('Ctrl-C between pages (piped)', () => {
   it('stops at once, keeps the rows written, exits 130 and says how to continue', async () => {
     // Page 2 would take a minute: only the interrupt can end the run soon.
     sandbox().faults.add('delay:60000', { path: '/api/search', method: 'POST' });
-    const child = spawn(
-      process.execPath,
-      [BIN, '--base-url', sandbox().url, 'search', '--all', '-o', 'ndjson', '--include', 'domain'],
-      { cwd: ROOT, env: cleanEnv(env(sandbox())), stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-    });
     const before = sandbox().requests().length;
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      stdout += d;
-    });
     // Interrupt once page 2 has been sent (the sandbox logs a request when it arrives), so page 1
     // is surely written.
-    const sent = setInterval(() => {
-      const posts = sandbox()
-        .requests()
-        .slice(before)
-        .filter((q) => q.method === 'POST');
-      if (posts.length > 0) {
-        clearInterval(sent);
-        child.kill('SIGINT');
-      }
-    }, 20);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    clearInterval(sent);
+    const { code, stdout, stderr } = await runCli(
+      ['--base-url', sandbox().url, 'search', '--all', '-o', 'ndjson', '--include', 'domain'],
+      {
+        env: env(sandbox()),
+        input: 'ignore',
+        signalWhen: {
+          when: () =>
+            sandbox()
+              .requests()
+              .slice(before)
+              .some((q) => q.method === 'POST'),
+          signal: 'SIGINT',
+        },
+      },
+    );
     sandbox().faults.clear();
     expect(code).toBe(130);
     expect(stdout.trim().split('\n')).toHaveLength(1000);
