@@ -1,14 +1,14 @@
-// `search --all`: the real binary against in-process sandboxes. Every company of a segment of more
-// than 1,500 exactly once (counted again by `breakdown`), the service's 20,000-exclusion ceiling,
-// a run that stops on a failed page and is continued from the file it wrote, and Ctrl-C.
-// Needs `npm run build` first.
+// `search --all` as processes: a run that stops on a failed page, its stdout redirected to a file,
+// continued by the printed shell command from the file it wrote; and Ctrl-C between pages. Needs
+// `npm run build` first. Whole segments and the 20,000-exclusion ceiling, in-process:
+// test/commands/search-all-pages.test.ts.
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunResult, runCli, runShell, startCli } from '../helpers/cli.js';
-import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
+import { type SandboxHandle, sandboxForBlock } from '../helpers/sandbox.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -29,7 +29,7 @@ function env(sb: SandboxHandle): Record<string, string> {
   };
 }
 
-function cli(sb: SandboxHandle, args: string[]): Promise<RunResult> {
+function _cli(sb: SandboxHandle, args: string[]): Promise<RunResult> {
   return runCli(['--base-url', sb.url, ...args], { env: env(sb) });
 }
 
@@ -50,115 +50,6 @@ function cliToFile(
   closeSync(out);
   return run.done;
 }
-
-/** A sandbox of `companies` for the tests of the describe block this is called in. */
-function sandboxForBlock(companies: number): () => SandboxHandle {
-  let sandbox: SandboxHandle | undefined;
-  beforeAll(async () => {
-    sandbox = await startTestSandbox({ companies });
-  });
-  afterAll(async () => sandbox?.close());
-  return () => sandbox as SandboxHandle;
-}
-
-describe('a segment of more than 1,500 companies', () => {
-  const sandbox = sandboxForBlock(8000);
-
-  it('comes back whole, every company exactly once, as many as breakdown counts', async () => {
-    const segment = ['--filter', 'country=US'];
-    const breakdown = await cli(sandbox(), ['breakdown', 'country', ...segment, '-o', 'json']);
-    expect(breakdown.code).toBe(0);
-    const size = (JSON.parse(breakdown.stdout) as { segment: { size: number } }).segment.size;
-    expect(size).toBeGreaterThan(1500);
-
-    const r = await cli(sandbox(), ['search', ...segment, '--all', '-o', 'csv', '--include', 'domain']);
-    expect(r.code).toBe(0);
-    const domains = csvDomains(r.stdout);
-    expect(domains).toHaveLength(size);
-    expect(new Set(domains).size).toBe(size);
-    // And they are the US companies of the dataset, none missing.
-    const us = sandbox()
-      .dataset.companies.filter((c) => c.country === 'US')
-      .map((c) => c.domain);
-    expect([...domains].sort()).toEqual([...us].sort());
-    const pages = Math.ceil(size / 1000);
-    expect(r.stderr).toBe(`Fetched all ${size.toLocaleString('en-US')} companies (${pages} pages).\n`);
-  });
-});
-
-describe('the 20,000-exclusion ceiling (25,000 companies)', () => {
-  const sandbox = sandboxForBlock(25_000);
-
-  it('stops after 21 pages and says how many matching companies were not fetched', async () => {
-    const before = sandbox().requests().at(-1)?.seq ?? 0;
-    const r = await cli(sandbox(), ['search', '--all', '-o', 'csv', '--include', 'domain']);
-    expect(r.code).toBe(0);
-    const domains = csvDomains(r.stdout);
-    expect(domains).toHaveLength(21_000);
-    expect(new Set(domains).size).toBe(21_000);
-    expect(r.stderr).toBe(
-      [
-        "Stopped at the service's limit of 20,000 exclusions: 21,000 of 25,000 companies fetched (21 pages); 4,000 matching companies were not fetched.",
-        'A search can page through at most 21,000 companies: split it with --filter (one country at a time, say) and run each part.',
-        '',
-      ].join('\n'),
-    );
-    const searches = sandbox()
-      .requests()
-      .filter((q) => q.seq > before && q.path === '/api/search');
-    expect(searches.map((q) => q.status)).toEqual(Array(21).fill(200));
-  });
-
-  it('counts the user’s own exclusions toward the 20,000', async () => {
-    const r = await cli(sandbox(), [
-      'search',
-      '--all',
-      '-o',
-      'csv',
-      '--include',
-      'domain',
-      '--exclude-domain',
-      sandbox().dataset.companies[0].domain,
-    ]);
-    expect(r.code).toBe(0);
-    expect(csvDomains(r.stdout)).toHaveLength(20_000);
-    expect(r.stderr).toBe(
-      [
-        'Excluding 1 domain.',
-        "Stopped at the service's limit of 20,000 exclusions: 20,000 of 24,999 companies fetched (20 pages); 4,999 matching companies were not fetched.",
-        'A search can page through at most 20,999 companies with your 1 exclusion: split it with --filter (one country at a time, say) and run each part.',
-        '',
-      ].join('\n'),
-    );
-  });
-
-  it('--max-rows stops it first, with exactly that many rows', async () => {
-    const r = await cli(sandbox(), ['search', '--max-rows', '2500', '-o', 'ndjson', '--include', 'domain']);
-    expect(r.code).toBe(0);
-    expect(new Set(r.stdout.trim().split('\n')).size).toBe(2500);
-    expect(r.stderr).toBe('Stopped at --max-rows 2,500: 2,500 of 25,000 companies (3 pages).\n');
-  });
-
-  it('--budget stops it first, with exactly the pages it allows', async () => {
-    const r = await cli(sandbox(), [
-      'search',
-      '--all',
-      '--budget',
-      '3',
-      '-o',
-      'ndjson',
-      '--include',
-      'domain',
-    ]);
-    expect(r.code).toBe(4);
-    expect(new Set(r.stdout.trim().split('\n')).size).toBe(3000);
-    expect(JSON.parse(r.stderr)).toMatchObject({
-      code: 'budget_exhausted',
-      detail:
-        '--budget 3 reached after 3 credits: 3,000 of 25,000 companies written (3 pages); the next page could cost 1 credit',
-    });
-  });
-});
 
 describe('a page that fails mid-run, continued from the file the rows went to', () => {
   const sandbox = sandboxForBlock(3000);
