@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceEnvironment } from '../helpers/command-cases.js';
 import { type InProcessResult, runPiped } from '../helpers/in-process.js';
 import { type SandboxHandle, sandboxForBlock } from '../helpers/sandbox.js';
 
@@ -17,16 +18,13 @@ afterAll(async () => {
 });
 
 function cli(sb: SandboxHandle, args: string[]): Promise<InProcessResult> {
-  return runPiped(['--base-url', sb.url, ...args], {
-    env: {
-      COMPANY_DATA_API_KEY: sb.keys.full,
-      XDG_CONFIG_HOME: join(dir, 'config'),
-      XDG_CACHE_HOME: join(dir, 'cache'),
-      COMPANY_DATA_RETRY_BASE_MS: '1',
-      COMPANY_DATA_RETRY_CAP_MS: '2',
-      COMPANY_DATA_RETRY_FLOOR_MS: '1',
-    },
-  });
+  // Retries in milliseconds, should a page be retried.
+  const retries = {
+    COMPANY_DATA_RETRY_BASE_MS: '1',
+    COMPANY_DATA_RETRY_CAP_MS: '2',
+    COMPANY_DATA_RETRY_FLOOR_MS: '1',
+  };
+  return runPiped(args, { env: { ...serviceEnvironment(dir, sb.url), ...retries } });
 }
 
 /** The domains of a CSV with the one column `domain`. */
