@@ -20,6 +20,8 @@ export default defineConfig({
           // it loaded instead of importing src/ again for every file (measured on the 2-core box:
           // test/commands alone 108 s -> 54 s).
           isolate: false,
+          // Property tests from a fixed seed, printed, replayable (test/helpers/seed.ts).
+          setupFiles: ['test/helpers/fast-check-seed.ts'],
         },
       },
       // The files that start the built binary as a process: each in a worker of its own, as before.
