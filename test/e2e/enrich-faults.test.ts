@@ -5,8 +5,8 @@ import { parse } from 'csv-parse/sync';
 import { expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/cli.js';
-import { testSeed } from '../helpers/seed.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { testSeed } from '../helpers/seed.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
