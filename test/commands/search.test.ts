@@ -143,6 +143,8 @@ const cases: CommandCase[] = [
       '  unknown filter `contry` (did you mean `country`?)',
       '  Filters: country, site_category, employee_range, primary_platform, tech (see `company-data fields`).',
     ),
+    // The fields catalog, to check the filter against; no search.
+    wantRequests: ['GET /api/fields no key -> 200'],
   },
   {
     name: 'a misspelt filter piped: exit 2 with one JSON problem line',

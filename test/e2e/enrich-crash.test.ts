@@ -1,13 +1,12 @@
 // Crash safety of batch enrichment: SIGKILL at several points, then a re-run, must end with the
 // output an uninterrupted run writes, and pay again only for what never reached the result store.
 // SIGINT drains, keeps every answer in the store, exits 130 and prints the command that resumes.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { BIN, cleanEnv, type RunResult, runCli } from '../helpers/cli.js';
+import { type RunResult, runCli, startCli } from '../helpers/cli.js';
 import { storedDomains } from '../helpers/store.js';
 
 let sandbox: SandboxHandle;
@@ -66,35 +65,15 @@ function runUntil(
   signalAfter?: { requests: number; signal: NodeJS.Signals },
 ): Promise<RunResult> {
   const from = domainRequests().length;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...argv], {
-      env: cleanEnv(env(store)),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-    });
-    const poll = signalAfter
-      ? setInterval(() => {
-          if (domainRequests().length - from >= signalAfter.requests) {
-            clearInterval(poll);
-            child.kill(signalAfter.signal);
-          }
-        }, 5)
-      : undefined;
-    const guard = setTimeout(() => child.kill('SIGKILL'), 40_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (poll) clearInterval(poll);
-      clearTimeout(guard);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  return startCli(argv, {
+    env: env(store),
+    input: 'ignore',
+    timeoutMs: 40_000,
+    signalWhen: signalAfter && {
+      when: () => domainRequests().length - from >= signalAfter.requests,
+      signal: signalAfter.signal,
+    },
+  }).done;
 }
 
 let uninterrupted: Buffer;

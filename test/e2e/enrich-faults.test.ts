@@ -6,13 +6,15 @@ import { expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/cli.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { testSeed } from '../helpers/seed.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
 
+// The seed decides which requests get a fault: a fixed one, printed; COMPANY_DATA_TEST_SEED tries another.
 sandboxAndDirForTests(
   'cd-enrich-faults-',
-  { companies: 2000, faultRate: 0.1, rateLimit: 40, seed: 7 },
+  { companies: 2000, faultRate: 0.1, rateLimit: 40, seed: testSeed('enrich-faults', 7) },
   (s, d) => {
     sandbox = s;
     dir = d;
@@ -21,12 +23,13 @@ sandboxAndDirForTests(
 
 // The test waits as long as the run may take (its timeoutMs): without --rate the batch is paced
 // at 90% of the sandbox's limit (docs/batch.md, "Pacing"), which adds a few seconds.
-it('5,000 rows under --fault-rate 0.1 and 40 requests/s: every row accounted for, few 429s, progress lines', async () => {
-  // Every 429 costs at least its Retry-After (1 s), so 200 distinct domains keep the test short;
-  // the 5,000 rows still all go through the reorder window, dedupe and writer.
-  const found = sandbox.dataset.companies.slice(10, 160).map((c) => c.domain);
-  const unique = [...found, ...Array.from({ length: 50 }, (_, i) => `absent-${i}.example`)];
-  const rows = Array.from({ length: 5000 }, (_, i) => unique[(i * 7919) % unique.length]);
+it('2,000 rows under --fault-rate 0.1 and 40 requests/s: every row accounted for, few 429s, progress lines', async () => {
+  // Every 429 costs at least its Retry-After (1 s), so 100 distinct domains keep the test short:
+  // at the 36 a second paced (90% of the limit) they still span three of the sandbox's windows,
+  // and the 2,000 rows, 20 for each domain, all go through the reorder window, dedupe and writer.
+  const found = sandbox.dataset.companies.slice(10, 85).map((c) => c.domain);
+  const unique = [...found, ...Array.from({ length: 25 }, (_, i) => `absent-${i}.example`)];
+  const rows = Array.from({ length: 2000 }, (_, i) => unique[(i * 7919) % unique.length]);
   writeFileSync(join(dir, 'in.csv'), `id,domain\n${rows.map((d, i) => `${i},${d}`).join('\n')}\n`);
 
   const r = await runCli(
@@ -62,12 +65,12 @@ it('5,000 rows under --fault-rate 0.1 and 40 requests/s: every row accounted for
   expect(r.stderr).toMatch(
     /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ progress: [\d,]+\/~[\d,]+ rows, [\d,]+ found, [\d,]+ errors, [\d,]+ credits/m,
   );
-  expect(r.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ Enriched: 5,000 rows/m);
+  expect(r.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ Enriched: 2,000 rows/m);
   expect(r.stderr).not.toContain('\x1b');
   const output = parse(readFileSync(join(dir, 'out.csv')), { bom: true }) as string[][];
   const header = output[0];
   const at = (name: string) => header.indexOf(name);
-  expect(output.length).toBe(5001);
+  expect(output.length).toBe(2001);
   expect(output.slice(1).map((row) => Number(row[0]))).toEqual(rows.map((_, i) => i));
   for (const row of output.slice(1)) {
     // Accounted for: enriched, not found, or carrying the code of what went wrong.
@@ -82,6 +85,7 @@ it('5,000 rows under --fault-rate 0.1 and 40 requests/s: every row accounted for
   // The adaptive back-off keeps a 16-wide batch from storming a 40/s limit.
   const limited = log.filter((e) => e.status === 429 && e.fault === null).length;
   expect(limited).toBeLessThan(log.length / 4);
+  // More than two thirds of the 75 domains the dataset has come out enriched, not as errors.
   const enriched = output.slice(1).filter((row) => row[at('found')] === 'true');
-  expect(new Set(enriched.map((row) => row[at('domain')] || row[at('cd_domain')])).size).toBeGreaterThan(100);
+  expect(new Set(enriched.map((row) => row[at('domain')] || row[at('cd_domain')])).size).toBeGreaterThan(50);
 }, 90_000);

@@ -2,19 +2,19 @@
 // in flight: every answer is committed to the result store as it arrives. Five kills at random
 // moments between 0.15 and 1.5 s at concurrency 64, each followed by the next run on the same store; the domains bought
 // more than once are counted from the sandbox's requests and through the balance.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/sandbox/dataset.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
+import { runCli, startCli } from '../helpers/cli.js';
+import { testSeed } from '../helpers/seed.js';
 
 const CONCURRENCY = 64;
-// Five kills at random moments between 0.15 and 1.5 s, from a seed printed with any failure
-// (KILL_SEED replays one).
-const SEED = Number(process.env.KILL_SEED ?? Date.now() % 1_000_000);
+// Five kills at random moments between 0.15 and 1.5 s, from a fixed seed, printed at the start and
+// with any failure (COMPANY_DATA_TEST_SEED replays or changes it).
+const SEED = testSeed('enrich-kill-early', 20_261_126);
 const random = mulberry32(SEED);
 const KILL_AT_MS = Array.from({ length: 5 }, () => 150 + Math.floor(random() * 1350));
 
@@ -46,46 +46,21 @@ describe('SIGKILL in the first seconds of a batch', () => {
     const output = join(dir, 'out.csv');
     writeFileSync(input, `domain\n${domains.join('\n')}\n`);
     const store = join(dir, 'store.db');
-    const env = cleanEnv({
+    const env = {
       COMPANY_DATA_STORE: store,
       COMPANY_DATA_BASE_URL: sandbox.url,
       COMPANY_DATA_API_KEY: sandbox.keys.full,
       XDG_CONFIG_HOME: join(dir, 'config'),
       XDG_CACHE_HOME: join(dir, 'cache'),
-    });
-    const args = [
-      BIN,
-      '-q',
-      'enrich',
-      '--input',
-      input,
-      '--output',
-      output,
-      '--concurrency',
-      String(CONCURRENCY),
-    ];
+    };
+    const args = ['-q', 'enrich', '--input', input, '--output', output, '--concurrency', String(CONCURRENCY)];
     const start = sandbox.requests().length;
     const balanceBefore = sandbox.balances().full;
     for (const ms of KILL_AT_MS) {
-      const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
-      await new Promise((resolve) => setTimeout(resolve, ms));
-      child.kill('SIGKILL');
-      await new Promise((resolve) => child.on('close', resolve));
+      await startCli(args, { env, input: 'ignore', stdout: 'ignore', killAfterMs: ms }).done;
     }
-    const finished = await runCli(
-      ['-q', 'enrich', '--input', input, '--output', output, '--concurrency', '64'],
-      {
-        env: {
-          COMPANY_DATA_STORE: store,
-          COMPANY_DATA_BASE_URL: sandbox.url,
-          COMPANY_DATA_API_KEY: sandbox.keys.full,
-          XDG_CONFIG_HOME: join(dir, 'config'),
-          XDG_CACHE_HOME: join(dir, 'cache'),
-        },
-        timeoutMs: 120_000,
-      },
-    );
-    const seed = `KILL_SEED=${SEED} (kills at ${KILL_AT_MS.join(', ')} ms)`;
+    const finished = await runCli(args, { env, timeoutMs: 120_000 });
+    const seed = `COMPANY_DATA_TEST_SEED=${SEED} (kills at ${KILL_AT_MS.join(', ')} ms)`;
     expect(finished.code, `${seed}: ${finished.stderr}`).toBe(0);
     const all = lookups(start);
     const unique = new Set(all);

@@ -2,12 +2,11 @@
 // once (exit 7) naming the output and the process that writes it, and buys nothing; the run of a
 // process killed with SIGKILL does not block the re-run, which buys only what the store lacks.
 // An output that is the input, under any name, is refused before anything is read or bought.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { linkSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
+import { runCli, startCli } from '../helpers/cli.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 import { storedDomains } from '../helpers/store.js';
 
@@ -49,17 +48,14 @@ describe('one run per output', () => {
     writeFileSync(input, `domain\n${domains.join('\n')}\n`);
     const args = ['enrich', '--input', input, '--output', output, '--concurrency', '2'];
 
-    const first: ChildProcess = spawn(process.execPath, [BIN, ...args], {
-      env: cleanEnv(env('full')),
-      stdio: 'ignore',
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => first.on('exit', (_, s) => resolve(s)));
+    const started = startCli(args, { env: env('full'), input: 'ignore', stdout: 'ignore' });
+    const first = started.child;
     await until(() => lookups().length >= 20, 'the first run to buy');
 
     // The second run uses another key, so that its requests, if any, stand out in the log.
-    const started = Date.now();
+    const startedAt = Date.now();
     const second = await runCli(args, { env: env('free') });
-    const elapsed = Date.now() - started;
+    const elapsed = Date.now() - startedAt;
     expect(second.code, second.stderr).toBe(7);
     // Piped: the problem is one JSON line.
     expect(JSON.parse(second.stderr)).toEqual({
@@ -83,7 +79,7 @@ describe('one run per output', () => {
     const before = lookups().length;
     await until(() => lookups().length >= before + 40, 'more purchases');
     first.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    expect((await started.done).signal).toBe('SIGKILL');
     const kept = storedDomains(store);
     expect(kept.size).toBeGreaterThan(0);
 

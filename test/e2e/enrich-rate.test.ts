@@ -65,12 +65,15 @@ async function batch(name: string, rows: string[], args: string[], timeoutMs = 6
 }
 
 describe('enrich --input --rate', () => {
-  // The sandbox counts every request of the key in fixed one-second windows: each case starts in a
-  // window of its own, so the last requests of the one before (at the limit) cannot count against it.
-  beforeEach(() => new Promise((resolve) => setTimeout(resolve, 1100)));
+  // The sandbox counts every request of the key in fixed one-second windows aligned on the epoch's
+  // seconds (src/sandbox/rate-limit.ts): each case starts in a window of its own, so the last
+  // requests of the one before (at the limit) cannot count against it.
+  beforeEach(() => new Promise((resolve) => setTimeout(resolve, 1010 - (Date.now() % 1000))));
 
-  it("300 rows at --rate 50, the limit itself: not one 429 in the sandbox's request log", async () => {
-    const rows = domains(0, 300);
+  // 150 rows at 50 a second span at least three windows, two of them full: enough to show that no
+  // window ever gets a 51st request, whichever way the run straddles the windows' edges.
+  it("150 rows at --rate 50, the limit itself: not one 429 in the sandbox's request log", async () => {
+    const rows = domains(0, 150);
     const { log } = await batch('paced', rows, ['--rate', '50', '--concurrency', '8'], 60_000);
     expect(log.filter((e) => e.status === 429)).toEqual([]);
     // Every lookup asked once and answered; --rate given: GET /api/me is not asked.
@@ -83,7 +86,8 @@ describe('enrich --input --rate', () => {
   }, 90_000);
 
   it('without --rate paces at 90% of the limit GET /api/me reports: asked once, before the first lookup', async () => {
-    const rows = domains(0, 300);
+    // 100 rows at 45 a second: paced over three windows, never refused.
+    const rows = domains(150, 100);
     const { stderr, log } = await batch('default', rows, ['--concurrency', '4', '-v']);
     expect(stderr).toContain(
       'pacing: 45 requests per second, 90% of the rate limit GET /api/me reports (50 per second); --rate changes it\n',

@@ -3,7 +3,7 @@
 // then stops sending lookups, keeps every answer it bought in the store, says so in one problem and
 // exits 8; the same command resumes and pays only for the rest. One-request commands stay quiet
 // when their reader goes away, and exit 8 with one problem when stdout is full.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   closeSync,
   existsSync,
@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { BIN, cleanEnv, type RunResult, runCli } from '../helpers/cli.js';
+import { BIN, type RunResult, runCli, startCli, startProcess } from '../helpers/cli.js';
 import { cannotRunHere } from '../helpers/skips.js';
 import { integrityOf, storedDomains } from '../helpers/store.js';
 
@@ -92,51 +92,21 @@ function problemOf(stderr: string): Record<string, string> {
 
 /** Runs the binary with its stdout on an open file descriptor (a device, say). */
 function runWithStdout(args: string[], fd: number, store: string): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: cleanEnv(env(store)),
-      stdio: ['ignore', fd, 'pipe'],
-    });
-    let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-    });
-    const guard = setTimeout(() => child.kill('SIGKILL'), 40_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(guard);
-      resolve({ code, signal, stdout: '', stderr });
-    });
-  });
+  return runCli(args, { env: env(store), input: 'ignore', stdout: fd, timeoutMs: 40_000 });
 }
 
 /** Runs a bash script; what it writes to descriptor 3 is its `status`. */
-function runShell(
+async function runShell(
   script: string,
   store: string,
 ): Promise<{ stdout: string; stderr: string; status: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], {
-      env: cleanEnv(env(store)),
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-    });
-    const text = { stdout: '', stderr: '', status: '' };
-    child.stdout?.setEncoding('utf8').on('data', (d) => {
-      text.stdout += d;
-    });
-    child.stderr?.setEncoding('utf8').on('data', (d) => {
-      text.stderr += d;
-    });
-    (child.stdio[3] as NodeJS.ReadableStream).setEncoding('utf8').on('data', (d) => {
-      text.status += d;
-    });
-    const guard = setTimeout(() => child.kill('SIGKILL'), 40_000);
-    child.on('error', reject);
-    child.on('close', () => {
-      clearTimeout(guard);
-      resolve({ ...text, status: text.status.trim() });
-    });
-  });
+  const r = await startProcess('bash', ['-c', script], {
+    env: env(store),
+    input: 'ignore',
+    fd3: true,
+    timeoutMs: 40_000,
+  }).done;
+  return { stdout: r.stdout, stderr: r.stderr, status: r.fd3.trim() };
 }
 
 /**
@@ -212,16 +182,12 @@ describe('a batch whose stdout cannot be written', () => {
 
 describe('a one-request command whose stdout cannot be written', () => {
   it('stays quiet when its reader went away, with the exit code of the command', async () => {
-    const child = spawn(process.execPath, [BIN, '--base-url', sandbox.url, 'enrich', 'acme-shoes.com'], {
-      env: cleanEnv(env(join(dir, 'one-request.db'))),
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const run = startCli(['--base-url', sandbox.url, 'enrich', 'acme-shoes.com'], {
+      env: env(join(dir, 'one-request.db')),
+      input: 'ignore',
     });
-    child.stdout.destroy(); // the reader is gone before the command writes a byte
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-    });
-    const code = await new Promise((resolve) => child.on('close', resolve));
+    run.child.stdout?.destroy(); // the reader is gone before the command writes a byte
+    const { code, stderr } = await run.done;
     expect(stderr).toBe('');
     expect(code).toBe(0);
   });

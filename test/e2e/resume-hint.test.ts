@@ -2,12 +2,11 @@
 // pays only for what the first run did not buy. `--refresh` survives the resume (issue 30): the
 // hint carries it, and the resumed run keeps the first run's start as its refresh point, so an
 // interrupted --refresh run plus its resume buy every domain again exactly once (not 58 of 300).
-import { spawn } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { BIN, cleanEnv } from '../helpers/cli.js';
+import { BIN, runCli, startProcess } from '../helpers/cli.js';
 import { call, sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
@@ -38,46 +37,28 @@ describe('the resume hint after an interrupted --refresh run', () => {
     const path = join(home, 'path');
     mkdirSync(path, { recursive: true });
     symlinkSync(BIN, join(path, 'company-data'));
-    const env = cleanEnv({
+    const env = {
       PATH: `${path}:${process.env.PATH}`,
       COMPANY_DATA_STORE: join(home, 'store.db'),
       XDG_CONFIG_HOME: join(home, 'config'),
       XDG_CACHE_HOME: join(home, 'cache'),
       COMPANY_DATA_BASE_URL: sandbox.url,
       COMPANY_DATA_API_KEY: sandbox.keys.full,
-    });
+    };
+    const quiet = { cwd: home, env, input: 'ignore', stdout: 'ignore' } as const;
     // Every domain bought once already: without --refresh on the resume, these would be reused.
-    const filled = spawn(process.execPath, [BIN, 'enrich', '--input', input, '--output', output], {
-      cwd: home,
-      env,
-      stdio: 'ignore',
-    });
-    expect(await new Promise((resolve) => filled.on('close', resolve))).toBe(0);
+    const filled = await runCli(['enrich', '--input', input, '--output', output], quiet);
+    expect(filled.code, filled.stderr).toBe(0);
     // The refresh point is a later instant than every answer of that run.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const before = sandbox.requests().length;
     const balanceBefore = await balance(sandbox.keys.full);
     const args = ['enrich', '--input', input, '--output', output, '--refresh', '--concurrency', '4'];
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: home,
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-    });
     // Interrupted once some lookups have been answered.
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if (lookedUp(before).length >= 40) {
-          clearInterval(poll);
-          child.kill('SIGINT');
-          resolve();
-        }
-      }, 10);
+    const { code, stderr } = await runCli(args, {
+      ...quiet,
+      signalWhen: { when: () => lookedUp(before).length >= 40, signal: 'SIGINT' },
     });
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(130);
     const first = lookedUp(before);
     expect(first.length).toBeLessThan(domains.length);
@@ -91,8 +72,8 @@ describe('the resume hint after an interrupted --refresh run', () => {
 
     const middle = sandbox.requests().length;
     // Asynchronously: the sandbox answering it runs in this process.
-    const resumed = spawn('sh', ['-c', hint as string], { cwd: home, env, stdio: 'ignore' });
-    expect(await new Promise((resolve) => resumed.on('close', resolve))).toBe(0);
+    const resumed = await startProcess('sh', ['-c', hint as string], quiet).done;
+    expect(resumed.code, resumed.stderr).toBe(0);
     const second = lookedUp(middle);
     // Every domain bought exactly once across the two runs.
     const unique = new Set(domains).size;

@@ -1,15 +1,14 @@
-// `search --all`: the real binary against in-process sandboxes. Every company of a segment of more
-// than 1,500 exactly once (counted again by `breakdown`), the service's 20,000-exclusion ceiling,
-// a run that stops on a failed page and is continued from the file it wrote, and Ctrl-C.
-// Needs `npm run build` first.
-import { spawn } from 'node:child_process';
+// `search --all` as processes: a run that stops on a failed page, its stdout redirected to a file,
+// continued by the printed shell command from the file it wrote; and Ctrl-C between pages. Needs
+// `npm run build` first. Whole segments and the 20,000-exclusion ceiling, in-process:
+// test/commands/search-all-pages.test.ts.
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, ROOT, type RunResult, runCli } from '../helpers/cli.js';
-import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
+import { type RunResult, runCli, runShell, startCli } from '../helpers/cli.js';
+import { type SandboxHandle, sandboxForBlock } from '../helpers/sandbox.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -30,7 +29,7 @@ function env(sb: SandboxHandle): Record<string, string> {
   };
 }
 
-function cli(sb: SandboxHandle, args: string[]): Promise<RunResult> {
+function _cli(sb: SandboxHandle, args: string[]): Promise<RunResult> {
   return runCli(['--base-url', sb.url, ...args], { env: env(sb) });
 }
 
@@ -47,130 +46,10 @@ function cliToFile(
   file: string,
 ): Promise<{ code: number | null; stderr: string }> {
   const out = openSync(file, 'w');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '--base-url', sb.url, ...args], {
-      cwd: ROOT,
-      env: cleanEnv(env(sb)),
-      stdio: ['ignore', out, 'pipe'],
-    });
-    closeSync(out);
-    let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
+  const run = startCli(['--base-url', sb.url, ...args], { env: env(sb), input: 'ignore', stdout: out });
+  closeSync(out);
+  return run.done;
 }
-
-/** A sandbox of `companies` for the tests of the describe block this is called in. */
-function sandboxForBlock(companies: number): () => SandboxHandle {
-  let sandbox: SandboxHandle | undefined;
-  beforeAll(async () => {
-    sandbox = await startTestSandbox({ companies });
-  });
-  afterAll(async () => sandbox?.close());
-  return () => sandbox as SandboxHandle;
-}
-
-describe('a segment of more than 1,500 companies', () => {
-  const sandbox = sandboxForBlock(8000);
-
-  it('comes back whole, every company exactly once, as many as breakdown counts', async () => {
-    const segment = ['--filter', 'country=US'];
-    const breakdown = await cli(sandbox(), ['breakdown', 'country', ...segment, '-o', 'json']);
-    expect(breakdown.code).toBe(0);
-    const size = (JSON.parse(breakdown.stdout) as { segment: { size: number } }).segment.size;
-    expect(size).toBeGreaterThan(1500);
-
-    const r = await cli(sandbox(), ['search', ...segment, '--all', '-o', 'csv', '--include', 'domain']);
-    expect(r.code).toBe(0);
-    const domains = csvDomains(r.stdout);
-    expect(domains).toHaveLength(size);
-    expect(new Set(domains).size).toBe(size);
-    // And they are the US companies of the dataset, none missing.
-    const us = sandbox()
-      .dataset.companies.filter((c) => c.country === 'US')
-      .map((c) => c.domain);
-    expect([...domains].sort()).toEqual([...us].sort());
-    const pages = Math.ceil(size / 1000);
-    expect(r.stderr).toBe(`Fetched all ${size.toLocaleString('en-US')} companies (${pages} pages).\n`);
-  });
-});
-
-describe('the 20,000-exclusion ceiling (25,000 companies)', () => {
-  const sandbox = sandboxForBlock(25_000);
-
-  it('stops after 21 pages and says how many matching companies were not fetched', async () => {
-    const before = sandbox().requests().at(-1)?.seq ?? 0;
-    const r = await cli(sandbox(), ['search', '--all', '-o', 'csv', '--include', 'domain']);
-    expect(r.code).toBe(0);
-    const domains = csvDomains(r.stdout);
-    expect(domains).toHaveLength(21_000);
-    expect(new Set(domains).size).toBe(21_000);
-    expect(r.stderr).toBe(
-      [
-        "Stopped at the service's limit of 20,000 exclusions: 21,000 of 25,000 companies fetched (21 pages); 4,000 matching companies were not fetched.",
-        'A search can page through at most 21,000 companies: split it with --filter (one country at a time, say) and run each part.',
-        '',
-      ].join('\n'),
-    );
-    const searches = sandbox()
-      .requests()
-      .filter((q) => q.seq > before && q.path === '/api/search');
-    expect(searches.map((q) => q.status)).toEqual(Array(21).fill(200));
-  });
-
-  it('counts the user’s own exclusions toward the 20,000', async () => {
-    const r = await cli(sandbox(), [
-      'search',
-      '--all',
-      '-o',
-      'csv',
-      '--include',
-      'domain',
-      '--exclude-domain',
-      sandbox().dataset.companies[0].domain,
-    ]);
-    expect(r.code).toBe(0);
-    expect(csvDomains(r.stdout)).toHaveLength(20_000);
-    expect(r.stderr).toBe(
-      [
-        'Excluding 1 domain.',
-        "Stopped at the service's limit of 20,000 exclusions: 20,000 of 24,999 companies fetched (20 pages); 4,999 matching companies were not fetched.",
-        'A search can page through at most 20,999 companies with your 1 exclusion: split it with --filter (one country at a time, say) and run each part.',
-        '',
-      ].join('\n'),
-    );
-  });
-
-  it('--max-rows stops it first, with exactly that many rows', async () => {
-    const r = await cli(sandbox(), ['search', '--max-rows', '2500', '-o', 'ndjson', '--include', 'domain']);
-    expect(r.code).toBe(0);
-    expect(new Set(r.stdout.trim().split('\n')).size).toBe(2500);
-    expect(r.stderr).toBe('Stopped at --max-rows 2,500: 2,500 of 25,000 companies (3 pages).\n');
-  });
-
-  it('--budget stops it first, with exactly the pages it allows', async () => {
-    const r = await cli(sandbox(), [
-      'search',
-      '--all',
-      '--budget',
-      '3',
-      '-o',
-      'ndjson',
-      '--include',
-      'domain',
-    ]);
-    expect(r.code).toBe(4);
-    expect(new Set(r.stdout.trim().split('\n')).size).toBe(3000);
-    expect(JSON.parse(r.stderr)).toMatchObject({
-      code: 'budget_exhausted',
-      detail:
-        '--budget 3 reached after 3 credits: 3,000 of 25,000 companies written (3 pages); the next page could cost 1 credit',
-    });
-  });
-});
 
 describe('a page that fails mid-run, continued from the file the rows went to', () => {
   const sandbox = sandboxForBlock(3000);
@@ -207,20 +86,8 @@ describe('a page that fails mid-run, continued from the file the rows went to', 
       const second = join(dir, `rows-2.${format}`);
       const command = `company-data --base-url ${sandbox().url} --retries 1 search --all -o ${format} --include domain --exclude ${first} > ${second}`;
       expect(r.stderr).toContain(`Continue with: ${command}`);
-      const shell = await new Promise<number | null>((resolve, reject) => {
-        const child = spawn(
-          'sh',
-          ['-c', command.replace(/^company-data/, `"${process.execPath}" "${BIN}"`)],
-          {
-            cwd: ROOT,
-            env: cleanEnv(env(sandbox())),
-            stdio: ['ignore', 'ignore', 'ignore'],
-          },
-        );
-        child.on('error', reject);
-        child.on('close', resolve);
-      });
-      expect(shell).toBe(0);
+      const shell = await runShell(command, { env: env(sandbox()), input: 'ignore', stdout: 'ignore' });
+      expect(shell.code, shell.stderr).toBe(0);
       const more = rowsOf[format](readFileSync(second, 'utf8'));
       expect(more).toHaveLength(2000);
       const all = new Set([...kept, ...more]);
@@ -240,34 +107,24 @@ describe('Ctrl-C between pages (piped)', () => {
   it('stops at once, keeps the rows written, exits 130 and says how to continue', async () => {
     // Page 2 would take a minute: only the interrupt can end the run soon.
     sandbox().faults.add('delay:60000', { path: '/api/search', method: 'POST' });
-    const child = spawn(
-      process.execPath,
-      [BIN, '--base-url', sandbox().url, 'search', '--all', '-o', 'ndjson', '--include', 'domain'],
-      { cwd: ROOT, env: cleanEnv(env(sandbox())), stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-    });
     const before = sandbox().requests().length;
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      stdout += d;
-    });
     // Interrupt once page 2 has been sent (the sandbox logs a request when it arrives), so page 1
     // is surely written.
-    const sent = setInterval(() => {
-      const posts = sandbox()
-        .requests()
-        .slice(before)
-        .filter((q) => q.method === 'POST');
-      if (posts.length > 0) {
-        clearInterval(sent);
-        child.kill('SIGINT');
-      }
-    }, 20);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    clearInterval(sent);
+    const { code, stdout, stderr } = await runCli(
+      ['--base-url', sandbox().url, 'search', '--all', '-o', 'ndjson', '--include', 'domain'],
+      {
+        env: env(sandbox()),
+        input: 'ignore',
+        signalWhen: {
+          when: () =>
+            sandbox()
+              .requests()
+              .slice(before)
+              .some((q) => q.method === 'POST'),
+          signal: 'SIGINT',
+        },
+      },
+    );
     sandbox().faults.clear();
     expect(code).toBe(130);
     expect(stdout.trim().split('\n')).toHaveLength(1000);

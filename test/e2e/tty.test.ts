@@ -1,11 +1,10 @@
 // Terminal versus pipe, through a real pseudo-terminal (util-linux `script -qec`): the default
 // format, colour, and the spinner. Needs `npm run build` first.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { BIN, cleanEnv, ROOT, type RunResult, runCli } from '../helpers/cli.js';
+import { type RunResult, runCli, startInTerminal } from '../helpers/cli.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 const ESC = '\x1b';
@@ -36,37 +35,12 @@ function env(extra: Record<string, string | undefined> = {}): Record<string, str
   };
 }
 
-const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
-
 /** Runs the binary with stdout and stderr on a pseudo-terminal; both arrive merged in stdout. */
 function runInTerminal(
   args: string[],
   extraEnv: Record<string, string | undefined> = {},
-  bin = BIN,
 ): Promise<RunResult> {
-  // Without a terminal of its own, `script` opens a 0x0 pseudo-terminal; give it a real size.
-  const command = `stty cols 100 rows 40; exec ${[process.execPath, bin, '--base-url', sandbox.url, ...args].map(quote).join(' ')}`;
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], {
-      cwd: ROOT,
-      env: cleanEnv(env(extraEnv)),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  return startInTerminal(['--base-url', sandbox.url, ...args], { env: env(extraEnv) }).done;
 }
 
 function runPiped(args: string[], extraEnv: Record<string, string | undefined> = {}): Promise<RunResult> {
@@ -127,26 +101,17 @@ describe('config set-key on a terminal', () => {
   it('reads the key without echoing it', async () => {
     const key = sandbox.keys.full;
     const runEnv = env();
-    const command = `stty cols 100 rows 40; exec ${[process.execPath, BIN, 'config', 'set-key'].map(quote).join(' ')}`;
-    const child = spawn('script', ['-qec', command, '/dev/null'], {
-      cwd: ROOT,
-      env: cleanEnv(runEnv),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let output = '';
+    const run = startInTerminal(['config', 'set-key'], { env: runEnv, input: 'open' });
     let typed = false;
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      output += d;
+    run.child.stdout?.on('data', () => {
       // Type only once the prompt is up: before raw mode, the terminal itself would echo.
-      if (!typed && output.includes('typing is hidden')) {
+      if (!typed && run.output().stdout.includes('typing is hidden')) {
         typed = true;
-        setTimeout(() => child.stdin.write(`${key}\r`), 100);
+        setTimeout(() => run.child.stdin?.write(`${key}\r`), 100);
       }
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    clearTimeout(timer);
-    child.stdin.destroy();
+    const { code, stdout: output } = await run.done;
+    run.child.stdin?.destroy();
     expect(code).toBe(0);
     expect(output).not.toContain(key);
     expect(output).toContain('cd_s…9c2e');

@@ -1,5 +1,8 @@
-// Runs the real built binary (bin/company-data.js) as a child process.
-import { spawn } from 'node:child_process';
+// Runs the real built binary (bin/company-data.js), or a shell or `script` around it, as a child
+// process: the one spawn-and-collect helper of the tests. Every test that starts the CLI as a
+// process goes through `startCli` (or `runCli`, its awaited form) or `startProcess`.
+import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { withOwnState } from './state.js';
 
@@ -14,12 +17,34 @@ export interface RunResult {
 }
 
 export interface RunOptions {
+  /** Changes to the clean environment (see cleanEnv); undefined removes a variable. */
   env?: Record<string, string | undefined>;
-  input?: string | Buffer;
+  /**
+   * What stdin holds (a pipe, closed after it); 'ignore' gives the process no stdin at all, 'open'
+   * a pipe the test writes to through `child.stdin`.
+   */
+  input?: string | Buffer | 'ignore' | 'open';
+  /** Where stdout goes: collected (the default), nowhere, or an open file descriptor. */
+  stdout?: 'pipe' | 'ignore' | number;
+  /** Descriptor 3 as a pipe, collected into `fd3` (a shell script's status, say). */
+  fd3?: boolean;
   cwd?: string;
+  /** The process is killed (SIGKILL) after this long; 60 s unless given. */
   timeoutMs?: number;
-  /** Node's own options, before the entry (e.g. `--require` of a preload). */
-  nodeArgs?: string[];
+  /** Sends `signal` once `when()` holds (polled every 5 ms): after so many requests, say. */
+  signalWhen?: { when: () => boolean; signal: NodeJS.Signals };
+  /** Sends SIGKILL after this many milliseconds. */
+  killAfterMs?: number;
+  /** Keeps only the last this many characters of stderr (a long run's progress is not needed). */
+  stderrTail?: number;
+}
+
+export interface Started {
+  child: ChildProcess;
+  /** What the process wrote so far. */
+  output(): { stdout: string; stderr: string; fd3: string };
+  /** Resolves when the process has exited and its streams are closed. */
+  done: Promise<RunResult & { fd3: string }>;
 }
 
 /** Environment without anything from the developer's shell that would change the CLI's behaviour. */
@@ -36,29 +61,75 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   return env;
 }
 
-export function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
-      cwd: options.cwd ?? ROOT,
-      env: cleanEnv(options.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
+/** Starts `command` with a clean environment and collects what it writes. */
+export function startProcess(command: string, args: string[], options: RunOptions = {}): Started {
+  const stdin = options.input === 'ignore' ? 'ignore' : 'pipe';
+  const stdio: StdioOptions = [stdin, options.stdout ?? 'pipe', 'pipe'];
+  if (options.fd3) stdio.push('pipe');
+  const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: cleanEnv(options.env), stdio });
+  const text = { stdout: '', stderr: '', fd3: '' };
+  const collect = (stream: Readable | null | undefined, into: keyof typeof text, tail?: number) =>
+    stream?.setEncoding('utf8').on('data', (d: string) => {
+      text[into] = tail === undefined ? text[into] + d : (text[into] + d).slice(-tail);
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  collect(child.stdout, 'stdout');
+  collect(child.stderr, 'stderr', options.stderrTail);
+  if (options.fd3) collect(child.stdio[3] as Readable, 'fd3');
+  const timers: NodeJS.Timeout[] = [setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000)];
+  if (options.killAfterMs !== undefined)
+    timers.push(setTimeout(() => child.kill('SIGKILL'), options.killAfterMs));
+  const { signalWhen } = options;
+  if (signalWhen) {
+    const poll = setInterval(() => {
+      if (!signalWhen.when()) return;
+      clearInterval(poll);
+      child.kill(signalWhen.signal);
+    }, 5);
+    timers.push(poll);
+  }
+  const done = new Promise<RunResult & { fd3: string }>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      for (const timer of timers) clearTimeout(timer);
+      resolve({ code, signal, ...text });
     });
-    // A command that exits without reading its stdin closes the pipe: that is no failure here.
-    child.stdin.on('error', () => {});
-    child.stdin.end(options.input ?? '');
   });
+  // A command that exits without reading its stdin closes the pipe: that is no failure here.
+  child.stdin?.on('error', () => {});
+  if (options.input !== 'open') child.stdin?.end(options.input ?? '');
+  return { child, output: () => ({ ...text }), done };
+}
+
+/** Starts the built binary with these arguments. */
+export function startCli(args: string[], options: RunOptions = {}): Started {
+  return startProcess(process.execPath, [BIN, ...args], options);
+}
+
+/** Runs the built binary to its end. */
+export async function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  const { code, signal, stdout, stderr } = await startCli(args, options).done;
+  return { code, signal, stdout, stderr };
+}
+
+const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * Starts the built binary on a pseudo-terminal (util-linux `script -qec`) of 100 columns and 40
+ * rows, or `columns` given: stdout and stderr arrive merged in `stdout`; stdin stays a pipe, so
+ * what the test writes to `child.stdin` is typed on the terminal.
+ */
+export function startInTerminal(args: string[], options: RunOptions & { columns?: number } = {}): Started {
+  // Without a terminal of its own, `script` opens a 0x0 pseudo-terminal; give it a real size.
+  const command = `stty cols ${options.columns ?? 100} rows 40; exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
+  return startProcess('script', ['-qec', command, '/dev/null'], {
+    timeoutMs: 30_000,
+    input: 'ignore',
+    ...options,
+  });
+}
+
+/** Runs a shell command line, `company-data` standing for the built binary, to its end. */
+export function runShell(line: string, options: RunOptions = {}): Promise<RunResult & { fd3: string }> {
+  const command = line.replace(/^company-data /, `${quote(process.execPath)} ${quote(BIN)} `);
+  return startProcess('sh', ['-c', command], options).done;
 }

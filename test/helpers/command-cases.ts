@@ -20,8 +20,10 @@ import {
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
+import type { SandboxOptions } from '../../src/sandbox/index.js';
+import type { RequestLogEntry } from '../../src/sandbox/request-log.js';
 import { runInProcess } from './in-process.js';
-import { startTestSandbox } from './sandbox.js';
+import { type SandboxHandle, startTestSandbox } from './sandbox.js';
 
 /**
  * The case's scratch directory as cases write it, in argv, env, files and expected output. The
@@ -63,6 +65,10 @@ export interface CommandCase {
   files?: Record<string, string | Buffer | { text: string; mode: number }>;
   /** Commands run first with the same environment (to fill the catalog cache, say); each must exit 0. */
   before?: string[][];
+  /** The case's sandbox, when not the test size (2,000 companies, no latency, no faults). */
+  sandbox?: SandboxOptions;
+  /** Run against the sandbox before the command (after `before`): faults queued, say. */
+  setup?: (sandbox: SandboxHandle) => void;
   /**
    * Output that comes from the real clock rather than the injected one, with what stands for it.
    * Each use says which line of src/ reads the clock; the rest of the output is still exact.
@@ -79,6 +85,11 @@ export interface CommandCase {
   wantFiles?: Record<string, string | null>;
   /** Permission bits of files under DIR after the run. */
   wantModes?: Record<string, number>;
+  /**
+   * Every request the sandbox received during the command (not `before`), one line each, as
+   * `requestLine` writes it.
+   */
+  wantRequests?: string[];
 }
 
 export interface CaseResult {
@@ -87,6 +98,21 @@ export interface CaseResult {
   stderr: string;
   files: Record<string, string | null>;
   modes: Record<string, number>;
+  requests: string[];
+}
+
+/**
+ * One request of the sandbox's log as a case spells it: method, path and decoded query; how it
+ * authenticated and as which key; the media type and size of a body; the status, and the fault
+ * injected, if any. E.g. `GET /api/me bearer:full -> 200`,
+ * `POST /api/search bearer:full application/json 52B -> 200`.
+ */
+export function requestLine(e: RequestLogEntry): string {
+  const query = e.query === '' ? '' : `?${decodeURIComponent(e.query.replaceAll('+', ' '))}`;
+  const auth = e.auth === null ? 'no key' : `${e.auth}:${e.key_name ?? 'unknown'}`;
+  const body = e.body_bytes > 0 ? ` ${e.content_type ?? 'no type'} ${e.body_bytes}B` : '';
+  const fault = e.fault === null ? '' : ` (${e.fault})`;
+  return `${e.method} ${e.path}${query} ${auth}${body} -> ${e.status ?? 'no answer'}${fault}`;
 }
 
 /**
@@ -132,7 +158,7 @@ async function closedPort(): Promise<number> {
 }
 
 export async function runCase(c: CommandCase): Promise<CaseResult> {
-  const sandbox = await startTestSandbox();
+  const sandbox = await startTestSandbox(c.sandbox);
   const dir = mkdtempSync('/tmp/cdt-');
   // Replaced as host:port, the form network errors name it in.
   const closed = `127.0.0.1:${await closedPort()}`;
@@ -161,6 +187,8 @@ export async function runCase(c: CommandCase): Promise<CaseResult> {
       const before = await runInProcess(argv.map(real), { env });
       expect(before.code, `${argv.join(' ')}: ${before.stderr}`).toBe(0);
     }
+    c.setup?.(sandbox);
+    const from = sandbox.requests().at(-1)?.seq ?? 0;
     const result = await runInProcess(c.argv.map(real), {
       tty: c.tty,
       stderrTTY: c.stderrTTY,
@@ -176,7 +204,18 @@ export async function runCase(c: CommandCase): Promise<CaseResult> {
     }
     const modes: Record<string, number> = {};
     for (const name of Object.keys(c.wantModes ?? {})) modes[name] = statSync(join(dir, name)).mode & 0o777;
-    return { code: result.code, stdout: shown(result.stdout), stderr: shown(result.stderr), files, modes };
+    const requests = sandbox
+      .requests()
+      .filter((e) => e.seq > from)
+      .map((e) => named(requestLine(e)));
+    return {
+      code: result.code,
+      stdout: shown(result.stdout),
+      stderr: shown(result.stderr),
+      files,
+      modes,
+      requests,
+    };
   } finally {
     await sandbox.close();
     rmSync(dir, { recursive: true, force: true });
@@ -193,6 +232,7 @@ export async function expectCase(c: CommandCase): Promise<void> {
   });
   if (c.wantFiles) expect(got.files).toEqual(c.wantFiles);
   if (c.wantModes) expect(got.modes).toEqual(c.wantModes);
+  if (c.wantRequests) expect(got.requests).toEqual(c.wantRequests);
 }
 
 /** Lines joined with newlines and ended by one, so multi-line expectations read line by line. */

@@ -3,6 +3,7 @@
 // and clock are the test's own. Requests still go over real HTTP to a loopback sandbox.
 import { Readable, Writable } from 'node:stream';
 import { main } from '../../src/cli.js';
+import { cleanEnv } from './cli.js';
 import { withOwnState } from './state.js';
 
 export interface InProcessOptions {
@@ -64,4 +65,16 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
     now: options.now ?? (() => FIXED_NOW),
   });
   return { code, stdout: out.text(), stderr: err.text() };
+}
+
+/**
+ * main() in-process as the end-to-end tests ran the binary: stdout and stderr piped, the real
+ * clock, the test's environment on top of the developer's cleaned one (test/helpers/cli.ts
+ * `cleanEnv`), stdin as given. What differs from a process: no exit of its own, no signal.
+ */
+export async function runPiped(
+  argv: string[],
+  options: { env?: Record<string, string | undefined>; input?: string } = {},
+): Promise<InProcessResult> {
+  return runInProcess(argv, { env: cleanEnv(options.env), stdin: options.input, now: Date.now });
 }

@@ -1,10 +1,11 @@
 // Finds the runnable examples of README.md (```console blocks: "$ command" lines, each followed
 // by the output it prints), runs them against the sandbox, and compares or rewrites the output.
-import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, cleanEnv, ROOT } from './cli.js';
+import { Readable, Writable } from 'node:stream';
+import { main } from '../../src/cli.js';
+import { BIN, cleanEnv, ROOT, startProcess } from './cli.js';
 
 export interface ReadmeExample {
   command: string;
@@ -93,27 +94,78 @@ export function makeWorkspace(): { dir: string; env: NodeJS.ProcessEnv } {
 let examples = 0;
 
 /**
- * Runs one example through sh, with stderr merged into stdout in the order it was written. Each
- * example has a result store of its own, so it reads the same whatever ran before it; an example
- * that shows reuse names its store (`--store`) in the workspace.
+ * The arguments of a command line that is one run of company-data and nothing else (no pipe, no
+ * redirection, nothing the shell would expand), else undefined.
  */
-export function runExample(
+export function singleRun(command: string): string[] | undefined {
+  const prefix = 'company-data ';
+  if (!command.startsWith(prefix) || /[$`\\]/.test(command)) return undefined;
+  const words: string[] = [];
+  let word = '';
+  let inWord = false;
+  let quote: string | undefined;
+  for (const ch of command.slice(prefix.length)) {
+    if (quote !== undefined) {
+      if (ch === quote) quote = undefined;
+      else word += ch;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      inWord = true;
+    } else if (/[|<>;&*?(){}~#]/.test(ch)) {
+      return undefined;
+    } else if (ch === ' ') {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+    } else {
+      word += ch;
+      inWord = true;
+    }
+  }
+  if (quote !== undefined) return undefined;
+  if (inWord) words.push(word);
+  return words;
+}
+
+/**
+ * Runs one example, with stderr merged into stdout in the order it was written: a single run of
+ * company-data as main() in this process (in the workspace as its working directory, both streams
+ * into one pipe), anything else through sh. Each example has a result store of its own, so it reads
+ * the same whatever ran before it; an example that shows reuse names its store (`--store`) in the
+ * workspace.
+ */
+export async function runExample(
   example: ReadmeExample,
   workspace: { dir: string; env: NodeJS.ProcessEnv },
 ): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
+  const env = { ...workspace.env, XDG_STATE_HOME: join(workspace.dir, '.state', String(examples++)) };
+  const words = singleRun(example.command);
+  let code: number | null;
+  let output = '';
+  if (words) {
+    const pipe = new Writable({
+      write(chunk, _encoding, done) {
+        output += chunk.toString();
+        done();
+      },
+    });
+    const previous = process.cwd();
+    process.chdir(workspace.dir);
+    try {
+      code = await main(words, { env, stdin: Readable.from([]), stdout: pipe, stderr: pipe, now: Date.now });
+    } finally {
+      process.chdir(previous);
+    }
+  } else {
     // The braces make 2>&1 cover every command of a pipeline, not only the last one.
-    const child = spawn('sh', ['-c', `{ ${example.command}\n} 2>&1`], {
+    const run = await startProcess('sh', ['-c', `{ ${example.command}\n} 2>&1`], {
       cwd: workspace.dir,
-      env: { ...workspace.env, XDG_STATE_HOME: join(workspace.dir, '.state', String(examples++)) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      output += chunk;
-    });
-    child.on('error', reject);
-    // The scratch directory stands for the user's home in what the README shows.
-    child.on('close', (code) => resolve({ code, output: output.replaceAll(workspace.dir, '~') }));
-  });
+      env,
+      input: 'ignore',
+    }).done;
+    code = run.code;
+    output = run.stdout;
+  }
+  // The scratch directory stands for the user's home in what the README shows.
+  return { code, output: output.replaceAll(workspace.dir, '~') };
 }

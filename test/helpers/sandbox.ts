@@ -102,3 +102,13 @@ export async function balanceOf(base: string, key: string): Promise<number> {
   const res = await call(base, '/api/me', { key });
   return res.json?.balance as number;
 }
+
+/** A sandbox of `companies` for the tests of the describe block this is called in. */
+export function sandboxForBlock(companies: number): () => SandboxHandle {
+  let sandbox: SandboxHandle | undefined;
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({ companies });
+  });
+  afterAll(async () => sandbox?.close());
+  return () => sandbox as SandboxHandle;
+}

@@ -1,11 +1,9 @@
 // `company-data sandbox` as users and scripts run it: the built binary, its JSON handshake line,
 // real requests, and a clean exit 0 on SIGTERM / SIGINT. Needs `npm run build` first.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { type AddressInfo, createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, ROOT, runCli } from '../helpers/cli.js';
+import { runCli, startCli } from '../helpers/cli.js';
 import { call } from '../helpers/sandbox.js';
 
 interface Handshake {
@@ -13,37 +11,26 @@ interface Handshake {
   keys: Record<'full' | 'restricted' | 'free' | 'empty', string>;
 }
 
-function startCli(args: string[]) {
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--companies', '300', ...args], {
-    cwd: ROOT,
-    env: cleanEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d) => {
-    stderr += d;
-  });
-  const lines = createInterface({ input: child.stdout });
-  const handshake = new Promise<Handshake>((resolve, reject) => {
-    lines.once('line', (line) => {
-      resolve(JSON.parse(line) as Handshake);
-    });
-    child.once('exit', (code) => reject(new Error(`sandbox exited (${code}) before listening: ${stderr}`)));
-  });
-  lines.on('line', (line) => {
-    stdout += `${line}\n`;
-  });
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+function startSandboxCli(args: string[]) {
   // A stuck child must not outlive the test run.
-  const guard = setTimeout(() => child.kill('SIGKILL'), 25_000);
-  exited.finally(() => clearTimeout(guard));
-  return { child, handshake, exited, output: () => ({ stdout, stderr }) };
+  const run = startCli(['sandbox', '--port', '0', '--companies', '300', ...args], {
+    input: 'ignore',
+    timeoutMs: 25_000,
+  });
+  const stdout = run.child.stdout as NonNullable<typeof run.child.stdout>;
+  const handshake = new Promise<Handshake>((resolve, reject) => {
+    createInterface({ input: stdout }).once('line', (line) => resolve(JSON.parse(line) as Handshake));
+    run.child.once('exit', (code) =>
+      reject(new Error(`sandbox exited (${code}) before listening: ${run.output().stderr}`)),
+    );
+  });
+  const exited = run.done.then((r) => [r.code, r.signal] as const);
+  return { child: run.child, handshake, exited, output: run.output };
 }
 
 describe('company-data sandbox', () => {
   it('prints one JSON line with url and keys, serves, and exits 0 on SIGTERM', async () => {
-    const run = startCli(['--seed', '7']);
+    const run = startSandboxCli(['--seed', '7']);
     const hello = await run.handshake;
     expect(hello.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(Object.keys(hello.keys).sort()).toEqual(['empty', 'free', 'full', 'restricted']);
@@ -64,7 +51,7 @@ describe('company-data sandbox', () => {
   });
 
   it('closes on SIGINT with an idle keep-alive client connected, exit 0', async () => {
-    const run = startCli(['--latency', '5']);
+    const run = startSandboxCli(['--latency', '5']);
     const hello = await run.handshake;
     const { Agent, request } = await import('undici');
     const agent = new Agent({ keepAliveTimeout: 60_000 });

@@ -1,9 +1,8 @@
 // Running the real binary in the chaos harness (test/soak/lib.ts): one run with its kill plan,
 // runs repeated until the batch reaches a final state, and what the sandbox saw bought.
-import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { BIN, cleanEnv } from '../helpers/cli.js';
+import { startCli } from '../helpers/cli.js';
 import { lastRunState, storedDomains } from '../helpers/store.js';
 
 export interface KillPlan {
@@ -51,33 +50,23 @@ export async function runBinary(
   plan: KillPlan = {},
 ): Promise<BinaryRun> {
   const firstSeq = lastSeq(sandbox);
-  const child = spawn(process.execPath, [BIN, ...argv], {
-    env: cleanEnv(env),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+  const run = startCli(argv, {
+    env,
+    input: 'ignore',
+    stdout: 'ignore',
     // The tail is what explains a failure; a long run's progress is not needed.
-    stderr = (stderr + d).slice(-20_000);
+    stderrTail: 20_000,
+    // A soak run may take long: only its own kills (or the test's timeout) end it.
+    timeoutMs: 3_600_000,
+    killAfterMs: plan.afterMs,
+    signalWhen:
+      plan.afterRequests === undefined
+        ? undefined
+        : { when: () => lastSeq(sandbox) - firstSeq >= (plan.afterRequests ?? 0), signal: 'SIGKILL' },
   });
-  const kill = () => child.kill('SIGKILL');
-  const timer = plan.afterMs !== undefined ? setTimeout(kill, plan.afterMs) : undefined;
-  const poll =
-    plan.afterRequests !== undefined
-      ? setInterval(() => {
-          if (lastSeq(sandbox) - firstSeq >= (plan.afterRequests ?? 0)) kill();
-        }, 10)
-      : undefined;
-  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
-    (resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', (c, s) => resolve({ code: c, signal: s }));
-    },
-  );
-  clearTimeout(timer);
-  clearInterval(poll);
+  const { code, signal, stderr } = await run.done;
   await settle(sandbox, firstSeq);
-  return { pid: child.pid ?? -1, code, signal, stderr, plan, firstSeq, lastSeq: lastSeq(sandbox) };
+  return { pid: run.child.pid ?? -1, code, signal, stderr, plan, firstSeq, lastSeq: lastSeq(sandbox) };
 }
 
 /** The domain of a `/api/domains/<domain>` request, else undefined. */

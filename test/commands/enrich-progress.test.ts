@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runPiped } from '../helpers/in-process.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
@@ -22,7 +22,7 @@ describe('--progress on a small file (about 20 KB)', () => {
     const domains = sandbox.dataset.companies.slice(0, rows).map((c) => c.domain);
     const input = join(home, 'small.csv');
     writeFileSync(input, `name,domain\n${domains.map((d, i) => `Company number ${i},${d}`).join('\n')}\n`);
-    const r = await runCli(
+    const r = await runPiped(
       [
         '--base-url',
         sandbox.url,

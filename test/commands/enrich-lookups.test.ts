@@ -1,10 +1,10 @@
-// `company-data enrich <domain...>`: the real binary against an in-process sandbox over HTTP.
+// `company-data enrich <domain...>`: main() in-process, piped, against a loopback sandbox over HTTP.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runPiped } from '../helpers/in-process.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
@@ -24,7 +24,7 @@ function env(key: string | undefined = sandbox.keys.full) {
 }
 
 function enrich(args: string[], key?: string) {
-  return runCli(['--base-url', sandbox.url, ...args], { env: env(key) });
+  return runPiped(['--base-url', sandbox.url, ...args], { env: env(key) });
 }
 
 const domainRequests = () => sandbox.requests().filter((r) => r.path.startsWith('/api/domains/'));
@@ -196,7 +196,7 @@ describe('enrich reads other plausible response shapes', () => {
 
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const run = (args: string[]) => runCli(['--base-url', base, ...args], { env: env('k') });
+  const run = (args: string[]) => runPiped(['--base-url', base, ...args], { env: env('k') });
 
   it('a record nested under data or company, found inferred, not-found from the code', async () => {
     const r = await run(['-o', 'ndjson', 'enrich', 'nested.com', 'company.com', 'gone.com']);

@@ -1,10 +1,10 @@
-// `company-data lookalike`: the real binary against an in-process sandbox, with one seed and with
+// `company-data lookalike`: main() in-process, piped, against a loopback sandbox, with one seed and with
 // several (their fused list, the seeds and exclusions left out, --budget in the sandbox's books).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunResult, runCli } from '../helpers/cli.js';
+import { type InProcessResult as RunResult, runPiped } from '../helpers/in-process.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 
 const SEED = 'acme-shoes.com';
@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 function cli(args: string[], input?: string): Promise<RunResult> {
-  return runCli(['--base-url', sandbox.url, ...args], {
+  return runPiped(['--base-url', sandbox.url, ...args], {
     input,
     env: {
       // Wide enough that the table never has to cut the evidence summary.

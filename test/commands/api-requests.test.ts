@@ -1,10 +1,10 @@
-// `company-data api`: raw requests through the real binary against the sandbox, checked with the
-// sandbox's own request log. Needs `npm run build` first.
+// `company-data api`: raw requests in-process (main() piped) against the sandbox, checked with the
+// sandbox's own request log.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunResult, runCli } from '../helpers/cli.js';
+import { type InProcessResult as RunResult, runPiped } from '../helpers/in-process.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
@@ -30,7 +30,7 @@ const sent = () => sandbox.requests().slice(logStart);
 
 function api(args: string[], options: { key?: string; input?: string } = {}): Promise<RunResult> {
   const dir = mkdtempSync(join(home, 'run-'));
-  return runCli(['--base-url', sandbox.url, 'api', ...args], {
+  return runPiped(['--base-url', sandbox.url, 'api', ...args], {
     input: options.input,
     env: {
       XDG_CONFIG_HOME: join(dir, 'config'),
@@ -119,7 +119,7 @@ describe('successful calls', () => {
   });
 
   it('reports credits on stderr in table format and logs the request with --verbose, never the key', async () => {
-    const r = await runCli(
+    const r = await runPiped(
       ['--base-url', sandbox.url, '-o', 'table', '-v', 'api', 'GET', '/api/domains/acme-shoes.com'],
       { env: { COMPANY_DATA_API_KEY: sandbox.keys.full, XDG_CONFIG_HOME: join(home, 'none') } },
     );

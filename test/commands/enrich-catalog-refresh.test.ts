@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runPiped } from '../helpers/in-process.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
@@ -29,13 +29,13 @@ async function batchThenProducts(cache: string, fault: boolean): Promise<number>
   const input = join(dir, `${cache}.csv`);
   writeFileSync(input, `domain\n${sandbox.dataset.companies[12].domain}\n`);
   if (fault) sandbox.faults.add('catalog_refresh_in_progress', { path: '/api/domains/', times: 1 });
-  const batch = await runCli(
+  const batch = await runPiped(
     ['--base-url', sandbox.url, 'enrich', '--input', input, '--output', `${input}.out.csv`],
     { env: env(cache) },
   );
   expect(batch.code, batch.stderr).toBe(0);
   const since = lastSeq();
-  const products = await runCli(['--base-url', sandbox.url, 'products'], { env: env(cache) });
+  const products = await runPiped(['--base-url', sandbox.url, 'products'], { env: env(cache) });
   expect(products.code, products.stderr).toBe(0);
   return catalogFetches(since);
 }

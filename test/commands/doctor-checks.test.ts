@@ -1,6 +1,6 @@
-// `company-data doctor` through the real binary, against the sandbox and against a small loopback
-// server that only accepts `x-api-key` and answers with another clock and contract.
-// Needs `npm run build` first.
+// `company-data doctor` in-process (main() piped, with the real clock), against the sandbox and
+// against a small loopback server that only accepts `x-api-key` and answers with another clock and
+// contract.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proxyCheck } from '../../src/commands/doctor-proxy.js';
 import { CONTRACT_VERSION } from '../../src/error-catalog.js';
 import { bypassedByNoProxy } from '../../src/http/proxy-env.js';
-import { type RunResult, runCli } from '../helpers/cli.js';
+import { type InProcessResult as RunResult, runPiped } from '../helpers/in-process.js';
 import { clearRequestLog, readRequestLog, type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 
 interface CheckJson {
@@ -61,7 +61,7 @@ afterAll(async () => {
 
 function doctor(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
   const dir = mkdtempSync(join(home, 'run-'));
-  return runCli([...args, 'doctor'], {
+  return runPiped([...args, 'doctor'], {
     env: {
       XDG_CONFIG_HOME: join(dir, 'config'),
       XDG_CACHE_HOME: join(dir, 'cache'),

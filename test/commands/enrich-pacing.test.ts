@@ -1,14 +1,14 @@
 // A batch slows down when the service (or a gateway in front of it) says it is overloaded: a
 // Retry-After longer than the client sleeps stops the batch with the time to come back, and 503s
 // from a gateway's rate limiter lower the batch's rate (src/pace.ts) while every row is kept.
-// The real binary talks to a loopback front server that forwards to a sandbox.
+// The command, run in-process, talks to a loopback front server that forwards to a sandbox.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runPiped } from '../helpers/in-process.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 import { forwardTo, listenLocal } from '../helpers/server.js';
 
@@ -67,7 +67,7 @@ function enrich(name: string, domains: string[], concurrency: number, extra: str
     '--output',
     join(home, `${name}-out.csv`),
   ];
-  return runCli([...args, '--concurrency', String(concurrency), ...extra], { env: env(), timeoutMs: 60_000 });
+  return runPiped([...args, '--concurrency', String(concurrency), ...extra], { env: env() });
 }
 
 describe('enrich --input when the service asks to wait', () => {
@@ -126,7 +126,7 @@ describe('enrich --input when the service asks to wait', () => {
     };
     const log = sandbox.requests().at(-1)?.seq ?? 0;
     const ledger = async () => {
-      const spend = await runCli(['spend', '-o', 'json'], { env: env() });
+      const spend = await runPiped(['spend', '-o', 'json'], { env: env() });
       expect(spend.code, spend.stderr).toBe(0);
       return JSON.parse(spend.stdout).total as { charged: number; possibly_charged: number };
     };

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runPiped } from '../helpers/in-process.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
@@ -37,7 +37,7 @@ describe('--budget with answers slower than --timeout', () => {
       writeFileSync(input, `domain\n${domains.join('\n')}\n`);
       sandbox.faults.add(`delay:${DELAY_MS}`, { path: '/api/domains/', times: 100 });
       const before = sandbox.balances().full;
-      const r = await runCli(
+      const r = await runPiped(
         [
           '--base-url',
           sandbox.url,
@@ -63,7 +63,6 @@ describe('--budget with answers slower than --timeout', () => {
             COMPANY_DATA_RETRY_BASE_MS: '10',
             COMPANY_DATA_RETRY_CAP_MS: '50',
           },
-          timeoutMs: 60_000,
         },
       );
       await answersGiven();

@@ -1,12 +1,12 @@
-// `company-data completion`: the scripts the real binary prints, exercised in a real bash with
-// COMP_WORDS as bash itself fills them. Needs `npm run build` first.
+// `company-data completion`: the scripts the command prints (main() in-process, piped), exercised
+// in a real bash with COMP_WORDS as bash itself fills them.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bashComplete } from '../helpers/bash-complete.js';
-import { type RunResult, runCli } from '../helpers/cli.js';
+import { type InProcessResult as RunResult, runPiped } from '../helpers/in-process.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 
 let home: string;
@@ -28,7 +28,7 @@ function dirs(): { config: string; cache: string } {
 }
 
 function cli(args: string[], where = dirs(), env: Record<string, string> = {}): Promise<RunResult> {
-  return runCli(args, { env: { XDG_CONFIG_HOME: where.config, XDG_CACHE_HOME: where.cache, ...env } });
+  return runPiped(args, { env: { XDG_CONFIG_HOME: where.config, XDG_CACHE_HOME: where.cache, ...env } });
 }
 
 function shellExists(shell: string): boolean {

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runPiped } from '../helpers/in-process.js';
 import { call, sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let unmarked: SandboxHandle;
@@ -28,7 +28,7 @@ const file = (name: string) => join(dir, name);
 
 /** Each run has a store of its own unless `store` names one (a resume passes the same). */
 function enrich(sandbox: SandboxHandle, args: string[], store?: string) {
-  return runCli(['--base-url', sandbox.url, 'enrich', ...args], {
+  return runPiped(['--base-url', sandbox.url, 'enrich', ...args], {
     env: {
       ...(store ? { COMPANY_DATA_STORE: store } : {}),
       COMPANY_DATA_API_KEY: sandbox.keys.full,

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runPiped } from '../helpers/in-process.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
@@ -33,9 +33,8 @@ describe('--rate for search --all and lookalike', () => {
 
   it('search --all --rate 4: every page under the limit, no 429', async () => {
     const start = lastSeq();
-    const r = await runCli(['search', '--filter', 'country=US', '--all', '--rate', '4', '-o', 'ndjson'], {
+    const r = await runPiped(['search', '--filter', 'country=US', '--all', '--rate', '4', '-o', 'ndjson'], {
       env: env(),
-      timeoutMs: 60_000,
     });
     expect(r.code, r.stderr).toBe(0);
     const log = since(start);
@@ -51,9 +50,8 @@ describe('--rate for search --all and lookalike', () => {
 
   it('search --all without --rate asks me once and paces at 90% of its limit: no 429', async () => {
     const start = lastSeq();
-    const r = await runCli(['-v', 'search', '--filter', 'country=US', '--all', '-o', 'ndjson'], {
+    const r = await runPiped(['-v', 'search', '--filter', 'country=US', '--all', '-o', 'ndjson'], {
       env: env(),
-      timeoutMs: 60_000,
     });
     expect(r.code, r.stderr).toBe(0);
     const log = since(start);
@@ -68,11 +66,10 @@ describe('--rate for search --all and lookalike', () => {
   it('lookalike of 12 seeds, 4 at a time, --rate 4: no 429', async () => {
     const seeds = sandbox.dataset.companies.slice(100, 112).map((c) => c.domain);
     const start = lastSeq();
-    const r = await runCli(
+    const r = await runPiped(
       ['lookalike', ...seeds, '-k', '5', '--concurrency', '4', '--rate', '4', '-o', 'csv'],
       {
         env: env(),
-        timeoutMs: 60_000,
       },
     );
     expect(r.code, r.stderr).toBe(0);
@@ -83,7 +80,7 @@ describe('--rate for search --all and lookalike', () => {
 
   it('one seed asks nothing of the account and is not paced', async () => {
     const start = lastSeq();
-    const r = await runCli(['lookalike', 'acme-shoes.com', '-k', '3', '-o', 'csv'], { env: env() });
+    const r = await runPiped(['lookalike', 'acme-shoes.com', '-k', '3', '-o', 'csv'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(since(start).map((e) => e.path)).toEqual(['/api/lookalike/acme-shoes.com']);
   });

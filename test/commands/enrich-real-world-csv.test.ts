@@ -1,4 +1,4 @@
-// Real-world CSV inputs through the real binary's batch enrichment: spreadsheet exports (BOM,
+// Real-world CSV inputs through batch enrichment (in-process): spreadsheet exports (BOM,
 // CRLF, semicolons, Latin-1), the csv-spectrum cases, a malformed file and a plain list. Every
 // input record comes back as exactly one output row, in order, its cells as an independent
 // parser (csv-parse) reads them, followed by a result for the row.
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunResult, runCli } from '../helpers/cli.js';
+import { type InProcessResult as RunResult, runPiped } from '../helpers/in-process.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/csv/', import.meta.url));
@@ -83,7 +83,7 @@ beforeAll(async () => {
   const worker = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
       const c = next;
-      const result = await runCli(
+      const result = await runPiped(
         [
           '--base-url',
           sandbox.url,
@@ -129,7 +129,7 @@ describe('real-world CSV inputs through batch enrichment', () => {
     '%s: every record, in order, cells intact',
     (_, c) => {
       const run = runs.get(c.file);
-      expect(run, 'the binary ran').toBeDefined();
+      expect(run, 'the command ran').toBeDefined();
       const records = inputRecords(c);
       const output = parse(readFileSync(join(dir, `${c.file}.out.csv`)), { bom: true }) as string[][];
       const width = records[0].length;

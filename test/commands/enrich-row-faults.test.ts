@@ -1,4 +1,4 @@
-// Faults that belong to one row or to the whole set-up, in a batch run by the real binary against
+// Faults that belong to one row or to the whole set-up, in a batch run in-process against
 // a loopback server in front of the sandbox:
 // - one domain answered with a redirect is that row's error, and the batch goes on (exit 6);
 // - a proxy that is down fails the set-up, not each row: the run stops at once with exit 2.
@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runPiped } from '../helpers/in-process.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 import { forwardTo, listenLocal } from '../helpers/server.js';
 
@@ -46,9 +46,12 @@ describe('a batch and faults of one row or of the set-up', () => {
     const input = join(home, 'redirect.csv');
     const output = join(home, 'redirect-out.csv');
     writeFileSync(input, 'domain\nacme-shoes.com\nglobex.io\ninitech.co.uk\n');
-    const r = await runCli(['--base-url', front.url, '-q', 'enrich', '--input', input, '--output', output], {
-      env: env(),
-    });
+    const r = await runPiped(
+      ['--base-url', front.url, '-q', 'enrich', '--input', input, '--output', output],
+      {
+        env: env(),
+      },
+    );
     expect(r.code).toBe(6);
     const rows = readFileSync(output, 'utf8').trim().split('\n');
     expect(rows).toHaveLength(4);
@@ -66,10 +69,10 @@ describe('a batch and faults of one row or of the set-up', () => {
     writeFileSync(input, `domain\n${domains.join('\n')}\n`);
     // The catalogs are cached by a direct run first, so the batch's own lookups meet the proxy.
     for (const catalog of ['products', 'fields']) {
-      const warm = await runCli(['--base-url', sandbox.url, '-o', 'json', catalog], { env: env() });
+      const warm = await runPiped(['--base-url', sandbox.url, '-o', 'json', catalog], { env: env() });
       expect(warm.code).toBe(0);
     }
-    const r = await runCli(
+    const r = await runPiped(
       ['--base-url', sandbox.url, '-o', 'json', 'enrich', '--input', input, '--output', output],
       {
         env: env({ HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '' }),
