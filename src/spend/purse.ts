@@ -146,7 +146,9 @@ export class Purse {
       return { claim: got, hold: null };
     }
     if (request && !got.reservation) {
-      this.release(run);
+      // Given back without waking the callers waiting for room: each would fail the same way and
+      // wake the others again, forever. A settle or a stop wakes them when room may have come.
+      this.run.settle(run, 0);
       this.refusedBy = 'month';
       return { claim: got, hold: null };
     }
