@@ -29,6 +29,7 @@ import { runDryRun } from './dry-run.js';
 import { assertSeparateFiles, identity, openInputSource, openOutputTarget, shellQuote } from './files.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, errorResult, Lookups } from './lookup.js';
 import type { RowResult } from './output.js';
+import { ownCopy } from './own-copy.js';
 import { type BatchCounts, formatSummary, logLine, progressModeFor, startProgress } from './progress.js';
 import { isoSecond, type RunStore, runStoreOf } from './run-store.js';
 import { createScheduler } from './scheduler.js';
@@ -228,7 +229,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
         format,
         store: runStoreOf(store, scopeId, fresh(run.id, run.startedAt), run, ctx.now),
         storePath: ctx.store.path === false ? undefined : store.path,
-        seen: seenSet(),
+        seen: await seenSet(),
         purse,
         run,
       };
@@ -347,7 +348,7 @@ async function runWithStore(
   const signals = watchSignals(io, stopSending);
   failures.whenFailed(stopSending);
 
-  // Domains met in this run (src/batch/seen.ts).
+  // Domains met in this run: in the store's temporary tables, not in memory.
   const seen = plan.seen;
   let complete = true;
   const entryFor = (row: {
@@ -359,13 +360,13 @@ async function runWithStore(
     const normalised = normaliseDomain(row.domainRaw);
     if (!normalised.ok)
       return { cells: row.cells, result: errorResult('invalid_domain', `domain ${normalised.reason}`) };
-    const domain = seen.add(normalised.domain);
-    if (domain === undefined) {
+    if (!seen.add(normalised.domain)) {
       // A duplicate shares the first row's result but costs nothing itself, so the column sums to
       // what the run cost, and a resumed output equals an uninterrupted one.
       const shared = lookups.resultFor(normalised.domain);
       return entryOf(row.cells, shared instanceof Promise ? shared.then(asDuplicate) : asDuplicate(shared));
     }
+    const domain = ownCopy(normalised.domain);
     counts.uniqueDomains++;
     return entryOf(row.cells, lookups.resultFor(domain));
   };

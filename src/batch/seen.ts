@@ -1,22 +1,24 @@
-// The domains one batch has met, for telling a first row from a duplicate: a Set of the run's own
-// copies of them (src/batch/own-copy.ts), so that no chunk of the input stays alive through one.
-import { ownCopy } from './own-copy.js';
+// The domains one batch has met, for telling a first row from a duplicate. A table of a private,
+// temporary SQLite database of the run's own (pages beyond SQLite's small cache go to a temporary
+// file, deleted when it closes): a million domains take disk, not the process's memory, whatever
+// back end the result store is on.
+import type Database from 'better-sqlite3';
 
 export interface SeenSet {
-  /** The run's own copy of `domain` the first time it is added; undefined for a duplicate. */
-  add(domain: string): string | undefined;
+  /** True the first time `domain` is added. */
+  add(domain: string): boolean;
   close(): void;
 }
 
-export function seenSet(): SeenSet {
-  const seen = new Set<string>();
+export async function seenSet(): Promise<SeenSet> {
+  const { default: Sqlite } = await import('better-sqlite3');
+  const db: Database.Database = new Sqlite('');
+  db.pragma('journal_mode = OFF');
+  db.pragma('synchronous = OFF');
+  db.exec('CREATE TABLE seen (domain TEXT PRIMARY KEY) WITHOUT ROWID');
+  const insert = db.prepare('INSERT OR IGNORE INTO seen (domain) VALUES (?)');
   return {
-    add(domain) {
-      if (seen.has(domain)) return undefined;
-      const own = ownCopy(domain);
-      seen.add(own);
-      return own;
-    },
-    close: () => seen.clear(),
+    add: (domain) => insert.run(domain).changes === 1,
+    close: () => db.close(),
   };
 }
