@@ -11,11 +11,23 @@ import { BIN, cliEnv, nodeEnv, runMeasured } from './proc.mjs';
  * whole life (start-up included: it is what a cron job waits for), its CPU per row and peak RSS.
  * The run starts with an empty result store of its own unless `keepStore` (a re-run, answered from
  * what the run before it stored); `storeBytes` is the store's size afterwards, its WAL included.
+ * `storeUrl` gives a store instead (a PostgreSQL database, empty or not as the caller made it;
+ * `storeBytes` is then 0).
  */
-export async function enrichRun({ sandbox, input, rows, concurrency, scratch, tag, keepStore = false }) {
+export async function enrichRun({
+  sandbox,
+  input,
+  rows,
+  concurrency,
+  scratch,
+  tag,
+  keepStore = false,
+  storeUrl,
+}) {
   const output = join(scratch, `${tag}.out.csv`);
-  const store = join(scratch, `${tag}.db`);
-  if (!keepStore) for (const suffix of ['', '-wal', '-shm']) rmSync(`${store}${suffix}`, { force: true });
+  const store = storeUrl ?? join(scratch, `${tag}.db`);
+  if (!keepStore && !storeUrl)
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${store}${suffix}`, { force: true });
   const argv = [
     process.execPath,
     BIN,
@@ -44,10 +56,12 @@ export async function enrichRun({ sandbox, input, rows, concurrency, scratch, ta
     cpuUsPerRow,
     peakRssMb: result.peakRssMb,
     source: result.source,
-    storeBytes: ['', '-wal'].reduce(
-      (sum, suffix) => sum + (statSync(`${store}${suffix}`, { throwIfNoEntry: false })?.size ?? 0),
-      0,
-    ),
+    storeBytes: storeUrl
+      ? 0
+      : ['', '-wal'].reduce(
+          (sum, suffix) => sum + (statSync(`${store}${suffix}`, { throwIfNoEntry: false })?.size ?? 0),
+          0,
+        ),
   };
 }
 

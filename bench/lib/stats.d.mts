@@ -12,6 +12,8 @@ export interface Figure {
   target: Target;
   note: string;
   pass: boolean;
+  /** Why the figure could not be measured on this machine (it never passes then). */
+  skipped?: string;
   details: Record<string, unknown>;
 }
 export interface Machine {
@@ -40,6 +42,7 @@ export function figure(input: {
   target: Target;
   note?: string;
   details?: Record<string, unknown>;
+  skipped?: string;
 }): Figure;
 export function formatNumber(n: number): string;
 export function formatTarget(target: Target): string;

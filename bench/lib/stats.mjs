@@ -69,8 +69,10 @@ export function meets(ratio, target) {
  * One row of the report. `ratio` is what the target is about: measured / baseline for the
  * side-by-side figures, or the value itself in the target's unit (MB, ms) for absolute ones.
  * `note` says what the ratio was made of ("58 ms vs 41 ms"); `details` go to the JSON only.
+ * `skipped` says why a figure could not be measured on this machine (it then never passes).
  */
-export function figure({ id, name, ratio, target, note = '', details = {} }) {
+export function figure({ id, name, ratio, target, note = '', details = {}, skipped }) {
+  if (skipped !== undefined) return { id, name, ratio, target, note: skipped, pass: false, skipped, details };
   return { id, name, ratio, target, note, pass: meets(ratio, target), details };
 }
 
@@ -91,12 +93,13 @@ export function formatTarget(target) {
 
 /** The ratio in the target's terms, then what it was made of: "1.42x (58 ms vs 41 ms)". */
 export function formatMeasured(f) {
+  if (f.skipped !== undefined) return `not measured: ${f.skipped}`;
   const number = formatNumber(f.ratio);
   const value = f.target.unit ? `${number} ${f.target.unit}` : `${number}x`;
   return f.note ? `${value} (${f.note})` : value;
 }
 
-export const verdict = (f) => (f.pass ? 'met' : 'NOT MET');
+export const verdict = (f) => (f.pass ? 'met' : f.skipped !== undefined ? 'not measured' : 'NOT MET');
 
 /** "AMD EPYC 7B13, 2 cores, node v20.20.2" */
 export function describeMachine(machine) {

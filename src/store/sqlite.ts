@@ -1,8 +1,11 @@
 // The result store on one SQLite file (better-sqlite3, WAL): stored answers, claims on domains in
-// flight, batch runs, and the spend ledger with month reservations. Every write is its own short
-// transaction, committed before the caller goes on: a kill -9 loses only what was in flight.
-// Several processes share the file; SQLite's write lock orders them, and the busy timeout makes a
-// writer wait for another's transaction instead of failing.
+// flight, batch runs, and the spend ledger with month reservations. Every write is committed
+// before its promise resolves: a kill -9 loses only what was in flight. The writes of a batch's
+// rows (claim, save, settle, release) asked for in one turn of the event loop are committed
+// together, in one transaction at the end of the turn (setImmediate), each caller answered after
+// that commit; a failure rejects every caller of that transaction. Other writes commit at once,
+// after what is queued. Several processes share the file; SQLite's write lock orders them, and
+// the busy timeout makes a writer wait for another's transaction instead of failing.
 //
 // Claims, runs and month reservations carry an owner (host, pid, a random token) and a lease the
 // owner renews while it lives. Another process takes them over when the lease ran out, or at once
@@ -170,6 +173,13 @@ export function describeOwner(owner: string): string {
   return host === hostname() ? `process ${pid}` : `process ${pid} on ${host}`;
 }
 
+/** A write waiting for the transaction of this turn of the event loop. */
+interface Queued {
+  op: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
 function answerOf(row: AnswerRow): StoredAnswer {
   return {
     found: row.found === 1,
@@ -235,11 +245,13 @@ export class SqliteStore implements AnswerStore {
   readonly backend = 'sqlite' as const;
   private readonly me = ownerOf();
   private readonly statements;
-  private readonly claimTx;
-  private readonly saveTx;
   private readonly beginRunTx;
   private readonly reserveTx;
   private readonly settleTx;
+  /** The writes queued in this turn, and the one transaction that commits them (flush). */
+  private queue: Queued[] = [];
+  private flushing: NodeJS.Immediate | undefined;
+  private readonly queueTx;
   private readonly scopes = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
   /** Things this process owns and renews: claims, open runs, reservations. */
@@ -310,31 +322,7 @@ export class SqliteStore implements AnswerStore {
       releaseRuns: db.prepare('UPDATE runs SET owner = NULL, expires_at = NULL WHERE owner = ?'),
     };
     this.statements = s;
-    this.claimTx = db.transaction(
-      (scope: number, domain: string, fresh: Freshness, hold?: HoldRequest): Claim => {
-        const row = s.answerGet.get(scope, domain);
-        if (row && isFresh(row, fresh)) return { kind: 'answered', answer: answerOf(row) };
-        const now = Date.now();
-        if (alive(s.claimGet.get(scope, domain), this.me, now)) return { kind: 'busy' };
-        s.claimPut.run(scope, domain, this.me, now + LEASE_MS);
-        return hold ? { kind: 'claimed', reservation: this.reserveTx(hold) } : { kind: 'claimed' };
-      },
-    );
-    this.saveTx = db.transaction(
-      (scope: number, domain: string, a: StoredAnswer, settlement?: Settlement) => {
-        s.answerPut.run(
-          scope,
-          domain,
-          a.found ? 1 : 0,
-          a.record === null ? null : JSON.stringify(a.record),
-          a.credits,
-          a.boughtAt,
-          a.run,
-        );
-        s.claimDrop.run(scope, domain, this.me);
-        if (settlement) this.settleTx(settlement);
-      },
-    );
+    this.queueTx = db.transaction((queued: Queued[]) => queued.map((q) => q.op()));
     this.beginRunTx = db.transaction(
       (fingerprint: string, detail: string, now: number): RunHandle | { busy: string } => {
         const open = s.runGet.get(fingerprint);
@@ -353,7 +341,7 @@ export class SqliteStore implements AnswerStore {
         return { id, startedAt: now, resumed: false };
       },
     );
-    this.reserveTx = db.transaction((hold: HoldRequest): MonthReservation | null => {
+    this.reserveTx = (hold: HoldRequest): MonthReservation | null => {
       if (hold.cap !== undefined) {
         const { spent, held } = this.usage(hold.baseUrl, hold.keyId, hold.window.from, hold.window.to);
         if (spent + held + hold.amount > hold.cap) return null;
@@ -370,13 +358,13 @@ export class SqliteStore implements AnswerStore {
         ).lastInsertRowid,
       );
       return { id, amount: hold.amount };
-    });
-    this.settleTx = db.transaction(({ reservation, entry }: Settlement) => {
+    };
+    this.settleTx = ({ reservation, entry }: Settlement): void => {
       // A reservation already turned into a possibly-charged entry (its lease ran out while this
       // process was stalled) keeps that entry, which is at least the charge: no second entry.
       if (reservation && s.reservationSettle.run(reservation.id, this.me).changes === 0) return;
       if (entry) this.putLedger(entry);
-    });
+    };
     this.timer = setInterval(() => this.renew(), RENEW_MS);
     this.timer.unref();
   }
@@ -391,7 +379,7 @@ export class SqliteStore implements AnswerStore {
     const known = this.scopes.get(key);
     if (known !== undefined) return known;
     const s = this.statements;
-    const row = this.guard(() => {
+    const row = this.write(() => {
       const got = s.scopeGet.get(scope.baseUrl, scope.keyId, selection);
       if (got) return got;
       s.scopePut.run(scope.baseUrl, scope.keyId, selection);
@@ -407,28 +395,51 @@ export class SqliteStore implements AnswerStore {
     return row && isFresh(row, fresh) ? answerOf(row) : undefined;
   }
 
+  /** Queued: answered once the transaction of this turn has committed, before any request is sent. */
   async claim(scope: number, domain: string, fresh: Freshness, hold?: HoldRequest): Promise<Claim> {
-    const claim = this.guard(() => this.claimTx.immediate(scope, domain, fresh, hold));
+    const s = this.statements;
+    const claim = await this.queued((): Claim => {
+      const row = s.answerGet.get(scope, domain);
+      if (row && isFresh(row, fresh)) return { kind: 'answered', answer: answerOf(row) };
+      const now = Date.now();
+      if (alive(s.claimGet.get(scope, domain), this.me, now)) return { kind: 'busy' };
+      s.claimPut.run(scope, domain, this.me, now + LEASE_MS);
+      return hold ? { kind: 'claimed', reservation: this.reserveTx(hold) } : { kind: 'claimed' };
+    });
     if (claim.kind === 'claimed') this.owned++;
     return claim;
   }
 
-  async save(scope: number, domain: string, answer: StoredAnswer, settlement?: Settlement): Promise<void> {
-    this.guard(() => this.saveTx.immediate(scope, domain, answer, settlement));
+  /** Queued: the answer, the claim dropped and the settlement, all in the transaction of this turn. */
+  async save(scope: number, domain: string, a: StoredAnswer, settlement?: Settlement): Promise<void> {
+    const s = this.statements;
+    await this.queued(() => {
+      s.answerPut.run(
+        scope,
+        domain,
+        a.found ? 1 : 0,
+        a.record === null ? null : JSON.stringify(a.record),
+        a.credits,
+        a.boughtAt,
+        a.run,
+      );
+      s.claimDrop.run(scope, domain, this.me);
+      if (settlement) this.settleTx(settlement);
+    });
   }
 
   async release(scope: number, domain: string): Promise<void> {
-    this.guard(() => this.statements.claimDrop.run(scope, domain, this.me));
+    await this.queued(() => this.statements.claimDrop.run(scope, domain, this.me));
   }
 
   async beginRun(fingerprint: string, detail: string, now: number): Promise<RunHandle | { busy: string }> {
-    const run = this.guard(() => this.beginRunTx.immediate(fingerprint, detail, now));
+    const run = this.write(() => this.beginRunTx.immediate(fingerprint, detail, now));
     if (!('busy' in run)) this.owned++;
     return run;
   }
 
   async endRun(run: RunHandle, complete: boolean): Promise<void> {
-    this.guard(() => this.statements.runEnd.run(complete ? 'done' : 'open', run.id, this.me));
+    this.write(() => this.statements.runEnd.run(complete ? 'done' : 'open', run.id, this.me));
   }
 
   async monthUsage(
@@ -438,22 +449,23 @@ export class SqliteStore implements AnswerStore {
     to: number,
   ): Promise<{ spent: number; held: number }> {
     // A write transaction: the holds of owners that are gone become ledger entries on the way.
-    return this.guard(() => this.db.transaction(() => this.usage(baseUrl, keyId, from, to)).immediate());
+    return this.write(() => this.db.transaction(() => this.usage(baseUrl, keyId, from, to)).immediate());
   }
 
   async reserve(hold: HoldRequest): Promise<MonthReservation | null> {
-    const reservation = this.guard(() => this.reserveTx.immediate(hold));
+    const reservation = this.write(() => this.db.transaction(this.reserveTx).immediate(hold));
     if (reservation) this.owned++;
     return reservation;
   }
 
+  /** Queued, like a save. */
   async settle(settlement: Settlement): Promise<void> {
-    this.guard(() => this.settleTx.immediate(settlement));
+    await this.queued(() => this.settleTx(settlement));
   }
 
   /** Turns every reservation whose owner is gone into a possibly-charged entry of the ledger. */
   async sweep(): Promise<void> {
-    this.guard(() =>
+    this.write(() =>
       this.db
         .transaction(() => {
           const now = Date.now();
@@ -468,7 +480,7 @@ export class SqliteStore implements AnswerStore {
   /** Runs of a live process: `store clear` and `prune` must not pull answers from under them. */
   async liveRuns(): Promise<string[]> {
     const now = Date.now();
-    return this.guard(() =>
+    return this.write(() =>
       this.db
         .prepare<[], Owned>("SELECT owner, expires_at FROM runs WHERE state = 'open' AND owner IS NOT NULL")
         .all()
@@ -478,30 +490,31 @@ export class SqliteStore implements AnswerStore {
   }
 
   async spend(by: SpendBy, since: number | undefined): Promise<SpendRow[]> {
-    return this.guard(() => sqliteAdmin.spendRows(this.db, by, since));
+    return this.write(() => sqliteAdmin.spendRows(this.db, by, since));
   }
 
   async counts(now: number, ages: AnswerAges): Promise<StoreCounts> {
-    return this.guard(() => sqliteAdmin.counts(this.path, this.db, now, ages));
+    return this.write(() => sqliteAdmin.counts(this.path, this.db, now, ages));
   }
 
   /** The holds of owners that are gone become ledger entries first: a prune never drops one. */
   async prune(now: number, ages: AnswerAges): Promise<Removed> {
     await this.sweep();
-    return this.guard(() => sqliteAdmin.prune(this.db, now, ages));
+    return this.write(() => sqliteAdmin.prune(this.db, now, ages));
   }
 
   async clear(ledger: boolean): Promise<Cleared> {
     await this.sweep();
-    return this.guard(() => sqliteAdmin.clear(this.db, ledger));
+    return this.write(() => sqliteAdmin.clear(this.db, ledger));
   }
 
   async *exportAnswers(): AsyncIterable<ExportedAnswer> {
+    this.flush();
     yield* sqliteAdmin.exported(this.db);
   }
 
   async recordFields(): Promise<string[]> {
-    return this.guard(() => sqliteAdmin.recordFields(this.db));
+    return this.write(() => sqliteAdmin.recordFields(this.db));
   }
 
   /** Gives up everything this process owns (claims, reservations, runs), and closes the file. */
@@ -512,6 +525,8 @@ export class SqliteStore implements AnswerStore {
   /** close(), at once (an exit handler cannot wait). */
   closeNow(): void {
     if (this.closed) return;
+    // What is queued is committed first: its callers learn of it as ever.
+    this.flush();
     this.closed = true;
     clearInterval(this.timer);
     const s = this.statements;
@@ -583,6 +598,41 @@ export class SqliteStore implements AnswerStore {
     } catch {
       // Busy for longer than the timeout, or a full disk: the next renewal tries again.
     }
+  }
+
+  /**
+   * A write for the transaction of this turn: resolves with what `op` returned once that
+   * transaction has committed; rejects, with every other write of it, when it fails.
+   */
+  private queued<T>(op: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ op, resolve: resolve as (value: unknown) => void, reject });
+      this.flushing ??= setImmediate(this.flush);
+    });
+  }
+
+  /** Commits the queued writes in one transaction, then answers their callers. */
+  private readonly flush = (): void => {
+    if (this.flushing) clearImmediate(this.flushing);
+    this.flushing = undefined;
+    const queued = this.queue;
+    if (queued.length === 0) return;
+    this.queue = [];
+    let results: unknown[];
+    try {
+      results = this.queueTx.immediate(queued);
+    } catch (error) {
+      const problem = storeProblem(this.path, error);
+      for (const q of queued) q.reject(problem);
+      return;
+    }
+    for (let i = 0; i < queued.length; i++) queued[i].resolve(results[i]);
+  };
+
+  /** A write (or a read of what was written) at once, after what is queued: calls keep their order. */
+  private write<T>(run: () => T): T {
+    this.flush();
+    return this.guard(run);
   }
 
   /** Runs a statement; a failure of SQLite becomes a problem naming the store. */
