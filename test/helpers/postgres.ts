@@ -149,6 +149,7 @@ export async function startPostgres(): Promise<Postgres> {
     database = 'postgres',
   ) => {
     const client = new pg.Client({ host: socket, port, user: 'postgres', database });
+    client.on('error', () => {});
     await client.connect();
     try {
       return (await client.query<T>(sql, params)).rows;
