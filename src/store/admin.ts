@@ -5,7 +5,7 @@
 // rather than created (existingStore).
 import { Problem, usageError } from '../problem.js';
 import type { StoreHandle } from './handle.js';
-import type { AnswerAges, AnswerStore, SpendBy, SpendTotal, StoreCounts } from './types.js';
+import type { AnswerAges, AnswerStore, ExportedAnswer, SpendBy, SpendTotal, StoreCounts } from './types.js';
 
 export { SPEND_GROUPS, type SpendBy, type SpendRow, type SpendTotal } from './types.js';
 
@@ -93,6 +93,41 @@ export const EXPORT_COLUMNS = [
   'include',
   'max_credits',
 ] as const;
+
+/** A stored answer as either back end reads it for `store export`. */
+export interface ExportRow {
+  domain: string;
+  /** 1 or 0 from SQLite, a boolean from PostgreSQL. */
+  found: number | boolean;
+  /** JSON text from SQLite, parsed already from PostgreSQL. */
+  record: string | Record<string, unknown> | null;
+  credits: number;
+  bought_at: number;
+  base_url: string;
+  key_id: string;
+  selection: string;
+}
+
+/** A stored answer as `store export` writes it (both back ends keep the scope's selection as JSON). */
+export function exportedOf(row: ExportRow): ExportedAnswer {
+  const selection = JSON.parse(row.selection) as {
+    products: string[] | null;
+    include: string[] | null;
+    max_credits: number | null;
+  };
+  return {
+    domain: row.domain,
+    found: row.found === 1 || row.found === true,
+    bought_at: new Date(row.bought_at).toISOString(),
+    credits: row.credits,
+    base_url: row.base_url,
+    key: row.key_id,
+    products: selection.products,
+    include: selection.include,
+    max_credits: selection.max_credits,
+    record: typeof row.record === 'string' ? (JSON.parse(row.record) as Record<string, unknown>) : row.record,
+  };
+}
 
 /**
  * `store clear` and `prune` remove answers that a batch in progress counts on (it reads back what

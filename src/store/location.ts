@@ -94,6 +94,15 @@ export function scopeOf(
   };
 }
 
+/** A scope's selection as the store keys it: products and include sorted, null when not given. */
+export function selectionOf(scope: Scope): string {
+  return JSON.stringify({
+    products: scope.products ? [...scope.products].sort() : null,
+    include: scope.include ? [...scope.include].sort() : null,
+    max_credits: scope.maxCredits ?? null,
+  });
+}
+
 export const DAY_MS = 86_400_000;
 export const DEFAULT_MAX_AGE_MS = 30 * DAY_MS;
 export const DEFAULT_NOT_FOUND_MAX_AGE_MS = 7 * DAY_MS;

@@ -14,7 +14,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import type pg from 'pg';
 import { Problem } from '../problem.js';
-import { withoutPassword } from './location.js';
+import { exportedOf } from './admin.js';
+import { selectionOf, withoutPassword } from './location.js';
 import { describeOwner } from './sqlite.js';
 import type {
   AnswerAges,
@@ -381,14 +382,6 @@ function ownerToken(): string {
   const bytes = randomBytes(8);
   bytes[0] &= 0x7f; // a positive bigint, so that its halves compare as oids in pg_locks
   return bytes.toString('hex');
-}
-
-function selectionOf(scope: Scope): string {
-  return JSON.stringify({
-    products: scope.products ? [...scope.products].sort() : null,
-    include: scope.include ? [...scope.include].sort() : null,
-    max_credits: scope.maxCredits ?? null,
-  });
 }
 
 function answerOf(row: AnswerRow): StoredAnswer {
@@ -802,23 +795,7 @@ export class PostgresStore implements AnswerStore {
       `a.domain, a.scope, a.found, a.record, a.credits, a.bought_at, s.base_url, s.key_id, s.selection`,
       'answers a JOIN scopes s ON s.id = a.scope',
     )) {
-      const selection = JSON.parse(row.selection) as {
-        products: string[] | null;
-        include: string[] | null;
-        max_credits: number | null;
-      };
-      yield {
-        domain: row.domain,
-        found: row.found,
-        bought_at: new Date(row.bought_at).toISOString(),
-        credits: row.credits,
-        base_url: row.base_url,
-        key: row.key_id,
-        products: selection.products,
-        include: selection.include,
-        max_credits: selection.max_credits,
-        record: row.record,
-      };
+      yield exportedOf(row);
     }
   }
 

@@ -2,6 +2,7 @@
 // (SqliteStore's methods of the same names call these with its better-sqlite3 handle).
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
+import { type ExportRow, exportedOf } from './admin.js';
 import { DAY_MS } from './location.js';
 import type {
   AnswerAges,
@@ -131,17 +132,6 @@ export function clear(db: Database.Database, ledger: boolean): Cleared {
   return cleared;
 }
 
-interface ExportRow {
-  domain: string;
-  found: number;
-  record: string | null;
-  credits: number;
-  bought_at: number;
-  base_url: string;
-  key_id: string;
-  selection: string;
-}
-
 /** Every stored answer, by domain then scope, read one at a time (a store may hold millions). */
 export function* exported(db: Database.Database): Generator<ExportedAnswer> {
   const rows = db
@@ -151,32 +141,6 @@ export function* exported(db: Database.Database): Generator<ExportedAnswer> {
     )
     .iterate() as IterableIterator<ExportRow>;
   for (const row of rows) yield exportedOf(row);
-}
-
-/** A stored row as `store export` writes it (both back ends keep the scope's selection as JSON). */
-export function exportedOf(row: ExportRow): ExportedAnswer {
-  const selection = JSON.parse(row.selection) as {
-    products: string[] | null;
-    include: string[] | null;
-    max_credits: number | null;
-  };
-  return {
-    domain: row.domain,
-    found: row.found === 1 || (row.found as unknown) === true,
-    bought_at: new Date(Number(row.bought_at)).toISOString(),
-    credits: Number(row.credits),
-    base_url: row.base_url,
-    key: row.key_id,
-    products: selection.products,
-    include: selection.include,
-    max_credits: selection.max_credits,
-    record:
-      row.record === null
-        ? null
-        : typeof row.record === 'string'
-          ? (JSON.parse(row.record) as Record<string, unknown>)
-          : (row.record as Record<string, unknown>),
-  };
 }
 
 /** The record fields of every stored answer, in the order they are first met (for CSV columns). */

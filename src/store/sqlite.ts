@@ -18,6 +18,7 @@ import type Database from 'better-sqlite3';
 import { Problem } from '../problem.js';
 import { processIsGone } from '../processes.js';
 import { isWriteFailure, writeProblem } from '../write-failures.js';
+import { selectionOf } from './location.js';
 import * as sqliteAdmin from './sqlite-admin.js';
 import type {
   AnswerAges,
@@ -370,11 +371,7 @@ export class SqliteStore implements AnswerStore {
   }
 
   async scopeId(scope: Scope): Promise<number> {
-    const selection = JSON.stringify({
-      products: scope.products ? [...scope.products].sort() : null,
-      include: scope.include ? [...scope.include].sort() : null,
-      max_credits: scope.maxCredits ?? null,
-    });
+    const selection = selectionOf(scope);
     const key = `${scope.baseUrl}\n${scope.keyId}\n${selection}`;
     const known = this.scopes.get(key);
     if (known !== undefined) return known;
