@@ -546,6 +546,11 @@ export class PostgresStore implements AnswerStore {
     this.me = `${hostname()}\t${process.pid}\t${token}`;
     // An idle pooled connection that breaks is dropped by the pool; the next query says so.
     pool.on('error', () => undefined);
+    // A server shutting down sends each session an error, then closes it. A pooled connection
+    // can meet it with no listener of its own (pg-pool's query listens `once`, and the close may
+    // bring a second one): the statement in flight still fails with it, but the event must not
+    // end the process (seen: exit 1 with an unhandled 57P01 instead of store_lost).
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const lost = (error?: unknown) => {
       this.lockLost ??= error ?? new Error('Connection terminated');
     };
