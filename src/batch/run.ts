@@ -2,8 +2,9 @@
 //
 // Rows flow through a bounded reorder window: each row becomes an entry holding its result (or
 // the promise of it), the head is written as soon as it is ready, and reading pauses while the
-// window is full. Memory therefore holds the window and the set of domains seen; never the results
-// of the whole file, which are in the result store (src/store/).
+// window is full. Memory therefore holds the window only: the domains met are in a private
+// temporary SQLite database of the run (src/batch/seen.ts), the results in the result store
+// (src/store/).
 import { setMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -348,7 +349,7 @@ async function runWithStore(
   const signals = watchSignals(io, stopSending);
   failures.whenFailed(stopSending);
 
-  // Domains met in this run: in the store's temporary tables, not in memory.
+  // Domains met in this run: in the run's own temporary SQLite database (seen.ts), not in memory.
   const seen = plan.seen;
   let complete = true;
   const entryFor = (row: {
