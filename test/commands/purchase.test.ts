@@ -291,7 +291,8 @@ describe('what a run has bought is its own', () => {
 describe('a store with damaged pages', () => {
   async function damagedStore(): Promise<string> {
     await start();
-    const domains = sandbox.dataset.companies.slice(0, 200).map((c) => c.domain);
+    const domains = sandbox.dataset.companies.slice(0, 40).map((c) => c.domain);
+    // 40 answers fill several pages of the store: garbage over all but the first damages them.
     const r = await run(['enrich', '--input', inputOf(domains), '--output', join(dir, 'out.csv')]);
     expect(r.code, r.stderr).toBe(0);
     expect((await run(['spend'])).code).toBe(0);
