@@ -38,6 +38,11 @@ export interface ClientOptions {
   random?: () => number;
   /** Never through a proxy, whatever the environment says (the in-process sandbox). */
   direct?: boolean;
+  /**
+   * How long a connection may take, and so what each attempt adds to the call's deadline;
+   * CONNECT_TIMEOUT_MS (10 s) by default. Tests shrink it to reach the deadline in a second.
+   */
+  connectTimeoutMs?: number;
 }
 
 interface Attempt {
@@ -122,8 +127,13 @@ class CallSignal extends EventEmitter {
  * plus an idle timeout, and each wait up to the backoff cap; a Retry-After that does not fit in
  * what is left ends the call instead of overrunning it.
  */
-export function callDeadlineMs(timeoutMs: number, retries: number, policy: RetryPolicy): number {
-  return (retries + 1) * (timeoutMs + CONNECT_TIMEOUT_MS) + retries * policy.capMs;
+export function callDeadlineMs(
+  timeoutMs: number,
+  retries: number,
+  policy: RetryPolicy,
+  connectMs: number = CONNECT_TIMEOUT_MS,
+): number {
+  return (retries + 1) * (timeoutMs + connectMs) + retries * policy.capMs;
 }
 
 export function createClient(config: Config, options: ClientOptions = {}): Client {
@@ -132,7 +142,8 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
   const redact = makeRedactor(config.apiKey?.value);
   const timeoutMs = Math.max(1, Math.round(config.timeoutMs.value));
   const retries = Math.max(0, Math.floor(config.retries.value) || 0);
-  const deadlineMs = callDeadlineMs(timeoutMs, retries, policy);
+  const connectMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+  const deadlineMs = callDeadlineMs(timeoutMs, retries, policy, connectMs);
   const proxies = options.direct ? {} : proxySettings(env);
   let dispatcher: Dispatcher | undefined;
   let lastCredits: Credits = {};
@@ -180,7 +191,7 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
     headers: Record<string, string>,
     number: number,
   ): Promise<Attempt> {
-    dispatcher ??= createDispatcher({ timeoutMs, proxies });
+    dispatcher ??= createDispatcher({ timeoutMs, connectMs, proxies });
     const started = Date.now();
     const where = verbose ? `${request.method} ${call.base.origin}${call.path}` : '';
     const tag = verbose ? `attempt ${number}/${retries + 1}` : '';

@@ -10,13 +10,15 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 export interface TransportOptions {
   /** Idle timeout of one attempt, for the headers and then between chunks of the body. */
   timeoutMs: number;
+  /** How long a connection may take to open. */
+  connectMs: number;
   /** The proxies the environment names (none for the in-process sandbox), read once by the client. */
   proxies: ProxySettings;
 }
 
-export function createDispatcher({ timeoutMs, proxies }: TransportOptions): Dispatcher {
+export function createDispatcher({ timeoutMs, connectMs, proxies }: TransportOptions): Dispatcher {
   const common = {
-    connect: { timeout: CONNECT_TIMEOUT_MS },
+    connect: { timeout: connectMs },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
   };

@@ -104,10 +104,10 @@ describe('enrich --input when the service asks to wait', () => {
   }, 90_000);
 
   it("behind a gateway's limiter (HTML 503, no Retry-After) keeps every row, buys each domain once, and counts no refusal as possibly charged", async () => {
-    const domains = sandbox.dataset.companies.slice(100, 220).map((c) => c.domain);
+    const domains = sandbox.dataset.companies.slice(100, 160).map((c) => c.domain);
     arrivals = [];
-    // nginx limit_req: 20 requests a second, a burst of 4, the rest answered 503 with a page.
-    const rate = 20 / 1000;
+    // nginx limit_req: 100 requests a second, a burst of 4, the rest answered 503 with a page.
+    const rate = 100 / 1000;
     let tokens = 4;
     let last = performance.now();
     answer = (res, arrival) => {

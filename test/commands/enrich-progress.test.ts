@@ -10,15 +10,16 @@ import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
 let home: string;
-// 20 ms a lookup at concurrency 2: 600 rows take about 6 s, three progress lines.
+// 20 ms a lookup at concurrency 2: 250 rows take at least 2.5 s, so at least one progress line
+// (one every 2 s) comes before the end.
 sandboxAndDirForTests('cd-progress-', { companies: 2000, latencyMs: 20 }, (s, d) => {
   sandbox = s;
   home = d;
 });
 
-describe('--progress on a small file (about 20 KB)', () => {
+describe('--progress on a small file (about 10 KB)', () => {
   it('estimates the total rows and an ETA that counts down to the end', async () => {
-    const rows = 600;
+    const rows = 250;
     const domains = sandbox.dataset.companies.slice(0, rows).map((c) => c.domain);
     const input = join(home, 'small.csv');
     writeFileSync(input, `name,domain\n${domains.map((d, i) => `Company number ${i},${d}`).join('\n')}\n`);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runPiped } from '../helpers/in-process.js';
-import { sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { nextRateWindow, sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
@@ -27,9 +27,9 @@ const since = (seq: number) => sandbox.requests().filter((r) => r.seq > seq && r
 const statuses = (log: ReturnType<typeof since>) => [...new Set(log.map((e) => e.status))];
 
 describe('--rate for search --all and lookalike', () => {
-  // The sandbox counts every request of the key in fixed one-second windows: each case starts in a
-  // window of its own, so the last requests of the one before cannot count against it.
-  beforeEach(() => new Promise((resolve) => setTimeout(resolve, 1100)));
+  // Each case starts in a rate window of its own: the last requests of the one before cannot count
+  // against it.
+  beforeEach(nextRateWindow);
 
   it('search --all --rate 4: every page under the limit, no 429', async () => {
     const start = lastSeq();

@@ -12,7 +12,7 @@ import { parse } from 'csv-parse/sync';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/cli.js';
-import { sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { nextRateWindow, sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
@@ -65,15 +65,14 @@ async function batch(name: string, rows: string[], args: string[], timeoutMs = 6
 }
 
 describe('enrich --input --rate', () => {
-  // The sandbox counts every request of the key in fixed one-second windows aligned on the epoch's
-  // seconds (src/sandbox/rate-limit.ts): each case starts in a window of its own, so the last
-  // requests of the one before (at the limit) cannot count against it.
-  beforeEach(() => new Promise((resolve) => setTimeout(resolve, 1010 - (Date.now() % 1000))));
+  // Each case starts in a rate window of its own: the last requests of the one before cannot count
+  // against it.
+  beforeEach(nextRateWindow);
 
-  // 150 rows at 50 a second span at least three windows, two of them full: enough to show that no
-  // window ever gets a 51st request, whichever way the run straddles the windows' edges.
-  it("150 rows at --rate 50, the limit itself: not one 429 in the sandbox's request log", async () => {
-    const rows = domains(0, 150);
+  // 100 rows at 50 a second take two seconds, so at least one window is full and the run crosses
+  // the windows' edges: enough to show that no window ever gets a 51st request.
+  it("100 rows at --rate 50, the limit itself: not one 429 in the sandbox's request log", async () => {
+    const rows = domains(0, 100);
     const { log } = await batch('paced', rows, ['--rate', '50', '--concurrency', '8'], 60_000);
     expect(log.filter((e) => e.status === 429)).toEqual([]);
     // Every lookup asked once and answered; --rate given: GET /api/me is not asked.

@@ -134,29 +134,45 @@ export async function startPostgres(): Promise<Postgres> {
       `-k ${socket} -c listen_addresses=127.0.0.1 -p ${port} -c fsync=off -c full_page_writes=off -c synchronous_commit=off`,
       'start',
     ]);
-  const halt = async () => {
-    await run(`${bin}/pg_ctl`, ['-D', data, '-m', 'fast', '-w', '-t', '30', 'stop']);
-  };
+
   // Another program may take the free port between its check and the server's start: once more.
   await start().catch(async () => {
     port = await freePort();
     await start();
   });
 
+  // One superuser session per database, kept between calls (a new one costs a backend's start,
+  // and a test polls pg_locks); one that the server ends under it is forgotten, and the next call
+  // opens another.
+  const sessions = new Map<string, Promise<pg.Client>>();
+  const session = (database: string): Promise<pg.Client> => {
+    const kept = sessions.get(database);
+    if (kept) return kept;
+    const client = new pg.Client({ host: socket, port, user: 'postgres', database });
+    const opened = client.connect().then(() => client);
+    const forget = () => {
+      if (sessions.get(database) === opened) sessions.delete(database);
+    };
+    client.on('error', forget);
+    client.on('end', forget);
+    opened.catch(forget);
+    sessions.set(database, opened);
+    return opened;
+  };
+  const endSessions = async () => {
+    const open = [...sessions.values()];
+    sessions.clear();
+    await Promise.all(open.map((opened) => opened.then((client) => client.end()).catch(() => {})));
+  };
+  const halt = async () => {
+    await endSessions();
+    await run(`${bin}/pg_ctl`, ['-D', data, '-m', 'fast', '-w', '-t', '30', 'stop']);
+  };
   const admin = async <T extends pg.QueryResultRow>(
     sql: string,
     params: unknown[] = [],
     database = 'postgres',
-  ) => {
-    const client = new pg.Client({ host: socket, port, user: 'postgres', database });
-    client.on('error', () => {});
-    await client.connect();
-    try {
-      return (await client.query<T>(sql, params)).rows;
-    } finally {
-      await client.end();
-    }
-  };
+  ) => (await (await session(database)).query<T>(sql, params)).rows;
   const urlOf = (database: string) =>
     `postgres://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}/${database}`;
   await admin(`CREATE ROLE ${USER} LOGIN PASSWORD '${PASSWORD}'`);

@@ -112,3 +112,12 @@ export function sandboxForBlock(companies: number): () => SandboxHandle {
   afterAll(async () => sandbox?.close());
   return () => sandbox as SandboxHandle;
 }
+
+/**
+ * Resolves just after the next second of the epoch begins: the sandbox's rate limiter counts a
+ * key's requests in fixed one-second windows aligned on those seconds (src/sandbox/rate-limit.ts),
+ * so what is sent after it cannot share a window with what was sent before.
+ */
+export function nextRateWindow(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 1010 - (Date.now() % 1000)));
+}

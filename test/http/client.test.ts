@@ -2,7 +2,8 @@
 // socket, and attempts are counted (and timed) by the server itself.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ClientOptions, createClient } from '../../src/http/client.js';
+import { type ClientOptions, callDeadlineMs, createClient } from '../../src/http/client.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/http/retry.js';
 import { Problem } from '../../src/problem.js';
 import type { Client, Config, RequestOptions } from '../../src/types.js';
 import { testConfig } from '../helpers/config.js';
@@ -137,11 +138,12 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
   });
 
   it('waits at least Retry-After after a 429', async () => {
-    const s = await serve(problem('rate_limited', 429, { 'retry-after': '1' }), json(200, {}));
+    // A fraction of a second (whole seconds are read alike: test/http/retry.test.ts).
+    const s = await serve(problem('rate_limited', 429, { 'retry-after': '0.4' }), json(200, {}));
     await client(config(s.url)).request(ME);
     expect(s.hits).toHaveLength(2);
     // Server-side arrival times; a few ms of slack for timer rounding, never "too late" checks.
-    expect(s.hits[1].at - s.hits[0].at).toBeGreaterThanOrEqual(995);
+    expect(s.hits[1].at - s.hits[0].at).toBeGreaterThanOrEqual(395);
   });
 
   it.each([
@@ -224,7 +226,7 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
 
   it('cuts a body that trickles in past the call deadline', async () => {
     // A byte every 100 ms never trips the 300 ms idle timeout; only the call's own deadline
-    // (one attempt: 0.3 s plus the 10 s connect allowance) ends it.
+    // (one attempt: 0.3 s plus the connect allowance, 0.4 s here instead of 10 s) ends it.
     const s = await serve((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
       const drip = setInterval(() => res.write(' '), 100);
@@ -235,11 +237,12 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
       retries: { value: 0, source: 'flag' },
     });
     const started = Date.now();
-    const p = await failure(client(cfg).request(ME));
+    const p = await failure(client(cfg, { ...FAST, connectTimeoutMs: 400 }).request(ME));
     expect(p).toMatchObject({ code: 'timeout', source: 'network' });
-    expect(p.detail).toContain('did not finish within 10s across all attempts');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(10_000);
-  }, 20_000);
+    // 0.7 s, rounded to whole seconds.
+    expect(p.detail).toContain('did not finish within 1s across all attempts');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+  });
 
   it('keeps connections alive across calls and sends a body with its length', async () => {
     const bodies: string[] = [];
@@ -329,6 +332,14 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     json(200, { ok: 'other' })({} as IncomingMessage, otherHeld!.res);
     expect(await other).toMatchObject({ status: 200, data: { ok: 'other' } });
     expect(s.hits).toHaveLength(3);
+  });
+});
+
+describe('the call deadline', () => {
+  it('allows each attempt its idle timeout plus 10 s to connect, and each wait the backoff cap', () => {
+    expect(callDeadlineMs(300, 0, DEFAULT_RETRY_POLICY)).toBe(10_300);
+    expect(callDeadlineMs(30_000, 2, DEFAULT_RETRY_POLICY)).toBe(3 * 40_000 + 2 * 20_000);
+    expect(callDeadlineMs(300, 0, DEFAULT_RETRY_POLICY, 400)).toBe(700);
   });
 });
 
