@@ -63,3 +63,22 @@ export function rewritingFront(
     req.pipe(onward);
   });
 }
+
+/**
+ * A front that passes every request on to `base`, but holds the lookups (`/api/domains/...`) until
+ * more than `moreThan` of them wait at once, and then lets them and every later one through. With
+ * `moreThan` a client's --concurrency, that many lookups waiting means two clients are under way at
+ * the same moment: clients started together are sure to overlap, however late one of them starts.
+ */
+export function overlappingFront(base: string, moreThan: number): Server {
+  let open = false;
+  const held: Array<() => void> = [];
+  return createServer((req, res) => {
+    const pass = () => forwardTo(base, req, res);
+    if (open || !req.url?.startsWith('/api/domains/')) return pass();
+    held.push(pass);
+    if (held.length <= moreThan) return;
+    open = true;
+    for (const release of held.splice(0)) release();
+  });
+}
