@@ -73,11 +73,13 @@ async function newStore(): Promise<string> {
  * --concurrency `concurrency` are under way at the same moment (overlappingFront).
  */
 async function atOnce<T>(concurrency: number, body: (base: string) => Promise<T>): Promise<T> {
-  const front = await listenLocal(overlappingFront(sandbox.url, concurrency));
+  const front = overlappingFront(sandbox.url);
+  const listening = await listenLocal(front.server);
+  front.hold(concurrency);
   try {
-    return await body(front.url);
+    return await body(listening.url);
   } finally {
-    await front.close();
+    await listening.close();
   }
 }
 
