@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/sandbox/dataset.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { runCli, startCli } from '../helpers/cli.js';
+import { msAfter, runCli, startCli } from '../helpers/cli.js';
 import { testSeed } from '../helpers/seed.js';
 
 const CONCURRENCY = 64;
@@ -72,16 +72,11 @@ describe('SIGKILL in the first seconds of a batch', () => {
     const killedLookups: number[] = [];
     for (const ms of KILL_AT_MS) {
       const from = sandbox.requests().length;
-      let first: number | undefined;
-      const afterFirstLookup = () => {
-        if (first === undefined && lookups(from).length > 0) first = Date.now();
-        return first !== undefined && Date.now() - first >= ms;
-      };
       const killed = await startCli(args, {
         env,
         input: 'ignore',
         stdout: 'ignore',
-        signalWhen: { when: afterFirstLookup, signal: 'SIGKILL' },
+        signalWhen: { when: msAfter(() => lookups(from).length > 0, ms), signal: 'SIGKILL' },
       }).done;
       // The kill ended the run: it had not finished (nor failed) by then.
       expect({ code: killed.code, signal: killed.signal }, `${seed}: ${killed.stderr}`).toEqual({

@@ -61,6 +61,18 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   return env;
 }
 
+/**
+ * A condition for `signalWhen` that holds from `ms` milliseconds after `started()` first held (a
+ * run's first lookup reached the service, say), however slow the process was to get there.
+ */
+export function msAfter(started: () => boolean, ms: number): () => boolean {
+  let since: number | undefined;
+  return () => {
+    if (since === undefined && started()) since = Date.now();
+    return since !== undefined && Date.now() - since >= ms;
+  };
+}
+
 /** Starts `command` with a clean environment and collects what it writes. */
 export function startProcess(command: string, args: string[], options: RunOptions = {}): Started {
   const stdin = options.input === 'ignore' ? 'ignore' : 'pipe';
