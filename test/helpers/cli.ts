@@ -140,8 +140,17 @@ export function startInTerminal(args: string[], options: RunOptions & { columns?
   });
 }
 
-/** Runs a shell command line, `company-data` standing for the built binary, to its end. */
-export function runShell(line: string, options: RunOptions = {}): Promise<RunResult & { fd3: string }> {
+/**
+ * Runs a shell command line, `company-data` standing for the built binary, to its end: under `sh`,
+ * or with `pipefail` under `bash -o pipefail`, where a pipeline's status is that of its last
+ * command that failed (`company-data ... | head -1` exits as company-data did).
+ */
+export function runShell(
+  line: string,
+  options: RunOptions & { pipefail?: boolean } = {},
+): Promise<RunResult & { fd3: string }> {
+  const { pipefail, ...rest } = options;
   const command = line.replace(/^company-data /, `${quote(process.execPath)} ${quote(BIN)} `);
-  return startProcess('sh', ['-c', command], options).done;
+  const [shell, ...flags] = pipefail ? ['bash', '-o', 'pipefail'] : ['sh'];
+  return startProcess(shell, [...flags, '-c', command], rest).done;
 }
