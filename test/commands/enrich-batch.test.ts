@@ -1,12 +1,13 @@
 // Batch enrichment in-process (main() piped, the real clock) against a loopback sandbox: messy
 // input, budget, credits, dry run, and what reaches a pipe. On a terminal: test/e2e/enrich-batch.test.ts.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { normaliseDomain } from '../../src/domain.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { usageLine } from '../helpers/command-cases.js';
 import { runPiped } from '../helpers/in-process.js';
 import { balanceOf, sandboxAndDirForTests } from '../helpers/sandbox.js';
 import { storedDomains } from '../helpers/store.js';
@@ -317,4 +318,47 @@ describe('pipes', () => {
     expect(r.stderr).toBe('');
     expect(readCsv(file('quiet.csv')).length).toBe(2);
   });
+});
+
+// Moved here from test/e2e/enrich-lock.test.ts, where each ran the binary.
+describe('the input as the output', () => {
+  it.each([
+    ['the same name', 'same.csv', (name: string) => file(name)],
+    ['another spelling', 'dot.csv', (name: string) => `${dir}/./${name}`],
+    [
+      'a symbolic link',
+      'target.csv',
+      (name: string) => {
+        symlinkSync(name, file('sym.csv'));
+        return file('sym.csv');
+      },
+    ],
+    [
+      'a hard link',
+      'linked.csv',
+      (name: string) => {
+        linkSync(file(name), file('hard.csv'));
+        return file('hard.csv');
+      },
+    ],
+  ])(
+    'is refused through %s: exit 2, one problem, input untouched, nothing asked',
+    async (_, name, outputFor) => {
+      const text = 'domain\nacme-shoes.com\nglobex.io\n';
+      writeFileSync(file(name), text);
+      const output = outputFor(name);
+      const from = sandbox.requests().length;
+      const r = await enrich(['--input', file(name), '--output', output]);
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: usageLine(
+          `--input and --output are the same file (${output}): the finished output would replace the input`,
+          'Write the output to another file (for example --output enriched.csv).',
+        ),
+      });
+      expect(readFileSync(file(name), 'utf8')).toBe(text);
+      expect(sandbox.requests().slice(from)).toEqual([]);
+    },
+  );
 });

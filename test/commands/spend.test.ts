@@ -2,7 +2,8 @@
 // a store that does not exist (not created), --no-store, and bad flags.
 import { describe, expect, it } from 'vitest';
 import { parseSince } from '../../src/commands/spend.js';
-import { lines, usageLine } from '../helpers/command-cases.js';
+import { SANDBOX_KEYS } from '../../src/sandbox/catalogs.js';
+import { DIR, expectCase, lines, usageLine } from '../helpers/command-cases.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { expectStoreCase, fillExample, STORE, type StoreCase } from '../helpers/store-cases.js';
 
@@ -204,6 +205,37 @@ describe('spend', () => {
         '  $ company-data spend --since 2026-11 --by day',
         '  $ company-data spend --by command -o csv > spend.csv',
       ),
+    });
+  });
+});
+
+// Moved here from test/e2e/spend.test.ts, where it ran the binary four times (me, enrich, me, spend).
+describe('spend after lookups against the sandbox', () => {
+  it('after two lookups, the ledger holds what the balance lost, in a 0600 store', async () => {
+    const charged = 3;
+    await expectCase({
+      name: 'spend --by command -o json after enrich of two domains',
+      argv: ['spend', '--by', 'command', '-o', 'json'],
+      tty: false,
+      env: { COMPANY_DATA_STORE: `${DIR}/spend/store.db` },
+      before: [['enrich', 'acme-shoes.com', 'globex.io', '--products', 'profile,tech']],
+      // What the service took, as it counts it: the balance it started with, less what was charged.
+      setup: (sandbox) => expect(SANDBOX_KEYS.full.balance - sandbox.balances().full).toBe(charged),
+      wantCode: 0,
+      wantStdout: `${JSON.stringify(
+        {
+          since: null,
+          by: 'command',
+          rows: [{ command: 'enrich', charged, possibly_charged: 0, calls: 2 }],
+          total: { charged, possibly_charged: 0, calls: 2 },
+        },
+        null,
+        2,
+      )}\n`,
+      wantStderr: '',
+      wantModes: { 'spend/store.db': 0o600 },
+      // Read from the store alone: nothing asked of the service.
+      wantRequests: [],
     });
   });
 });

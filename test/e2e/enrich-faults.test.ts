@@ -24,14 +24,18 @@ sandboxAndDirForTests(
 // The test waits as long as the run may take (its timeoutMs): without --rate the batch is paced
 // at 90% of the sandbox's limit (docs/batch.md, "Pacing"), which adds a few seconds.
 it('2,000 rows under --fault-rate 0.1 and 40 requests/s: every row accounted for, few 429s, progress lines', async () => {
-  // Every 429 costs at least its Retry-After (1 s), so 100 distinct domains keep the test short:
-  // at the 36 a second paced (90% of the limit) they still span three of the sandbox's windows,
-  // and the 2,000 rows, 20 for each domain, all go through the reorder window, dedupe and writer.
-  const found = sandbox.dataset.companies.slice(10, 85).map((c) => c.domain);
-  const unique = [...found, ...Array.from({ length: 25 }, (_, i) => `absent-${i}.example`)];
+  // Every 429 costs at least its Retry-After (1 s) and slows the pace, so 60 distinct domains keep
+  // the test short: even at the 36 a second paced (90% of the limit) they span two of the sandbox's
+  // windows, and the 2,000 rows, 33 or 34 for each domain, all go through the reorder window,
+  // dedupe and writer.
+  const found = sandbox.dataset.companies.slice(10, 55).map((c) => c.domain);
+  const unique = [...found, ...Array.from({ length: 15 }, (_, i) => `absent-${i}.example`)];
   const rows = Array.from({ length: 2000 }, (_, i) => unique[(i * 7919) % unique.length]);
   writeFileSync(join(dir, 'in.csv'), `id,domain\n${rows.map((d, i) => `${i},${d}`).join('\n')}\n`);
 
+  // One 429 up front (its Retry-After is 1 s): with 60 domains at 36 a second, the run lasts past
+  // its first progress line (one every 2 s) on any machine.
+  sandbox.faults.add('rate_limited', { path: '/api/domains/' });
   const r = await runCli(
     [
       '--base-url',
@@ -85,7 +89,7 @@ it('2,000 rows under --fault-rate 0.1 and 40 requests/s: every row accounted for
   // The adaptive back-off keeps a 16-wide batch from storming a 40/s limit.
   const limited = log.filter((e) => e.status === 429 && e.fault === null).length;
   expect(limited).toBeLessThan(log.length / 4);
-  // More than two thirds of the 75 domains the dataset has come out enriched, not as errors.
+  // More than two thirds of the 45 domains the dataset has come out enriched, not as errors.
   const enriched = output.slice(1).filter((row) => row[at('found')] === 'true');
-  expect(new Set(enriched.map((row) => row[at('domain')] || row[at('cd_domain')])).size).toBeGreaterThan(50);
+  expect(new Set(enriched.map((row) => row[at('domain')] || row[at('cd_domain')])).size).toBeGreaterThan(30);
 }, 90_000);

@@ -1,8 +1,8 @@
 // One run per output, as processes: a second run on the output of a run still going is refused at
 // once (exit 7) naming the output and the process that writes it, and buys nothing; the run of a
 // process killed with SIGKILL does not block the re-run, which buys only what the store lacks.
-// An output that is the input, under any name, is refused before anything is read or bought.
-import { linkSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+// (An output that is the input, under any name, is refused in-process: test/commands/enrich-batch.test.ts.)
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
@@ -12,8 +12,9 @@ import { storedDomains } from '../helpers/store.js';
 
 let sandbox: SandboxHandle;
 let home: string;
-// 30 ms a lookup: 300 domains at concurrency 2 take 4.5 s, time enough for a second run.
-sandboxAndDirForTests('cd-enrich-lock-', { companies: 2000, latencyMs: 30 }, (s, d) => {
+// No latency of its own: the first run's lookups are delayed 30 ms each by queued faults (300
+// domains at concurrency 2 take 4.5 s, time enough for a second run), the re-run's are not.
+sandboxAndDirForTests('cd-enrich-lock-', { companies: 2000 }, (s, d) => {
   sandbox = s;
   home = d;
 });
@@ -48,6 +49,7 @@ describe('one run per output', () => {
     writeFileSync(input, `domain\n${domains.join('\n')}\n`);
     const args = ['enrich', '--input', input, '--output', output, '--concurrency', '2'];
 
+    sandbox.faults.add('delay:30', { path: '/api/domains/', times: domains.length });
     const started = startCli(args, { env: env('full'), input: 'ignore', stdout: 'ignore' });
     const first = started.child;
     await until(() => lookups().length >= 20, 'the first run to buy');
@@ -80,6 +82,7 @@ describe('one run per output', () => {
     await until(() => lookups().length >= before + 40, 'more purchases');
     first.kill('SIGKILL');
     expect((await started.done).signal).toBe('SIGKILL');
+    sandbox.faults.clear();
     const kept = storedDomains(store);
     expect(kept.size).toBeGreaterThan(0);
 
@@ -94,41 +97,5 @@ describe('one run per output', () => {
     // Nothing but the input, the output and the store (with its WAL files): no lock, no journal.
     const left = readdirSync(home).filter((name) => !['config', 'cache'].includes(name));
     expect(left.filter((name) => !name.startsWith('store.db')).sort()).toEqual(['in.csv', 'out.csv']);
-  });
-});
-
-describe('the input as the output', () => {
-  it.each([
-    ['the same name', 'same.csv', (name: string) => name],
-    ['another spelling', 'dot.csv', (name: string) => `./${name}`],
-    [
-      'a symbolic link',
-      'target.csv',
-      (name: string) => {
-        symlinkSync(name, join(home, 'sym.csv'));
-        return 'sym.csv';
-      },
-    ],
-    [
-      'a hard link',
-      'linked.csv',
-      (name: string) => {
-        linkSync(join(home, name), join(home, 'hard.csv'));
-        return 'hard.csv';
-      },
-    ],
-  ])('is refused through %s: exit 2, input untouched, nothing bought', async (_, name, outputFor) => {
-    const text = 'domain\nacme-shoes.com\nglobex.io\n';
-    writeFileSync(join(home, name), text);
-    const from = sandbox.requests().length;
-    const r = await runCli(['enrich', '--input', name, '--output', outputFor(name)], {
-      cwd: home,
-      env: env('full'),
-    });
-    expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toContain('--input and --output are the same file');
-    expect(r.stderr).toMatch(/another file/);
-    expect(readFileSync(join(home, name), 'utf8')).toBe(text);
-    expect(sandbox.requests().slice(from)).toEqual([]);
   });
 });

@@ -1,18 +1,20 @@
 // The resume hint of an interrupted run is a command that continues it: running it as printed
 // pays only for what the first run did not buy. `--refresh` survives the resume (issue 30): the
 // hint carries it, and the resumed run keeps the first run's start as its refresh point, so an
-// interrupted --refresh run plus its resume buy every domain again exactly once (not 58 of 300).
+// interrupted --refresh run plus its resume buy every domain again exactly once (before the fix,
+// 58 of 300).
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { BIN, runCli, startProcess } from '../helpers/cli.js';
 import { call, sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { newestBoughtAt } from '../helpers/store.js';
 
 let sandbox: SandboxHandle;
 let home: string;
-// 40 ms a lookup: 300 domains at concurrency 4 take 3 s, time enough to interrupt.
-sandboxAndDirForTests('cd-resume-hint-', { companies: 2000, latencyMs: 40 }, (s, d) => {
+// 20 ms a lookup: 120 domains at concurrency 4 take 0.6 s, time enough to interrupt after 40.
+sandboxAndDirForTests('cd-resume-hint-', { companies: 2000, latencyMs: 20 }, (s, d) => {
   sandbox = s;
   home = d;
 });
@@ -31,7 +33,7 @@ describe('the resume hint after an interrupted --refresh run', () => {
   it('keeps --refresh; with it the two runs buy every domain again exactly once', async () => {
     const input = join(home, 'in.csv');
     const output = join(home, 'out.csv');
-    const domains = sandbox.dataset.companies.slice(0, 300).map((c) => c.domain);
+    const domains = sandbox.dataset.companies.slice(0, 120).map((c) => c.domain);
     writeFileSync(input, `domain\n${domains.join('\n')}\n`);
     // `company-data` on the PATH, as an installed package puts it there.
     const path = join(home, 'path');
@@ -49,8 +51,10 @@ describe('the resume hint after an interrupted --refresh run', () => {
     // Every domain bought once already: without --refresh on the resume, these would be reused.
     const filled = await runCli(['enrich', '--input', input, '--output', output], quiet);
     expect(filled.code, filled.stderr).toBe(0);
-    // The refresh point is a later instant than every answer of that run.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // The refresh point (the next run's start, in milliseconds) is a later instant than every answer
+    // of that run.
+    const last = newestBoughtAt(env.COMPANY_DATA_STORE);
+    while (Date.now() <= last) await new Promise((resolve) => setTimeout(resolve, 1));
     const before = sandbox.requests().length;
     const balanceBefore = await balance(sandbox.keys.full);
     const args = ['enrich', '--input', input, '--output', output, '--refresh', '--concurrency', '4'];

@@ -3,19 +3,20 @@
 // balance counts every credit. A real PostgreSQL server (test/helpers/postgres.ts) and real
 // processes: row locks across sessions, a SIGKILLed host and a stopped server cannot be played
 // in-process.
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { BIN, cleanEnv, runCli } from '../helpers/cli.js';
+import { runCli, startCli } from '../helpers/cli.js';
 import { type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { listenLocal, overlappingFront } from '../helpers/server.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
-// 10 ms a lookup: a few hundred rows at concurrency 8 take long enough for hosts to overlap.
+// 10 ms a lookup. Hosts that must run at once reach it through a front that holds their first
+// lookups until both are under way (overlappingFront): they overlap whatever their size.
 sandboxAndDirForTests('cd-shared-store-', { companies: 3000, latencyMs: 10 }, (s, d) => {
   sandbox = s;
   dir = d;
@@ -31,15 +32,15 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** A host of its own: folders no other host sees, and the shared store. */
-function host(name: string, store: string) {
+/** A host of its own: folders no other host sees, and the shared store; the service at `base`. */
+function host(name: string, store: string, base = sandbox.url) {
   const home = join(dir, name);
   mkdirSync(home, { recursive: true });
   return {
     cwd: home,
     env: {
       COMPANY_DATA_STORE: store,
-      COMPANY_DATA_BASE_URL: sandbox.url,
+      COMPANY_DATA_BASE_URL: base,
       COMPANY_DATA_API_KEY: sandbox.keys.full,
       XDG_STATE_HOME: join(home, 'state'),
       XDG_CONFIG_HOME: join(home, 'config'),
@@ -67,86 +68,104 @@ async function newStore(): Promise<string> {
   return server.createDatabase(`shared_${++databases}`);
 }
 
+/**
+ * Runs `body` with the service at `base`: a front that holds the first lookups until two hosts of
+ * --concurrency `concurrency` are under way at the same moment (overlappingFront).
+ */
+async function atOnce<T>(concurrency: number, body: (base: string) => Promise<T>): Promise<T> {
+  const front = overlappingFront(sandbox.url);
+  const listening = await listenLocal(front.server);
+  front.hold(concurrency);
+  try {
+    return await body(listening.url);
+  } finally {
+    await listening.close();
+  }
+}
+
 // Processes on a loaded 2-core machine: each case gets a minute.
 describe.runIf(!missing)('a PostgreSQL store shared by hosts', { timeout: 60_000 }, () => {
-  it('three hosts over overlapping inputs pay once per distinct domain; a later host re-buys nothing', async () => {
-    const store = await newStore();
-    const a = host('a1', store);
-    const b = host('b1', store);
-    // 400 domains each, 200 in common, met in opposite orders: the hosts meet head on.
-    const aIn = a.input('in.csv', companies(0, 400));
-    const bIn = b.input('in.csv', companies(200, 600).reverse());
-    const before = balance();
-    const [ra, rb] = await Promise.all([
-      runCli(['-q', 'enrich', '--input', aIn, '--output', 'out.csv', '--rate', '0'], {
-        env: a.env,
-        cwd: a.cwd,
-      }),
-      runCli(['-q', 'enrich', '--input', bIn, '--output', 'out.csv', '--rate', '0'], {
-        env: b.env,
-        cwd: b.cwd,
-      }),
-    ]);
-    expect([ra.code, ra.stderr, rb.code, rb.stderr]).toEqual([0, '', 0, '']);
-    expect(before - balance()).toBe(600);
-    // What each host's output says it paid adds up to what the service charged.
-    expect(
-      sum(column(join(a.cwd, 'out.csv'), 'credits_charged')) +
-        sum(column(join(b.cwd, 'out.csv'), 'credits_charged')),
-    ).toBe(600);
+  it('three hosts over overlapping inputs pay once per distinct domain; a later host re-buys nothing', () =>
+    atOnce(8, async (base) => {
+      const store = await newStore();
+      const a = host('a1', store, base);
+      const b = host('b1', store, base);
+      // 100 domains each, 50 in common, met in opposite orders at once: the hosts meet head on.
+      const aIn = a.input('in.csv', companies(0, 100));
+      const bIn = b.input('in.csv', companies(50, 150).reverse());
+      const before = balance();
+      const [ra, rb] = await Promise.all([
+        runCli(['-q', 'enrich', '--input', aIn, '--output', 'out.csv', '--rate', '0'], {
+          env: a.env,
+          cwd: a.cwd,
+        }),
+        runCli(['-q', 'enrich', '--input', bIn, '--output', 'out.csv', '--rate', '0'], {
+          env: b.env,
+          cwd: b.cwd,
+        }),
+      ]);
+      expect([ra.code, ra.stderr, rb.code, rb.stderr]).toEqual([0, '', 0, '']);
+      expect(before - balance()).toBe(150);
+      // What each host's output says it paid adds up to what the service charged.
+      expect(
+        sum(column(join(a.cwd, 'out.csv'), 'credits_charged')) +
+          sum(column(join(b.cwd, 'out.csv'), 'credits_charged')),
+      ).toBe(150);
 
-    const c = host('c1', store);
-    const cIn = c.input('in.csv', companies(0, 600));
-    const sent = lookupsSent();
-    const rc = await runCli(['-q', 'enrich', '--input', cIn, '--output', 'out.csv'], {
-      env: c.env,
-      cwd: c.cwd,
-    });
-    expect([rc.code, rc.stderr]).toEqual([0, '']);
-    expect(lookupsSent()).toBe(sent);
-    expect(before - balance()).toBe(600);
-    expect(column(join(c.cwd, 'out.csv'), 'credits_charged').every((cell) => cell === '0')).toBe(true);
+      // Through the same front (answers are stored per service), open by now.
+      const c = host('c1', store, base);
+      const cIn = c.input('in.csv', companies(0, 150));
+      const sent = lookupsSent();
+      const rc = await runCli(['-q', 'enrich', '--input', cIn, '--output', 'out.csv'], {
+        env: c.env,
+        cwd: c.cwd,
+      });
+      expect([rc.code, rc.stderr]).toEqual([0, '']);
+      expect(lookupsSent()).toBe(sent);
+      expect(before - balance()).toBe(150);
+      expect(column(join(c.cwd, 'out.csv'), 'credits_charged').every((cell) => cell === '0')).toBe(true);
 
-    // The shared ledger, read from a fourth host: what the service charged.
-    const d = host('d1', store);
-    const spend = await runCli(['spend', '-o', 'json'], { env: d.env, cwd: d.cwd });
-    expect(spend.code, spend.stderr).toBe(0);
-    expect(JSON.parse(spend.stdout).total).toEqual({ charged: 600, possibly_charged: 0, calls: 600 });
-  });
+      // The shared ledger, read from a fourth host: what the service charged.
+      const d = host('d1', store, base);
+      const spend = await runCli(['spend', '-o', 'json'], { env: d.env, cwd: d.cwd });
+      expect(spend.code, spend.stderr).toBe(0);
+      expect(JSON.parse(spend.stdout).total).toEqual({ charged: 150, possibly_charged: 0, calls: 150 });
+    }));
 
   it('two hosts at once under one --budget-month stay within it together', async () => {
     const store = await newStore();
-    const a = host('a2', store);
-    const b = host('b2', store);
-    const aIn = a.input('in.csv', companies(1000, 1400));
-    const bIn = b.input('in.csv', companies(1400, 1800));
-    const capped = ['-q', 'enrich', '--output', 'out.csv', '--rate', '0', '--budget-month', '150'];
+    const capped = ['-q', 'enrich', '--output', 'out.csv', '--rate', '0', '--budget-month', '60'];
     const before = balance();
-    const [ra, rb] = await Promise.all([
-      runCli([...capped, '--input', aIn], { env: a.env, cwd: a.cwd }),
-      runCli([...capped, '--input', bIn], { env: b.env, cwd: b.cwd }),
-    ]);
+    // 100 domains each, more than the cap: each would stop for it alone.
+    const [ra, rb] = await atOnce(8, (base) => {
+      const a = host('a2', store, base);
+      const b = host('b2', store, base);
+      const aIn = a.input('in.csv', companies(1000, 1100));
+      const bIn = b.input('in.csv', companies(1100, 1200));
+      return Promise.all([
+        runCli([...capped, '--input', aIn], { env: a.env, cwd: a.cwd }),
+        runCli([...capped, '--input', bIn], { env: b.env, cwd: b.cwd }),
+      ]);
+    });
     // Every lookup costs 1 credit: together they buy exactly up to the cap, and both stop for it.
-    expect(before - balance()).toBe(150);
+    expect(before - balance()).toBe(60);
     expect([ra.code, rb.code]).toEqual([4, 4]);
-    expect(ra.stderr).toContain('--budget-month 150');
-    expect(rb.stderr).toContain('--budget-month 150');
+    expect(ra.stderr).toContain('--budget-month 60');
+    expect(rb.stderr).toContain('--budget-month 60');
   });
 
   it('a host killed with SIGKILL has its claims taken over at once: the total stays within the distinct domains plus its requests in flight', async () => {
     const store = await newStore();
     const a = host('a3', store);
     const b = host('b3', store);
-    const domains = companies(2000, 2500);
+    const domains = companies(2000, 2150);
     const aIn = a.input('in.csv', domains);
     const bIn = b.input('in.csv', domains);
     const concurrency = 16;
     const before = balance();
     const sent = lookupsSent();
-    const child = spawn(
-      process.execPath,
+    const killed = startCli(
       [
-        BIN,
         '-q',
         'enrich',
         '--input',
@@ -158,13 +177,13 @@ describe.runIf(!missing)('a PostgreSQL store shared by hosts', { timeout: 60_000
         '--concurrency',
         String(concurrency),
       ],
-      { env: cleanEnv(a.env), cwd: a.cwd, stdio: 'ignore' },
+      { env: a.env, cwd: a.cwd, input: 'ignore', stdout: 'ignore' },
     );
     for (let waited = 0; lookupsSent() < sent + 40 && waited < 30_000; waited += 10) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.on('close', resolve));
+    killed.child.kill('SIGKILL');
+    expect((await killed.done).signal).toBe('SIGKILL');
     const killedBought = before - balance();
     expect(killedBought).toBeGreaterThan(0);
 
@@ -185,7 +204,7 @@ describe.runIf(!missing)('a PostgreSQL store shared by hosts', { timeout: 60_000
   it('the server stopped mid-run: exit 5 with the resume command; after a restart the resume completes, paying once', async () => {
     const store = await newStore();
     const a = host('a4', store);
-    const domains = companies(2500, 3000);
+    const domains = companies(2500, 2650);
     const input = a.input('in.csv', domains);
     const argv = ['enrich', '--input', input, '--output', 'out.csv', '--rate', '0', '--concurrency', '8'];
     const before = balance();
@@ -194,9 +213,12 @@ describe.runIf(!missing)('a PostgreSQL store shared by hosts', { timeout: 60_000
     for (let waited = 0; lookupsSent() < sent + 60 && waited < 30_000; waited += 10) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    // Half a second a lookup from now on: the run is still buying while the server stops.
+    sandbox.faults.add('delay:500', { path: '/api/domains/', times: domains.length });
     await server.halt();
     const lost = await running;
     await server.restart();
+    sandbox.faults.clear();
     expect(lost.code, lost.stderr).toBe(5);
     // The problem is the last line; before it, at most the warning that a settle in flight could
     // not reach the ledger (the database went away under it).

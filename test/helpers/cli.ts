@@ -61,6 +61,18 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   return env;
 }
 
+/**
+ * A condition for `signalWhen` that holds from `ms` milliseconds after `started()` first held (a
+ * run's first lookup reached the service, say), however slow the process was to get there.
+ */
+export function msAfter(started: () => boolean, ms: number): () => boolean {
+  let since: number | undefined;
+  return () => {
+    if (since === undefined && started()) since = Date.now();
+    return since !== undefined && Date.now() - since >= ms;
+  };
+}
+
 /** Starts `command` with a clean environment and collects what it writes. */
 export function startProcess(command: string, args: string[], options: RunOptions = {}): Started {
   const stdin = options.input === 'ignore' ? 'ignore' : 'pipe';
@@ -128,8 +140,17 @@ export function startInTerminal(args: string[], options: RunOptions & { columns?
   });
 }
 
-/** Runs a shell command line, `company-data` standing for the built binary, to its end. */
-export function runShell(line: string, options: RunOptions = {}): Promise<RunResult & { fd3: string }> {
+/**
+ * Runs a shell command line, `company-data` standing for the built binary, to its end: under `sh`,
+ * or with `pipefail` under `bash -o pipefail`, where a pipeline's status is that of its last
+ * command that failed (`company-data ... | head -1` exits as company-data did).
+ */
+export function runShell(
+  line: string,
+  options: RunOptions & { pipefail?: boolean } = {},
+): Promise<RunResult & { fd3: string }> {
+  const { pipefail, ...rest } = options;
   const command = line.replace(/^company-data /, `${quote(process.execPath)} ${quote(BIN)} `);
-  return startProcess('sh', ['-c', command], options).done;
+  const [shell, ...flags] = pipefail ? ['bash', '-o', 'pipefail'] : ['sh'];
+  return startProcess(shell, [...flags, '-c', command], rest).done;
 }

@@ -63,3 +63,28 @@ export function rewritingFront(
     req.pipe(onward);
   });
 }
+
+/**
+ * A front that passes every request on to `base`. After `hold(n)` it holds the lookups
+ * (`/api/domains/...`) until more than `n` of them wait at once, then lets them and every later one
+ * through. With `n` a client's --concurrency, that many lookups waiting means two clients are under
+ * way at the same moment: clients started together are sure to overlap, however late one starts.
+ */
+export function overlappingFront(base: string): { server: Server; hold: (moreThan: number) => void } {
+  let limit = 0;
+  let holding = false;
+  const held: Array<() => void> = [];
+  const server = createServer((req, res) => {
+    const pass = () => forwardTo(base, req, res);
+    if (!holding || !req.url?.startsWith('/api/domains/')) return pass();
+    held.push(pass);
+    if (held.length <= limit) return;
+    holding = false;
+    for (const release of held.splice(0)) release();
+  });
+  const hold = (moreThan: number) => {
+    limit = moreThan;
+    holding = true;
+  };
+  return { server, hold };
+}

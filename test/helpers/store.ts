@@ -17,6 +17,16 @@ export function storedDomains(path: string): Set<string> {
   }
 }
 
+/** When the newest stored answer was bought (milliseconds since the epoch). */
+export function newestBoughtAt(path: string): number {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare('SELECT MAX(bought_at) FROM answers').pluck().get() as number | null) ?? 0;
+  } finally {
+    db.close();
+  }
+}
+
 /** The spend ledger's charged credits in all. */
 export function ledgerTotal(path: string): number {
   const db = new Database(path, { readonly: true, fileMustExist: true });
