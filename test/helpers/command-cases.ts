@@ -57,6 +57,8 @@ export interface CommandCase {
   tty: boolean;
   /** stderr alone is a terminal or not (default: as `tty`): stdout redirected to a file, say. */
   stderrTTY?: boolean;
+  /** The width stdout reports as a terminal (with `tty`); COLUMNS (100) decides without it. */
+  columns?: number;
   /** Changes to the case's environment (see caseEnvironment); undefined removes a variable. */
   env?: Record<string, string | undefined>;
   stdin?: string;
@@ -192,6 +194,7 @@ export async function runCase(c: CommandCase): Promise<CaseResult> {
     const result = await runInProcess(c.argv.map(real), {
       tty: c.tty,
       stderrTTY: c.stderrTTY,
+      columns: c.columns,
       env,
       stdin: c.stdin,
       stdinTTY: c.stdinTTY,

@@ -1,0 +1,151 @@
+// What a table looks like at the width of the terminal (issue 30), in-process: names, years and
+// ranges stay whole at 50, 80 and 120 columns (records where a table would not fit); a failure
+// with stdout and stderr redirected is one JSON line (with stderr on a terminal, human text:
+// test/commands/finished-tool.test.ts); which pager runs.
+// The width read from a real pseudo-terminal, and the pager: test/e2e/terminal-view.test.ts.
+import { describe, expect, it } from 'vitest';
+import { pagerCommand } from '../../src/io.js';
+import { type CommandCase, DIR, expectCase, lines } from '../helpers/command-cases.js';
+
+const ENRICH = ['enrich', 'acme-shoes.com', 'globex.io', 'initech.co.uk'];
+const SEARCH = ['search', 'shoes', '--filter', 'country=US', '--limit', '3'];
+
+const RECORDS_OF_ENRICH = lines(
+  '─[ RECORD 1 ]──────────────────────',
+  'domain         │ acme-shoes.com',
+  'found          │ yes',
+  'company name   │ Acme Shoes',
+  'country        │ US',
+  'site category  │ fashion',
+  'employee range │ 51-200',
+  'founded year   │ 2009',
+  '─[ RECORD 2 ]──────────────────────',
+  'domain         │ globex.io',
+  'found          │ yes',
+  'company name   │ Globex Corporation',
+  'country        │ US',
+  'site category  │ b2b_software',
+  'employee range │ 1001-5000',
+  'founded year   │ 1989',
+  '─[ RECORD 3 ]──────────────────────',
+  'domain         │ initech.co.uk',
+  'found          │ yes',
+  'company name   │ Initech',
+  'country        │ GB',
+  'site category  │ —',
+  'employee range │ —',
+  'founded year   │ 1998',
+);
+
+const cases: CommandCase[] = [
+  {
+    name: 'enrich of three domains at 50 columns: records',
+    argv: ENRICH,
+    tty: true,
+    columns: 50,
+    wantCode: 0,
+    wantStdout: RECORDS_OF_ENRICH,
+    wantStderr: lines('Credits: charged 3, balance 999,997'),
+  },
+  {
+    name: 'enrich of three domains at 80 columns: still records',
+    argv: ENRICH,
+    tty: true,
+    columns: 80,
+    wantCode: 0,
+    wantStdout: RECORDS_OF_ENRICH,
+    wantStderr: lines('Credits: charged 3, balance 999,997'),
+  },
+  {
+    name: 'enrich of three domains at 120 columns: a table',
+    argv: ENRICH,
+    tty: true,
+    columns: 120,
+    wantCode: 0,
+    wantStdout: lines(
+      '┌────────────────┬───────┬────────────────────┬─────────┬───────────────┬────────────────┬──────────────┐',
+      '│ domain         │ found │ company name       │ country │ site category │ employee range │ founded year │',
+      '├────────────────┼───────┼────────────────────┼─────────┼───────────────┼────────────────┼──────────────┤',
+      '│ acme-shoes.com │ yes   │ Acme Shoes         │ US      │ fashion       │ 51-200         │ 2009         │',
+      '│ globex.io      │ yes   │ Globex Corporation │ US      │ b2b_software  │ 1001-5000      │ 1989         │',
+      '│ initech.co.uk  │ yes   │ Initech            │ GB      │ —             │ —              │ 1998         │',
+      '└────────────────┴───────┴────────────────────┴─────────┴───────────────┴────────────────┴──────────────┘',
+    ),
+    wantStderr: lines('Credits: charged 3, balance 999,997'),
+  },
+  {
+    name: 'search at 50 columns: records',
+    argv: SEARCH,
+    tty: true,
+    columns: 50,
+    wantCode: 0,
+    wantStdout: lines(
+      '─[ RECORD 1 ]────────────────────',
+      'domain        │ acme-shoes.com',
+      'company name  │ Acme Shoes',
+      'country       │ US',
+      'site category │ fashion',
+      '─[ RECORD 2 ]────────────────────',
+      'domain        │ hafloal-shoes.com',
+      'company name  │ Hafloal Shoes',
+      'country       │ US',
+      'site category │ fashion',
+      '─[ RECORD 3 ]────────────────────',
+      'domain        │ lumtriyor-co.com',
+      'company name  │ Lumtriyor Co',
+      'country       │ US',
+      'site category │ fashion',
+    ),
+    wantStderr: lines('Showing 3 of 44 companies', 'Credits: charged 1, balance 999,999'),
+  },
+  {
+    name: 'search at 80 columns: a table',
+    argv: SEARCH,
+    tty: true,
+    columns: 80,
+    wantCode: 0,
+    wantStdout: lines(
+      '┌───────────────────┬───────────────┬─────────┬───────────────┐',
+      '│ domain            │ company name  │ country │ site category │',
+      '├───────────────────┼───────────────┼─────────┼───────────────┤',
+      '│ acme-shoes.com    │ Acme Shoes    │ US      │ fashion       │',
+      '│ hafloal-shoes.com │ Hafloal Shoes │ US      │ fashion       │',
+      '│ lumtriyor-co.com  │ Lumtriyor Co  │ US      │ fashion       │',
+      '└───────────────────┴───────────────┴─────────┴───────────────┘',
+    ),
+    wantStderr: lines('Showing 3 of 44 companies', 'Credits: charged 1, balance 999,999'),
+  },
+  {
+    name: '-o json with stderr redirected too: one JSON line for the script',
+    argv: ['-o', 'json', 'enrich', '--input', `${DIR}/nope.csv`],
+    tty: false,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: lines(
+      JSON.stringify({
+        code: 'invalid_input',
+        status: 0,
+        title: 'Cannot read the input',
+        detail: `no such file: ${DIR}/nope.csv`,
+        retryable: false,
+        hint: '',
+      }),
+    ),
+  },
+];
+
+describe('tables at the width of the terminal; stderr follows stderr', () => {
+  it.each(cases)('$name', (c) => expectCase(c));
+});
+
+describe('the pager command', () => {
+  it.each([
+    ['COMPANY_DATA_PAGER first', { COMPANY_DATA_PAGER: 'more', PAGER: 'most' }, 'more'],
+    ['PAGER when COMPANY_DATA_PAGER is not set', { PAGER: `sed -e 's/^/pager: /'` }, `sed -e 's/^/pager: /'`],
+    ['less -FRX when neither is set', {}, 'less -FRX'],
+    ['none for an empty one', { COMPANY_DATA_PAGER: ' ', PAGER: 'most' }, undefined],
+    ['none for cat', { PAGER: 'cat' }, undefined],
+  ])('%s', (_name, env, want) => {
+    expect(pagerCommand(env)).toBe(want);
+  });
+});
