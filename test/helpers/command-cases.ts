@@ -50,6 +50,17 @@ export const KEYS = {
   empty: 'cd_sandbox_empty_0a6f3d19',
 } as const;
 
+/** The sandbox's answer for acme-shoes.com with the default fields (a showcase record). */
+export const ACME = {
+  domain: 'acme-shoes.com',
+  found: true,
+  company_name: 'Acme Shoes',
+  country: 'US',
+  site_category: 'fashion',
+  employee_range: '51-200',
+  founded_year: 2009,
+};
+
 export interface CommandCase {
   name: string;
   argv: string[];
