@@ -1,6 +1,7 @@
 // Ctrl-C typed at a real terminal (a pseudo-terminal with a window size, so the spinner draws)
 // stops any command, spinner or not: a one-request command ends at once, a batch stops sending,
-// keeps what it bought and says how to resume. Needs `npm run build` first.
+// keeps what it bought and says how to resume. Needs `npm run build` first. The spinner, and none
+// with NO_COLOR or TERM=dumb: test/e2e/tty.test.ts.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,36 +72,5 @@ describe('Ctrl-C on a terminal while the spinner shows', () => {
     // The summary says first that the run is partial, how far it got and why.
     expect(r.output).toMatch(/Stopped after [\d,]+ of ~[\d,]+ rows \(interrupted\)\. Enriched: /);
     expect(r.output).toContain('Resume with:');
-  });
-});
-
-// --no-pager below: the products document is longer than the screen, and these cases read the
-// whole of it from the terminal (the pager has tests of its own, terminal-view.test.ts).
-describe('NO_COLOR and TERM=dumb on a terminal', () => {
-  it.each([
-    ['NO_COLOR=1', { NO_COLOR: '1' }],
-    ['TERM=dumb', { TERM: 'dumb' }],
-  ])('%s: no animation and no cursor control while waiting', async (_name, extra) => {
-    sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
-    const r = await runOnTerminal(['--no-pager', '--base-url', sandbox.url, '-o', 'json', 'products'], {
-      env: { ...env(), ...extra },
-    });
-    expect(r.status).toBe(0);
-    expect(r.endedAt).toBeGreaterThan(1.5); // the wait really happened
-    expect(JSON.parse(r.output.replaceAll('\r\n', '\n')).map((p: { id: string }) => p.id)).toContain(
-      'profile',
-    );
-    expect(r.output).not.toContain('\x1b');
-  });
-
-  it('without them the same wait animates (so the cases above can fail)', async () => {
-    sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
-    const r = await runOnTerminal(['--no-pager', '--base-url', sandbox.url, '-o', 'json', 'products'], {
-      env: env(),
-    });
-    expect(r.status).toBe(0);
-    expect(r.output).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
-    expect(r.output).toContain('Waiting for /api/products');
-    expect(r.output).toContain('\x1b[?25l');
   });
 });

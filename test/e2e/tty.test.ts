@@ -1,5 +1,6 @@
 // Terminal versus pipe, through a real pseudo-terminal (util-linux `script -qec`): the default
-// format, colour, and the spinner. Needs `npm run build` first.
+// format, colour, and the spinner (none with NO_COLOR or TERM=dumb). Needs `npm run build` first.
+// The JSON that products prints piped, exactly: test/commands/products.test.ts.
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -67,22 +68,40 @@ describe('default format and colour', () => {
     // On a busy machine the spinner may show (cursor control is not colour); no SGR code may.
     expect(r.stdout).not.toMatch(SGR);
   });
-
-  it('piped: JSON by default, and no escape byte anywhere', async () => {
-    const r = await runPiped(['products']);
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).map((p: { id: string }) => p.id)).toContain('profile');
-    expect(r.stdout + r.stderr).not.toContain(ESC);
-  });
 });
 
+// --no-pager -o json: the products document is longer than the screen, and these cases read the
+// whole of it from the terminal (the pager has tests of its own, terminal-view.test.ts).
+const SLOW_PRODUCTS = ['--no-pager', '-o', 'json', 'products'];
+
+/** The products document the run printed, read from the terminal's lines. */
+const productIds = (screen: string) =>
+  (JSON.parse(screen.replaceAll('\r\n', '\n')) as Array<{ id: string }>).map((p) => p.id);
+
 describe('spinner while the service is slow (delay:1500)', () => {
-  it('shows frames on a terminal', async () => {
+  it('shows frames on a terminal, the cursor hidden while they turn', async () => {
     sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
-    const r = await runInTerminal(['products']);
+    const r = await runInTerminal(SLOW_PRODUCTS);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(SPINNER);
-    expect(r.stdout).toContain('profile');
+    expect(r.stdout).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    expect(r.stdout).toContain('Waiting for /api/products');
+    expect(r.stdout).toContain('\x1b[?25l');
+    expect(r.stdout).toContain('"profile"');
+    expect(sandbox.requests().at(-1)).toMatchObject({ path: '/api/products', fault: 'delay:1500' });
+  });
+
+  it.each([
+    ['NO_COLOR=1', { NO_COLOR: '1' }],
+    ['TERM=dumb', { TERM: 'dumb' }],
+  ])('on a terminal with %s: no animation and no cursor control while waiting', async (_name, extra) => {
+    sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
+    const r = await runInTerminal(SLOW_PRODUCTS, extra);
+    expect(r.code).toBe(0);
+    // The wait really happened: this run's request met the delay (the case above, the same wait,
+    // animates).
+    expect(sandbox.requests().at(-1)).toMatchObject({ path: '/api/products', fault: 'delay:1500' });
+    expect(productIds(r.stdout)).toContain('profile');
+    expect(r.stdout).not.toContain(ESC);
   });
 
   it('shows nothing when piped', async () => {
