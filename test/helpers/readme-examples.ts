@@ -128,9 +128,20 @@ export function singleRun(command: string): string[] | undefined {
 }
 
 /**
+ * `printf '…' | company-data …`: a run of company-data that reads what a printf writes, as the
+ * printf command (for sh) and the run's arguments; else undefined.
+ */
+export function fedRun(command: string): { printf: string; words: string[] } | undefined {
+  const match = /^(printf(?: '[^']*'| [^\s'|;&<>$`\\]+)+) \| (company-data .*)$/.exec(command);
+  const words = match ? singleRun(match[2]) : undefined;
+  return match && words ? { printf: match[1], words } : undefined;
+}
+
+/**
  * Runs one example, with stderr merged into stdout in the order it was written: a single run of
  * company-data as main() in this process (in the workspace as its working directory, both streams
- * into one pipe), anything else through sh. Each example has a result store of its own, so it reads
+ * into one pipe), fed what a printf writes when it reads a pipe from one (the printf run by sh),
+ * anything else through sh. Each example has a result store of its own, so it reads
  * the same whatever ran before it; an example that shows reuse names its store (`--store`) in the
  * workspace.
  */
@@ -139,10 +150,15 @@ export async function runExample(
   workspace: { dir: string; env: NodeJS.ProcessEnv },
 ): Promise<{ code: number | null; output: string }> {
   const env = { ...workspace.env, XDG_STATE_HOME: join(workspace.dir, '.state', String(examples++)) };
-  const words = singleRun(example.command);
+  const fed = fedRun(example.command);
+  const words = singleRun(example.command) ?? fed?.words;
   let code: number | null;
   let output = '';
   if (words) {
+    const input = fed
+      ? (await startProcess('sh', ['-c', fed.printf], { cwd: workspace.dir, env, input: 'ignore' }).done)
+          .stdout
+      : undefined;
     const pipe = new Writable({
       write(chunk, _encoding, done) {
         output += chunk.toString();
@@ -152,7 +168,13 @@ export async function runExample(
     const previous = process.cwd();
     process.chdir(workspace.dir);
     try {
-      code = await main(words, { env, stdin: Readable.from([]), stdout: pipe, stderr: pipe, now: Date.now });
+      code = await main(words, {
+        env,
+        stdin: Readable.from(input === undefined ? [] : [input]),
+        stdout: pipe,
+        stderr: pipe,
+        now: Date.now,
+      });
     } finally {
       process.chdir(previous);
     }
