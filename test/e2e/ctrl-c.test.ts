@@ -34,18 +34,25 @@ describe('Ctrl-C on a terminal while the spinner shows', () => {
   it.each([
     ['products', ['products'], '/api/products'],
     ['search', ['search', 'shoes', '--limit', '3'], '/api/search'],
-  ])('%s ends at once with 130, without the answer', async (_name, args, path) => {
+  ])('%s ends with 130 at Ctrl-C, before the answer comes', async (_name, args, path) => {
     // The answer would take 8 s; the spinner shows after 0.3 s.
     sandbox.faults.add('delay:8000', { path, times: 1 });
+    const before = sandbox.requests().length;
     const r = await runOnTerminal(['--base-url', sandbox.url, ...args], {
       env: env(),
       interruptAfter: 'Waiting for',
       interruptDelay: 0.3,
     });
+    // The slow request, as the sandbox has it the moment the run has ended: not yet answered (the
+    // run did not wait for the answer), whatever the load on the machine.
+    const slow = sandbox
+      .requests()
+      .slice(before)
+      .filter((q) => q.fault === 'delay:8000');
     sandbox.faults.clear();
     expect(r.interruptedAt).not.toBeNull();
     expect(r.status).toBe(130);
-    expect(r.endedAt - (r.interruptedAt ?? 0)).toBeLessThan(2);
+    expect(slow).toMatchObject([{ path: expect.stringMatching(new RegExp(`^${path}`)), status: null }]);
     expect(r.output).not.toContain('profile');
   });
 
@@ -65,8 +72,7 @@ describe('Ctrl-C on a terminal while the spinner shows', () => {
       .filter((q) => q.path.startsWith('/api/domains/'));
     expect(r.interruptedAt).not.toBeNull();
     expect(r.status).toBe(130);
-    // Stopped well before the 20 s the whole file takes, with most rows never requested.
-    expect(r.endedAt - (r.interruptedAt ?? 0)).toBeLessThan(5);
+    // Stopped well before the end, with most rows never requested.
     expect(lookups.length).toBeLessThan(200);
     expect(r.output).toContain('SIGINT: no new requests');
     // The summary says first that the run is partial, how far it got and why.
