@@ -1,7 +1,7 @@
 // What a table looks like at the width of the terminal (issue 30), in-process: names, years and
 // ranges stay whole at 50, 80 and 120 columns (records where a table would not fit); a failure
 // with stdout and stderr redirected is one JSON line (with stderr on a terminal, human text:
-// test/commands/finished-tool.test.ts); which pager runs.
+// test/commands/finished-tool.test.ts); colour, and --no-color; which pager runs.
 // The width read from a real pseudo-terminal, and the pager: test/e2e/terminal-view.test.ts.
 import { describe, expect, it } from 'vitest';
 import { pagerCommand } from '../../src/io.js';
@@ -114,6 +114,39 @@ const cases: CommandCase[] = [
       '└───────────────────┴───────────────┴─────────┴───────────────┘',
     ),
     wantStderr: lines('Showing 3 of 44 companies', 'Credits: charged 1, balance 999,999'),
+  },
+  {
+    name: 'on a colour terminal: the headers bold and cyan',
+    argv: ['search', 'shoes', '--limit', '2', '--include', 'domain,country'],
+    tty: true,
+    env: { NO_COLOR: undefined },
+    wantCode: 0,
+    wantStdout: lines(
+      '┌────────────────────┬─────────┐',
+      '│ \x1b[1;36mdomain\x1b[0m             │ \x1b[1;36mcountry\x1b[0m │',
+      '├────────────────────┼─────────┤',
+      '│ acme-shoes.com     │ US      │',
+      '│ sacor-sneakers.com │ NL      │',
+      '└────────────────────┴─────────┘',
+    ),
+    wantStderr: lines('Showing 2 of 125 companies', 'Credits: charged 1, balance 999,999'),
+  },
+  {
+    // NO_COLOR=1, the other way to ask, is in the environment of every case of these tables.
+    name: 'on a colour terminal with --no-color: no colour',
+    argv: ['--no-color', 'search', 'shoes', '--limit', '2', '--include', 'domain,country'],
+    tty: true,
+    env: { NO_COLOR: undefined },
+    wantCode: 0,
+    wantStdout: lines(
+      '┌────────────────────┬─────────┐',
+      '│ domain             │ country │',
+      '├────────────────────┼─────────┤',
+      '│ acme-shoes.com     │ US      │',
+      '│ sacor-sneakers.com │ NL      │',
+      '└────────────────────┴─────────┘',
+    ),
+    wantStderr: lines('Showing 2 of 125 companies', 'Credits: charged 1, balance 999,999'),
   },
   {
     name: '-o json with stderr redirected too: one JSON line for the script',

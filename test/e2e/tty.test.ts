@@ -1,6 +1,7 @@
 // Terminal versus pipe, through a real pseudo-terminal (util-linux `script -qec`): the default
 // format, colour, and the spinner (none with NO_COLOR or TERM=dumb). Needs `npm run build` first.
-// The JSON that products prints piped, exactly: test/commands/products.test.ts.
+// The JSON that products prints piped, exactly: test/commands/products.test.ts; a table without
+// colour with NO_COLOR or --no-color: test/commands/terminal-view.test.ts.
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,8 +10,6 @@ import { type RunResult, runCli, startInTerminal } from '../helpers/cli.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 const ESC = '\x1b';
-// Select Graphic Rendition: colour, bold, dim.
-const SGR = /\x1b\[[0-9;]*m/;
 // ora's default frames, and the HTTP layer's spinner text.
 const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|Waiting for \/api\/products/;
 
@@ -55,18 +54,6 @@ describe('default format and colour', () => {
     expect(r.stdout).toContain('┌');
     expect(r.stdout).toMatch(/│ \x1b\[[0-9;]*mid/);
     expect(r.stdout).toContain(`${ESC}[`);
-  });
-
-  it.each([
-    ['NO_COLOR', [], { NO_COLOR: '1' }],
-    ['--no-color', ['--no-color'], {}],
-  ] as const)('on a terminal with %s: a table without colour', async (_name, flags, extra) => {
-    const r = await runInTerminal([...flags, 'products'], extra);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('┌');
-    expect(r.stdout).toContain('profile');
-    // On a busy machine the spinner may show (cursor control is not colour); no SGR code may.
-    expect(r.stdout).not.toMatch(SGR);
   });
 });
 
