@@ -3,9 +3,14 @@
 // with stdout and stderr redirected is one JSON line (with stderr on a terminal, human text:
 // test/commands/finished-tool.test.ts); colour, and --no-color; which pager runs.
 // The width read from a real pseudo-terminal, and the pager: test/e2e/terminal-view.test.ts.
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pagerCommand } from '../../src/io.js';
-import { type CommandCase, DIR, expectCase, lines } from '../helpers/command-cases.js';
+import { type CommandCase, DIR, expectCase, lines, serviceEnvironment } from '../helpers/command-cases.js';
+import { runInProcess } from '../helpers/in-process.js';
+import { startTestSandbox } from '../helpers/sandbox.js';
 
 const ENRICH = ['enrich', 'acme-shoes.com', 'globex.io', 'initech.co.uk'];
 const SEARCH = ['search', 'shoes', '--filter', 'country=US', '--limit', '3'];
@@ -180,5 +185,116 @@ describe('the pager command', () => {
     ['none for cat', { PAGER: 'cat' }, undefined],
   ])('%s', (_name, env, want) => {
     expect(pagerCommand(env)).toBe(want);
+  });
+});
+
+const PREFIX = { COMPANY_DATA_PAGER: `sed -e 's/^/paged: /'` };
+const LONG = ['search', 'shoes', '--limit', '30', '--include', 'domain'];
+
+/** The table of LONG: 30 domains, longer than a screen of 20 rows. */
+const LONG_TABLE = [
+  '┌─────────────────────────┐',
+  '│ domain                  │',
+  '├─────────────────────────┤',
+  '│ acme-shoes.com          │',
+  '│ sacor-sneakers.com      │',
+  '│ hafloal-shoes.com       │',
+  '│ lumtriyor-co.com        │',
+  '│ mikelnor.fr             │',
+  '│ elhaol-studio.com       │',
+  '│ losuge.co.uk            │',
+  '│ pelgexan.fr             │',
+  '│ drisa-hq.com            │',
+  '│ saranor.nl              │',
+  '│ talgrelux.co            │',
+  '│ flonorkatri-hq.com      │',
+  '│ begresu-store.com       │',
+  '│ gevioel-clothing.fr     │',
+  '│ xanfami.co.uk           │',
+  '│ tabe.ca                 │',
+  '│ berizen-hq.com          │',
+  '│ garelpa-supply.com      │',
+  '│ strakinrajun.co         │',
+  '│ luxvioolter-direct.es   │',
+  '│ brazenter.com           │',
+  '│ lolora-shoes.com        │',
+  '│ xanjunta-clothing.com   │',
+  '│ supabel-accessories.com │',
+  '│ elros.com               │',
+  '│ nezupel.io              │',
+  '│ lumwen-clothing.io      │',
+  '│ sahapa-studio.co.uk     │',
+  '│ bomarterne.com          │',
+  '│ zennehal-clothing.com   │',
+  '└─────────────────────────┘',
+];
+
+/**
+ * main() on a pretend terminal of 100 columns and 20 rows whose screen is a file (stdout and
+ * stderr write to it in turn, and a pager started on stdout writes there too), against a sandbox
+ * of its own: the exit code and the whole screen.
+ */
+async function onScreen(
+  argv: string[],
+  env: Record<string, string>,
+  tty = true,
+): Promise<{ code: number; screen: string }> {
+  const sandbox = await startTestSandbox();
+  const dir = mkdtempSync(join(tmpdir(), 'cd-screen-'));
+  const fd = openSync(join(dir, 'screen'), 'w');
+  try {
+    const { code } = await runInProcess(argv, {
+      tty,
+      columns: 100,
+      screen: { fd, rows: 20 },
+      // PATH: the pager is a shell command.
+      env: { ...serviceEnvironment(dir, sandbox.url), PATH: process.env.PATH ?? '', ...env },
+    });
+    return { code, screen: readFileSync(join(dir, 'screen'), 'utf8') };
+  } finally {
+    closeSync(fd);
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('the pager (a real one, on a screen that is a file)', () => {
+  it('output longer than the screen goes through COMPANY_DATA_PAGER; talk follows it', async () => {
+    expect(await onScreen(LONG, PREFIX)).toEqual({
+      code: 0,
+      screen: lines(
+        ...LONG_TABLE.map((line) => `paged: ${line}`),
+        'Showing 30 of 125 companies',
+        'Credits: charged 1, balance 999,999',
+      ),
+    });
+  });
+
+  it('a pager that stops reading early (head): exit 0, no EPIPE, no error', async () => {
+    const all = ['search', 'shoes', '--limit', '1000', '--include', 'domain'];
+    expect(await onScreen(all, { COMPANY_DATA_PAGER: 'head -n 3' })).toEqual({
+      code: 0,
+      screen: lines(
+        '┌────────────────────────────────┐',
+        '│ domain                         │',
+        '├────────────────────────────────┤',
+        'Showing 125 of 125 companies',
+        'Credits: charged 1, balance 999,999',
+      ),
+    });
+  });
+
+  it('--no-pager: the same output, straight to the terminal', async () => {
+    expect(await onScreen(['--no-pager', ...LONG], PREFIX)).toEqual({
+      code: 0,
+      screen: lines(...LONG_TABLE, 'Showing 30 of 125 companies', 'Credits: charged 1, balance 999,999'),
+    });
+  });
+
+  it('never when stdout is not a terminal', async () => {
+    expect(await onScreen([...LONG, '-o', 'table'], PREFIX, false)).toEqual({
+      code: 0,
+      screen: lines(...LONG_TABLE, 'Showing 30 of 125 companies', 'Credits: charged 1, balance 999,999'),
+    });
   });
 });

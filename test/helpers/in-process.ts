@@ -1,6 +1,7 @@
 // Runs the CLI's main() in this process with fake streams, as the GitHub CLI's command tests do:
 // the whole stdout and stderr are captured, on a pretend terminal or a pipe, and the environment
 // and clock are the test's own. Requests still go over real HTTP to a loopback sandbox.
+import { writeSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { main } from '../../src/cli.js';
 import { cleanEnv } from './cli.js';
@@ -22,6 +23,12 @@ export interface InProcessOptions {
   stdinTTY?: boolean;
   /** The clock main() sees; a fixed instant unless given. */
   now?: () => number;
+  /**
+   * An open file standing for the terminal's screen, of `rows` rows: stdout and stderr write to it
+   * as they are written, and carry its descriptor, so that a pager started on stdout writes there
+   * too. The result's stdout and stderr still hold what main() itself wrote to each.
+   */
+  screen?: { fd: number; rows: number };
 }
 
 export interface InProcessResult {
@@ -33,17 +40,23 @@ export interface InProcessResult {
 /** A fixed instant, so that anything derived from the clock is the same in every run. */
 export const FIXED_NOW = Date.parse('2026-11-24T12:00:00Z');
 
-function sink(tty: boolean, columns: number): { stream: Writable; text: () => string } {
+function sink(
+  tty: boolean,
+  columns: number,
+  screen?: InProcessOptions['screen'],
+): { stream: Writable; text: () => string } {
   let text = '';
   const stream = new Writable({
     write(chunk, _encoding, done) {
       text += chunk.toString();
+      if (screen) writeSync(screen.fd, chunk);
       done();
     },
   });
   // A terminal as io.ts sees one; with columns 0 the spinner stays off (it draws only where it can
   // measure a line), so what is captured is deterministic.
   Object.assign(stream, { isTTY: tty, columns: tty ? columns : undefined });
+  if (screen) Object.assign(stream, { fd: screen.fd, rows: screen.rows });
   return { stream, text: () => text };
 }
 
@@ -55,8 +68,8 @@ function source(text: string, tty: boolean): Readable {
 
 export async function runInProcess(argv: string[], options: InProcessOptions = {}): Promise<InProcessResult> {
   const tty = options.tty ?? false;
-  const out = sink(tty, options.columns ?? 0);
-  const err = sink(options.stderrTTY ?? tty, 0);
+  const out = sink(tty, options.columns ?? 0, options.screen);
+  const err = sink(options.stderrTTY ?? tty, 0, options.screen);
   const code = await main(argv, {
     env: { LANG: 'en_US.UTF-8', TERM: 'xterm', COLUMNS: '100', ...withOwnState(options.env) },
     stdin: source(options.stdin ?? '', options.stdinTTY ?? false),
