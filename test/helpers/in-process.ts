@@ -29,6 +29,8 @@ export interface InProcessOptions {
    * too. The result's stdout and stderr still hold what main() itself wrote to each.
    */
   screen?: { fd: number; rows: number };
+  /** An open file stdout writes to, carrying its descriptor: as a shell's `> file` has it. */
+  stdoutFile?: number;
 }
 
 export interface InProcessResult {
@@ -43,20 +45,20 @@ export const FIXED_NOW = Date.parse('2026-11-24T12:00:00Z');
 function sink(
   tty: boolean,
   columns: number,
-  screen?: InProcessOptions['screen'],
+  file?: { fd: number; rows?: number },
 ): { stream: Writable; text: () => string } {
   let text = '';
   const stream = new Writable({
     write(chunk, _encoding, done) {
       text += chunk.toString();
-      if (screen) writeSync(screen.fd, chunk);
+      if (file) writeSync(file.fd, chunk);
       done();
     },
   });
   // A terminal as io.ts sees one; with columns 0 the spinner stays off (it draws only where it can
   // measure a line), so what is captured is deterministic.
   Object.assign(stream, { isTTY: tty, columns: tty ? columns : undefined });
-  if (screen) Object.assign(stream, { fd: screen.fd, rows: screen.rows });
+  if (file) Object.assign(stream, file);
   return { stream, text: () => text };
 }
 
@@ -68,7 +70,8 @@ function source(text: string, tty: boolean): Readable {
 
 export async function runInProcess(argv: string[], options: InProcessOptions = {}): Promise<InProcessResult> {
   const tty = options.tty ?? false;
-  const out = sink(tty, options.columns ?? 0, options.screen);
+  const toFile = options.stdoutFile === undefined ? options.screen : { fd: options.stdoutFile };
+  const out = sink(tty, options.columns ?? 0, toFile);
   const err = sink(options.stderrTTY ?? tty, 0, options.screen);
   const code = await main(argv, {
     env: { LANG: 'en_US.UTF-8', TERM: 'xterm', COLUMNS: '100', ...withOwnState(options.env) },
@@ -87,7 +90,12 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
  */
 export async function runPiped(
   argv: string[],
-  options: { env?: Record<string, string | undefined>; input?: string } = {},
+  options: { env?: Record<string, string | undefined>; input?: string; stdoutFile?: number } = {},
 ): Promise<InProcessResult> {
-  return runInProcess(argv, { env: cleanEnv(options.env), stdin: options.input, now: Date.now });
+  return runInProcess(argv, {
+    env: cleanEnv(options.env),
+    stdin: options.input,
+    now: Date.now,
+    stdoutFile: options.stdoutFile,
+  });
 }

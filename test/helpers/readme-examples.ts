@@ -138,11 +138,11 @@ export function fedRun(command: string): { printf: string; words: string[] } | u
 }
 
 /**
- * `company-data … > file`: a run of company-data with its stdout redirected to a file of the
- * workspace, as the run's arguments and the file's name; else undefined.
+ * `company-data … > file`: a run of company-data with its stdout redirected to a file, as the
+ * run's arguments and the file's path; else undefined.
  */
 export function redirectedRun(command: string): { words: string[]; file: string } | undefined {
-  const match = /^(company-data [^>]*) > ([\w.-]+)$/.exec(command);
+  const match = /^(company-data [^>]*) > ([\w./-]+)$/.exec(command);
   const words = match ? singleRun(match[1]) : undefined;
   return match && words ? { words, file: match[2] } : undefined;
 }
