@@ -65,41 +65,43 @@ const SLOW_PRODUCTS = ['--no-pager', '-o', 'json', 'products'];
 const productIds = (screen: string) =>
   (JSON.parse(screen.replaceAll('\r\n', '\n')) as Array<{ id: string }>).map((p) => p.id);
 
-describe('spinner while the service is slow (delay:1500)', () => {
+// The spinner shows once a request has taken 300 ms (src/spinning-client.ts SPINNER_DELAY_MS): an
+// answer a second late leaves it 700 ms to turn.
+describe('spinner while the service is slow (delay:1000)', () => {
   it('shows frames on a terminal, the cursor hidden while they turn', async () => {
-    sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
+    sandbox.faults.add('delay:1000', { path: '/api/products', times: 1 });
     const r = await runInTerminal(SLOW_PRODUCTS);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
     expect(r.stdout).toContain('Waiting for /api/products');
     expect(r.stdout).toContain('\x1b[?25l');
     expect(r.stdout).toContain('"profile"');
-    expect(sandbox.requests().at(-1)).toMatchObject({ path: '/api/products', fault: 'delay:1500' });
+    expect(sandbox.requests().at(-1)).toMatchObject({ path: '/api/products', fault: 'delay:1000' });
   });
 
   it.each([
     ['NO_COLOR=1', { NO_COLOR: '1' }],
     ['TERM=dumb', { TERM: 'dumb' }],
   ])('on a terminal with %s: no animation and no cursor control while waiting', async (_name, extra) => {
-    sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
+    sandbox.faults.add('delay:1000', { path: '/api/products', times: 1 });
     const r = await runInTerminal(SLOW_PRODUCTS, extra);
     expect(r.code).toBe(0);
     // The wait really happened: this run's request met the delay (the case above, the same wait,
     // animates).
-    expect(sandbox.requests().at(-1)).toMatchObject({ path: '/api/products', fault: 'delay:1500' });
+    expect(sandbox.requests().at(-1)).toMatchObject({ path: '/api/products', fault: 'delay:1000' });
     expect(productIds(r.stdout)).toContain('profile');
     expect(r.stdout).not.toContain(ESC);
   });
 
   it('shows nothing when piped', async () => {
-    sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
+    sandbox.faults.add('delay:1000', { path: '/api/products', times: 1 });
     const r = await runPiped(['products']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout + r.stderr).not.toMatch(SPINNER);
     expect(r.stdout + r.stderr).not.toContain(ESC);
     // The fault was consumed by this run, so the quiet stderr is not for lack of a delay.
-    expect(sandbox.requests().at(-1)).toMatchObject({ path: '/api/products', fault: 'delay:1500' });
+    expect(sandbox.requests().at(-1)).toMatchObject({ path: '/api/products', fault: 'delay:1000' });
   });
 });
 
