@@ -3,6 +3,7 @@
 // and clock are the test's own. Requests still go over real HTTP to a loopback sandbox.
 import { writeSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
+import { WriteStream } from 'node:tty';
 import { main } from '../../src/cli.js';
 import { cleanEnv } from './cli.js';
 import { withOwnState } from './state.js';
@@ -31,6 +32,11 @@ export interface InProcessOptions {
   screen?: { fd: number; rows: number };
   /** An open file stdout writes to, carrying its descriptor: as a shell's `> file` has it. */
   stdoutFile?: number;
+  /**
+   * The width stderr reports as a terminal. 0 (the default) keeps the spinner off, as it draws only
+   * where it can measure a line, so that what is captured is deterministic.
+   */
+  stderrColumns?: number;
 }
 
 export interface InProcessResult {
@@ -58,6 +64,11 @@ function sink(
   // A terminal as io.ts sees one; with columns 0 the spinner stays off (it draws only where it can
   // measure a line), so what is captured is deterministic.
   Object.assign(stream, { isTTY: tty, columns: tty ? columns : undefined });
+  // What a spinner moves the cursor with, as escape sequences written to the stream.
+  if (tty && columns > 0) {
+    const { cursorTo, moveCursor, clearLine } = WriteStream.prototype;
+    Object.assign(stream, { cursorTo, moveCursor, clearLine });
+  }
   if (file) Object.assign(stream, file);
   return { stream, text: () => text };
 }
@@ -72,7 +83,7 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
   const tty = options.tty ?? false;
   const toFile = options.stdoutFile === undefined ? options.screen : { fd: options.stdoutFile };
   const out = sink(tty, options.columns ?? 0, toFile);
-  const err = sink(options.stderrTTY ?? tty, 0, options.screen);
+  const err = sink(options.stderrTTY ?? tty, options.stderrColumns ?? 0, options.screen);
   const code = await main(argv, {
     env: { LANG: 'en_US.UTF-8', TERM: 'xterm', COLUMNS: '100', ...withOwnState(options.env) },
     stdin: source(options.stdin ?? '', options.stdinTTY ?? false),
