@@ -1,6 +1,6 @@
 // `company-data breakdown`, in-process (main() piped, the real clock) against a loopback sandbox; the
 // numbers are checked against an independent count over the sandbox's own dataset. The picture on
-// a real terminal: test/e2e/breakdown.test.ts.
+// a terminal: test/commands/breakdown.test.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

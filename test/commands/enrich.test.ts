@@ -1,6 +1,6 @@
 // `enrich`: lookups by domain and a small CSV batch, on a terminal and piped, with exact output.
 import { describe, it } from 'vitest';
-import { type CommandCase, DIR, expectCase, lines, usageLine } from '../helpers/command-cases.js';
+import { ACME, type CommandCase, DIR, expectCase, lines, usageLine } from '../helpers/command-cases.js';
 import { FIXED_NOW } from '../helpers/in-process.js';
 
 const ACME_RECORD = lines(
@@ -15,16 +15,6 @@ const ACME_RECORD = lines(
   '│ founded_year   │ 2009           │',
   '└────────────────┴────────────────┘',
 );
-
-const ACME = {
-  domain: 'acme-shoes.com',
-  found: true,
-  company_name: 'Acme Shoes',
-  country: 'US',
-  site_category: 'fashion',
-  employee_range: '51-200',
-  founded_year: 2009,
-};
 
 /** What `-o json` prints: the value, indented by two spaces, and a newline. */
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;

@@ -66,6 +66,7 @@ describe('help <command>', () => {
   });
 
   it.each([
+    [['bogus'], "unknown command 'bogus'"],
     [['help', 'nope'], "unknown command 'nope'"],
     [['help', 'config', 'nope'], "unknown command 'nope' of 'config'"],
   ])(
@@ -171,6 +172,54 @@ describe('help <command>', () => {
       expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
       expect(stdout.slice(stdout.indexOf('Options:\n'), stdout.indexOf('Commands:\n'))).toBe(options);
     }
+  });
+
+  it('--help lists every command, each with what it does', async () => {
+    const commands = lines(
+      'Commands:',
+      '  enrich [options] [domains...]        Enrich companies by domain: a few',
+      '                                       lookups, or a CSV batch with --input',
+      '  search [options] [query]             Search companies by a business-language',
+      '                                       description and exact filters, with',
+      '                                       exclusions',
+      '  breakdown [options] <field> [query]  Break a segment down by a facet (country,',
+      '                                       site_category, primary_platform,',
+      '                                       employee_range)',
+      '  lookalike [options] [seeds...]       Find companies similar to one or more',
+      '                                       seed domains, ranked by similarity',
+      '  products                             List the data products, their credit',
+      '                                       units and fields (public: no key needed)',
+      '  fields [options]                     List fields, search filters and breakdown',
+      '                                       facets (public: no key needed)',
+      '  errors                               List the problem codes of the service',
+      '                                       (public: no key needed)',
+      '  me                                   Show the plan, balance and capabilities',
+      '                                       of your key (never charged)',
+      '  spend [options]                      Show the credits spent, from the spend',
+      '                                       ledger of the store (never charged)',
+      '  sandbox [options]                    Run the offline sandbox: the whole',
+      '                                       service interface over synthetic data, on',
+      '                                       this machine, with demo keys',
+      '  config                               Show and change settings and profiles',
+      '                                       (key, base URL, format)',
+      '  store                                Inspect, prune, clear or export the',
+      '                                       result store (never charged)',
+      '  doctor                               Check the setup: base URL, key, auth',
+      '                                       header, contract, permissions, clock,',
+      '                                       proxy',
+      '  api [options] <method> <path>        Send a raw request to an /api/ endpoint',
+      '                                       with your key; prints the response JSON',
+      '  mcp [options]                        Serve the tools to an AI agent over MCP',
+      '                                       (stdio); read-only unless --allow-spend',
+      '  completion <shell>                   Print a shell completion script for bash,',
+      '                                       zsh or fish',
+      '  help [command...]                    Show the help of a command, or of a',
+      '                                       subcommand (help config set-key)',
+      '',
+    );
+    const { code, stdout, stderr } = await runInProcess(['--help']);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout.slice(stdout.indexOf('Commands:\n'), stdout.indexOf('Examples:\n'))).toBe(commands);
   });
 
   it('help enrich shows the options and examples, not only a usage line', async () => {

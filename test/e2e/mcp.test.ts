@@ -1,304 +1,60 @@
-// `company-data mcp` driven by the SDK's own client over stdio: the built CLI spawned against a
-// loopback sandbox, every tool called, the caps counted through the sandbox's balance, the answer
-// cap, invalid arguments, and a timeout that the ledger keeps as possibly charged.
+// `company-data mcp` as an MCP client starts it: the built CLI spawned by the SDK's own client over
+// real stdio, serving its in-process sandbox; nothing but protocol messages on its stdout. The
+// tools, caps, answers and errors, with main() in the test's process: test/mcp/server.test.ts.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, ROOT, runCli } from '../helpers/cli.js';
-import { type SandboxHandle, sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, ROOT } from '../helpers/cli.js';
 
-const FREE = ['products', 'fields', 'account', 'spend'];
-const ALL = [...FREE, 'estimate', 'enrich', 'search', 'breakdown', 'lookalike'];
-const CAP = 100_000;
-
-let sandbox: SandboxHandle;
 let dir: string;
-let next = 0;
-const open: Array<{ client: Client; errors: Error[] }> = [];
 
-sandboxAndDirForTests('cd-mcp-', { companies: 2000 }, (started, made) => {
-  sandbox = started;
-  dir = made;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cd-mcp-'));
 });
 
-afterEach(async () => {
-  for (const { client, errors } of open.splice(0)) {
-    await client.close();
-    // Anything on stdout that is not a protocol message would have been a parse error here.
-    expect(errors).toEqual([]);
-  }
-  sandbox.faults.clear();
-});
-
-/** A session of its own: config, cache and store in a fresh directory (or the store given). */
-function stateOf(store?: string): Record<string, string> {
-  const home = join(dir, `s${next++}`);
-  return {
-    XDG_CONFIG_HOME: join(home, 'config'),
-    XDG_CACHE_HOME: join(home, 'cache'),
-    COMPANY_DATA_STORE: store ?? join(home, 'store.db'),
-  };
-}
-
-interface Session {
-  client: Client;
-  stderr: () => string;
-}
-
-async function connect(
-  args: string[],
-  env: Record<string, string> = {},
-  global: string[] = ['--base-url', sandbox.url],
-): Promise<Session> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, ...global, 'mcp', ...args],
-    env: cleanEnv({ COMPANY_DATA_API_KEY: sandbox.keys.full, ...stateOf(), ...env }) as Record<
-      string,
-      string
-    >,
-    cwd: ROOT,
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const client = new Client({ name: 'company-data-test', version: '1.0.0' });
-  const errors: Error[] = [];
-  client.onerror = (error) => errors.push(error);
-  await client.connect(transport);
-  open.push({ client, errors });
-  return { client, stderr: () => stderr };
-}
-
-type Result = Awaited<ReturnType<Client['callTool']>>;
-
-/** The answer's structured content, read as JSON (its shape is checked by the client already). */
-// biome-ignore lint/suspicious/noExplicitAny: a JSON answer, walked by the assertions
-type Answer = Record<string, any>;
-
-function structured(result: Result): Answer {
-  return result.structuredContent as Answer;
-}
-
-function text(result: Result): string {
-  return (result.content as Array<{ type: string; text: string }>)[0].text;
-}
-
-function balance(): number {
-  return sandbox.balances().full;
-}
-
-function requestsTo(path: string): number {
-  return sandbox.requests().filter((r) => r.path.startsWith(path)).length;
-}
-
-describe('read-only (no --allow-spend)', () => {
-  it('initializes, lists only the free tools, answers them, and refuses a paid one with how to allow it', async () => {
-    const { client } = await connect([]);
-    expect(client.getServerVersion()?.name).toBe('company-data');
-    expect(client.getServerCapabilities()?.tools).toBeDefined();
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(FREE);
-    for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true);
-
-    const products = await client.callTool({ name: 'products', arguments: {} });
-    expect(products.isError).toBeUndefined();
-    expect(structured(products).products.map((p: { id: string }) => p.id)).toContain('profile');
-
-    const facets = await client.callTool({ name: 'fields', arguments: { facets: true } });
-    const names = structured(facets).fields.map((f: { name: string }) => f.name);
-    expect(names).toContain('country');
-    expect(structured(facets).fields.every((f: { facet: boolean }) => f.facet)).toBe(true);
-
-    const account = await client.callTool({ name: 'account', arguments: {} });
-    expect(structured(account).account).toMatchObject({ plan: 'pro', balance: balance() });
-
-    const spend = await client.callTool({ name: 'spend', arguments: {} });
-    expect(structured(spend)).toMatchObject({ since: null, by: 'month', rows: [] });
-
-    const before = requestsTo('/api/search');
-    const refused = await client.callTool({ name: 'search', arguments: { query: 'shoes' } });
-    expect(refused.isError).toBe(true);
-    expect(structured(refused).error.code).toBe('spending_not_allowed');
-    expect(text(refused)).toContain('--allow-spend');
-    expect(requestsTo('/api/search')).toBe(before);
-  });
-});
-
-describe('spending (--allow-spend)', () => {
-  it('lists every tool with 2020-12 input schemas, estimates, charges each paid call, projects and caps answers, and refuses invalid arguments', async () => {
-    const { client } = await connect(['--allow-spend', '100']);
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(ALL);
-    for (const tool of tools) {
-      const paid = ['enrich', 'search', 'breakdown', 'lookalike'].includes(tool.name);
-      expect(tool.annotations?.readOnlyHint, tool.name).toBe(!paid);
-      // Every input schema compiles as JSON Schema draft 2020-12, in strict mode.
-      const ajv = new Ajv2020({ strict: true });
-      expect(() => ajv.compile(tool.inputSchema), tool.name).not.toThrow();
-    }
-
-    const estimate = await client.callTool({
-      name: 'estimate',
-      arguments: { tool: 'enrich', arguments: { domains: ['acme-shoes.com', 'https://www.globex.io/'] } },
-    });
-    const worst = structured(estimate).worst_case_credits;
-    expect(structured(estimate)).toEqual({
-      tool: 'enrich',
-      requests: 2,
-      worst_case_credits: worst,
-      caps: { session: { cap: 100, left: 100 }, month: null },
-      fits: true,
-    });
-    expect(worst).toBeGreaterThanOrEqual(2);
-
-    let spent = 0;
-    const answers: Record<string, Answer> = {};
-    for (const [name, args] of [
-      ['enrich', { domains: ['acme-shoes.com'], include: ['country'] }],
-      ['search', { query: 'shoes', include: ['company_name'], limit: 3 }],
-      ['breakdown', { field: 'country', query: 'shoes', limit: 3 }],
-      ['lookalike', { seeds: ['acme-shoes.com', 'globex.io'], k: 3 }],
-      ['search', { limit: 1000 }],
-    ] as const) {
-      const start = balance();
-      const result = await client.callTool({ name, arguments: args });
-      expect(result.isError, `${name}: ${text(result)}`).toBeUndefined();
-      expect(text(result).length, name).toBeLessThanOrEqual(CAP);
-      const credits = structured(result).credits;
-      expect(credits.charged, name).toBe(start - balance());
-      spent += credits.charged;
-      expect(credits.caps.session, name).toEqual({ cap: 100, left: 100 - spent });
-      expect(text(result), name).toContain(`${100 - spent} of --allow-spend 100 left this session`);
-      answers[name === 'search' && 'limit' in args && args.limit === 1000 ? 'large' : name] =
-        structured(result);
-    }
-    expect(spent).toBeGreaterThanOrEqual(4);
-
-    // Projected to the fields asked for.
-    expect(Object.keys(answers.enrich.results[0])).toEqual([
-      'domain',
-      'found',
-      'credits_charged',
-      'bought_at',
-      'country',
-    ]);
-    expect(answers.search.rows).toHaveLength(3);
-    for (const row of answers.search.rows) expect(Object.keys(row)).toEqual(['domain', 'company_name']);
-    expect(answers.breakdown.field).toBe('country');
-    expect(answers.breakdown.buckets).toHaveLength(3);
-    expect(answers.lookalike.results).toHaveLength(3);
-    expect(answers.lookalike.seeds.map((s: Answer) => s.status)).toEqual(['found', 'found']);
-
-    // A large search: whole rows within 100,000 characters, and how many more and how to get them.
-    const large = answers.large;
-    expect(JSON.stringify(large).length).toBeLessThanOrEqual(CAP);
-    expect(large.truncated.rows_omitted).toBeGreaterThan(0);
-    expect(large.truncated.rows_shown + large.truncated.rows_omitted).toBe(1000);
-    expect(large.rows).toHaveLength(large.truncated.rows_shown);
-    for (const row of large.rows) expect(typeof row.domain).toBe('string');
-    expect(large.truncated.how_to_get_more).toBe(
-      `The answer is capped at 100,000 characters: ${large.truncated.rows_omitted} more rows were left out. Ask for fewer fields (include) or fewer rows (limit), or have the user run \`company-data search --limit 1000 -o csv > rows.csv\` to get them all in a file.`,
-    );
-
-    // Invalid arguments: tool errors with the problem's code, title and remedy; nothing charged.
-    const before = balance();
-    const empty = await client.callTool({ name: 'enrich', arguments: { domains: [] } });
-    expect(empty.isError).toBe(true);
-    expect(structured(empty).error).toMatchObject({ code: 'usage_error', title: 'Invalid arguments' });
-    expect(structured(empty).error.detail).toBe(
-      'enrich: domains: Too small: expected array to have >=1 items',
-    );
-    expect(structured(empty).error.remedy).toContain('input schema of enrich');
-    const wrongType = await client.callTool({ name: 'search', arguments: { limit: 'ten' } });
-    expect(structured(wrongType).error.detail).toContain('limit');
-    const filter = await client.callTool({ name: 'search', arguments: { filters: { colour: ['red'] } } });
-    expect(filter.isError).toBe(true);
-    expect(structured(filter).error.code).toBe('usage_error');
-    expect(structured(filter).error.detail).toContain('colour');
-    const notADomain = await client.callTool({ name: 'enrich', arguments: { domains: ['not a domain'] } });
-    expect(structured(notADomain).error.code).toBe('invalid_domain');
-    const facet = await client.callTool({ name: 'breakdown', arguments: { field: 'company_name' } });
-    expect(facet.isError).toBe(true);
-    expect(balance()).toBe(before);
-  });
-
-  it('refuses calls past --allow-spend, at once or after, as tool errors naming the cap, counted through the balance', async () => {
-    const { client } = await connect(['--allow-spend', '2']);
-    const start = balance();
-    const searches = requestsTo('/api/search');
-    // Three at once against a cap of two: the session's one purse lets exactly two through.
-    const results = await Promise.all(
-      [1, 2, 3].map(() => client.callTool({ name: 'search', arguments: { query: 'shoes', limit: 1 } })),
-    );
-    const refusals = results.filter((r) => r.isError);
-    expect(refusals).toHaveLength(1);
-    expect(requestsTo('/api/search') - searches).toBe(2);
-    const refused = refusals[0];
-    expect(structured(refused).error.code).toBe('budget_exhausted');
-    expect(structured(refused).caps).toEqual({ session: { cap: 2, left: 0 }, month: null });
-    expect(text(refused)).toContain('--allow-spend 2 leaves no room for a request of up to 1 credit');
-    expect(text(refused)).toContain('do not retry');
-    expect(start - balance()).toBe(2);
-    const again = await client.callTool({ name: 'breakdown', arguments: { field: 'country' } });
-    expect(structured(again).error.code).toBe('budget_exhausted');
-    expect(requestsTo('/api/search') - searches).toBe(2);
-  });
-
-  it('refuses a call past COMPANY_DATA_BUDGET_MONTH', async () => {
-    const { client } = await connect(['--allow-spend', '10'], { COMPANY_DATA_BUDGET_MONTH: '1' });
-    const start = balance();
-    const ok = await client.callTool({ name: 'breakdown', arguments: { field: 'country' } });
-    expect(ok.isError).toBeUndefined();
-    expect(structured(ok).credits.caps.month).toEqual({ cap: 1, left: 0 });
-    const refused = await client.callTool({ name: 'breakdown', arguments: { field: 'country' } });
-    expect(refused.isError).toBe(true);
-    expect(structured(refused).error.code).toBe('budget_exhausted');
-    expect(text(refused)).toContain('--budget-month 1');
-    expect(text(refused)).toContain("The month's cap");
-    expect(start - balance()).toBe(1);
-  });
-
-  it('refuses a call the balance cannot pay with insufficient_credits, saying not to retry', async () => {
-    const { client } = await connect(['--allow-spend', '5'], { COMPANY_DATA_API_KEY: sandbox.keys.empty });
-    const refused = await client.callTool({ name: 'lookalike', arguments: { seeds: ['acme-shoes.com'] } });
-    expect(refused.isError).toBe(true);
-    expect(structured(refused).error).toMatchObject({ code: 'insufficient_credits', status: 403 });
-    expect(structured(refused).caps).toEqual({ session: { cap: 5, left: 5 }, month: null });
-    expect(text(refused)).toContain('do not retry');
-  });
-
-  it('records a timed-out call as possibly charged in the ledger', async () => {
-    const state = stateOf();
-    const { client } = await connect(['--allow-spend', '5'], state, [
-      '--base-url',
-      sandbox.url,
-      '--timeout',
-      '1',
-      '--retries',
-      '0',
-    ]);
-    sandbox.faults.add('delay:2500', { path: '/api/search', times: 1 });
-    const result = await client.callTool({ name: 'search', arguments: { query: 'shoes' } });
-    expect(result.isError).toBe(true);
-    expect(structured(result).error.code).toBe('timeout');
-    expect(structured(result).caps.session).toEqual({ cap: 5, left: 4 });
-    const spend = await runCli(['spend', '-o', 'json'], { env: state });
-    expect(JSON.parse(spend.stdout).total).toMatchObject({ charged: 0, possibly_charged: 1 });
-  });
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('company-data --sandbox mcp', () => {
-  it('serves the in-process sandbox to a client', async () => {
-    const { client, stderr } = await connect(['--allow-spend', '3'], {}, ['--sandbox']);
+  it('serves the in-process sandbox to a client over stdio', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, '--sandbox', 'mcp', '--allow-spend', '3'],
+      env: cleanEnv({
+        XDG_CONFIG_HOME: join(dir, 'config'),
+        XDG_CACHE_HOME: join(dir, 'cache'),
+        XDG_STATE_HOME: join(dir, 'state'),
+      }) as Record<string, string>,
+      cwd: ROOT,
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const client = new Client({ name: 'company-data-test', version: '1.0.0' });
+    const errors: Error[] = [];
+    client.onerror = (error) => errors.push(error);
+    await client.connect(transport);
+    expect(client.getServerVersion()?.name).toBe('company-data');
     const account = await client.callTool({ name: 'account', arguments: {} });
-    expect(structured(account).account.plan).toBe('pro');
+    expect((account.structuredContent as { account: { plan: string } }).account.plan).toBe('pro');
     const result = await client.callTool({ name: 'search', arguments: { query: 'shoes', limit: 2 } });
-    expect(structured(result).rows).toHaveLength(2);
-    expect(stderr()).toContain('Using the offline sandbox');
+    expect((result.structuredContent as { rows: unknown[] }).rows).toHaveLength(2);
+    await client.close();
+    // Anything on stdout that is not a protocol message would have been a parse error here.
+    expect(errors).toEqual([]);
+    expect(stderr.replace(/127\.0\.0\.1:\d+/, '127.0.0.1:PORT').replaceAll(dir, '<dir>')).toBe(
+      [
+        'Using the offline sandbox at http://127.0.0.1:PORT with its demo key (no real credits are spent; its answers and spend are kept apart, in <dir>/state/company-data/store.sandbox.db).',
+        'company-data mcp: serving on stdio; paid tools on, this session may spend up to 3 credits.',
+        '',
+      ].join('\n'),
+    );
   });
 });

@@ -1,5 +1,8 @@
 // Terminal versus pipe, through a real pseudo-terminal (util-linux `script -qec`): the default
-// format, colour, and the spinner. Needs `npm run build` first.
+// format, colour, and the spinner. Needs `npm run build` first. None with NO_COLOR or TERM=dumb:
+// test/commands/spinner.test.ts.
+// The JSON that products prints piped, exactly: test/commands/products.test.ts; a table without
+// colour with NO_COLOR or --no-color: test/commands/terminal-view.test.ts.
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,8 +11,6 @@ import { type RunResult, runCli, startInTerminal } from '../helpers/cli.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 const ESC = '\x1b';
-// Select Graphic Rendition: colour, bold, dim.
-const SGR = /\x1b\[[0-9;]*m/;
 // ora's default frames, and the HTTP layer's spinner text.
 const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|Waiting for \/api\/products/;
 
@@ -55,45 +56,35 @@ describe('default format and colour', () => {
     expect(r.stdout).toMatch(/│ \x1b\[[0-9;]*mid/);
     expect(r.stdout).toContain(`${ESC}[`);
   });
-
-  it.each([
-    ['NO_COLOR', [], { NO_COLOR: '1' }],
-    ['--no-color', ['--no-color'], {}],
-  ] as const)('on a terminal with %s: a table without colour', async (_name, flags, extra) => {
-    const r = await runInTerminal([...flags, 'products'], extra);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('┌');
-    expect(r.stdout).toContain('profile');
-    // On a busy machine the spinner may show (cursor control is not colour); no SGR code may.
-    expect(r.stdout).not.toMatch(SGR);
-  });
-
-  it('piped: JSON by default, and no escape byte anywhere', async () => {
-    const r = await runPiped(['products']);
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).map((p: { id: string }) => p.id)).toContain('profile');
-    expect(r.stdout + r.stderr).not.toContain(ESC);
-  });
 });
 
-describe('spinner while the service is slow (delay:1500)', () => {
-  it('shows frames on a terminal', async () => {
-    sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
-    const r = await runInTerminal(['products']);
+// --no-pager -o json: the products document is longer than the screen, and the case reads the
+// whole of it from the terminal (the pager has tests of its own, terminal-view.test.ts).
+const SLOW_PRODUCTS = ['--no-pager', '-o', 'json', 'products'];
+
+// The spinner shows once a request has taken 300 ms (src/spinning-client.ts SPINNER_DELAY_MS): an
+// answer a second late leaves it 700 ms to turn (and none when piped).
+describe('spinner while the service is slow (delay:1000)', () => {
+  it('shows frames on a terminal, the cursor hidden while they turn', async () => {
+    sandbox.faults.add('delay:1000', { path: '/api/products', times: 1 });
+    const r = await runInTerminal(SLOW_PRODUCTS);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(SPINNER);
-    expect(r.stdout).toContain('profile');
+    expect(r.stdout).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    expect(r.stdout).toContain('Waiting for /api/products');
+    expect(r.stdout).toContain('\x1b[?25l');
+    expect(r.stdout).toContain('"profile"');
+    expect(sandbox.requests().at(-1)).toMatchObject({ path: '/api/products', fault: 'delay:1000' });
   });
 
   it('shows nothing when piped', async () => {
-    sandbox.faults.add('delay:1500', { path: '/api/products', times: 1 });
+    sandbox.faults.add('delay:1000', { path: '/api/products', times: 1 });
     const r = await runPiped(['products']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout + r.stderr).not.toMatch(SPINNER);
     expect(r.stdout + r.stderr).not.toContain(ESC);
     // The fault was consumed by this run, so the quiet stderr is not for lack of a delay.
-    expect(sandbox.requests().at(-1)).toMatchObject({ path: '/api/products', fault: 'delay:1500' });
+    expect(sandbox.requests().at(-1)).toMatchObject({ path: '/api/products', fault: 'delay:1000' });
   });
 });
 

@@ -50,6 +50,17 @@ export const KEYS = {
   empty: 'cd_sandbox_empty_0a6f3d19',
 } as const;
 
+/** The sandbox's answer for acme-shoes.com with the default fields (a showcase record). */
+export const ACME = {
+  domain: 'acme-shoes.com',
+  found: true,
+  company_name: 'Acme Shoes',
+  country: 'US',
+  site_category: 'fashion',
+  employee_range: '51-200',
+  founded_year: 2009,
+};
+
 export interface CommandCase {
   name: string;
   argv: string[];
@@ -57,6 +68,8 @@ export interface CommandCase {
   tty: boolean;
   /** stderr alone is a terminal or not (default: as `tty`): stdout redirected to a file, say. */
   stderrTTY?: boolean;
+  /** The width stdout reports as a terminal (with `tty`); COLUMNS (100) decides without it. */
+  columns?: number;
   /** Changes to the case's environment (see caseEnvironment); undefined removes a variable. */
   env?: Record<string, string | undefined>;
   stdin?: string;
@@ -192,6 +205,7 @@ export async function runCase(c: CommandCase): Promise<CaseResult> {
     const result = await runInProcess(c.argv.map(real), {
       tty: c.tty,
       stderrTTY: c.stderrTTY,
+      columns: c.columns,
       env,
       stdin: c.stdin,
       stdinTTY: c.stdinTTY,

@@ -1,7 +1,9 @@
 // Runs the CLI's main() in this process with fake streams, as the GitHub CLI's command tests do:
 // the whole stdout and stderr are captured, on a pretend terminal or a pipe, and the environment
 // and clock are the test's own. Requests still go over real HTTP to a loopback sandbox.
+import { writeSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
+import { WriteStream } from 'node:tty';
 import { main } from '../../src/cli.js';
 import { cleanEnv } from './cli.js';
 import { withOwnState } from './state.js';
@@ -22,6 +24,19 @@ export interface InProcessOptions {
   stdinTTY?: boolean;
   /** The clock main() sees; a fixed instant unless given. */
   now?: () => number;
+  /**
+   * An open file standing for the terminal's screen, of `rows` rows: stdout and stderr write to it
+   * as they are written, and carry its descriptor, so that a pager started on stdout writes there
+   * too. The result's stdout and stderr still hold what main() itself wrote to each.
+   */
+  screen?: { fd: number; rows: number };
+  /** An open file stdout writes to, carrying its descriptor: as a shell's `> file` has it. */
+  stdoutFile?: number;
+  /**
+   * The width stderr reports as a terminal. 0 (the default) keeps the spinner off, as it draws only
+   * where it can measure a line, so that what is captured is deterministic.
+   */
+  stderrColumns?: number;
 }
 
 export interface InProcessResult {
@@ -33,17 +48,28 @@ export interface InProcessResult {
 /** A fixed instant, so that anything derived from the clock is the same in every run. */
 export const FIXED_NOW = Date.parse('2026-11-24T12:00:00Z');
 
-function sink(tty: boolean, columns: number): { stream: Writable; text: () => string } {
+function sink(
+  tty: boolean,
+  columns: number,
+  file?: { fd: number; rows?: number },
+): { stream: Writable; text: () => string } {
   let text = '';
   const stream = new Writable({
     write(chunk, _encoding, done) {
       text += chunk.toString();
+      if (file) writeSync(file.fd, chunk);
       done();
     },
   });
   // A terminal as io.ts sees one; with columns 0 the spinner stays off (it draws only where it can
   // measure a line), so what is captured is deterministic.
   Object.assign(stream, { isTTY: tty, columns: tty ? columns : undefined });
+  // What a spinner moves the cursor with, as escape sequences written to the stream.
+  if (tty && columns > 0) {
+    const { cursorTo, moveCursor, clearLine } = WriteStream.prototype;
+    Object.assign(stream, { cursorTo, moveCursor, clearLine });
+  }
+  if (file) Object.assign(stream, file);
   return { stream, text: () => text };
 }
 
@@ -55,8 +81,9 @@ function source(text: string, tty: boolean): Readable {
 
 export async function runInProcess(argv: string[], options: InProcessOptions = {}): Promise<InProcessResult> {
   const tty = options.tty ?? false;
-  const out = sink(tty, options.columns ?? 0);
-  const err = sink(options.stderrTTY ?? tty, 0);
+  const toFile = options.stdoutFile === undefined ? options.screen : { fd: options.stdoutFile };
+  const out = sink(tty, options.columns ?? 0, toFile);
+  const err = sink(options.stderrTTY ?? tty, options.stderrColumns ?? 0, options.screen);
   const code = await main(argv, {
     env: { LANG: 'en_US.UTF-8', TERM: 'xterm', COLUMNS: '100', ...withOwnState(options.env) },
     stdin: source(options.stdin ?? '', options.stdinTTY ?? false),
@@ -74,7 +101,12 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
  */
 export async function runPiped(
   argv: string[],
-  options: { env?: Record<string, string | undefined>; input?: string } = {},
+  options: { env?: Record<string, string | undefined>; input?: string; stdoutFile?: number } = {},
 ): Promise<InProcessResult> {
-  return runInProcess(argv, { env: cleanEnv(options.env), stdin: options.input, now: Date.now });
+  return runInProcess(argv, {
+    env: cleanEnv(options.env),
+    stdin: options.input,
+    now: Date.now,
+    stdoutFile: options.stdoutFile,
+  });
 }

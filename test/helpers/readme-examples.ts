@@ -1,6 +1,6 @@
 // Finds the runnable examples of README.md (```console blocks: "$ command" lines, each followed
 // by the output it prints), runs them against the sandbox, and compares or rewrites the output.
-import { cpSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { closeSync, cpSync, mkdirSync, mkdtempSync, openSync, symlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -128,9 +128,42 @@ export function singleRun(command: string): string[] | undefined {
 }
 
 /**
+ * `printf '…' | company-data …`: a run of company-data that reads what a printf writes, as the
+ * printf command (for sh) and the run's arguments; else undefined.
+ */
+export function fedRun(command: string): { printf: string; words: string[] } | undefined {
+  const match = /^(printf(?: '[^']*'| [^\s'|;&<>$`\\]+)+) \| (company-data .*)$/.exec(command);
+  const words = match ? singleRun(match[2]) : undefined;
+  return match && words ? { printf: match[1], words } : undefined;
+}
+
+/**
+ * `company-data … > file`: a run of company-data with its stdout redirected to a file, as the
+ * run's arguments and the file's path; else undefined.
+ */
+export function redirectedRun(command: string): { words: string[]; file: string } | undefined {
+  const match = /^(company-data [^>]*) > ([\w./-]+)$/.exec(command);
+  const words = match ? singleRun(match[1]) : undefined;
+  return match && words ? { words, file: match[2] } : undefined;
+}
+
+/** A stream writing to an open file, and carrying its descriptor as process.stdout would. */
+function fileStream(fd: number): Writable {
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      writeSync(fd, chunk);
+      done();
+    },
+  });
+  return Object.assign(stream, { fd });
+}
+
+/**
  * Runs one example, with stderr merged into stdout in the order it was written: a single run of
  * company-data as main() in this process (in the workspace as its working directory, both streams
- * into one pipe), anything else through sh. Each example has a result store of its own, so it reads
+ * into one pipe), fed what a printf writes when it reads a pipe from one (the printf run by sh),
+ * or with its stdout a file of the workspace when redirected to one (the stream carrying the
+ * file's descriptor, as the command reads the file's name from it); anything else through sh. Each example has a result store of its own, so it reads
  * the same whatever ran before it; an example that shows reuse names its store (`--store`) in the
  * workspace.
  */
@@ -139,22 +172,36 @@ export async function runExample(
   workspace: { dir: string; env: NodeJS.ProcessEnv },
 ): Promise<{ code: number | null; output: string }> {
   const env = { ...workspace.env, XDG_STATE_HOME: join(workspace.dir, '.state', String(examples++)) };
-  const words = singleRun(example.command);
+  const fed = fedRun(example.command);
+  const redirected = redirectedRun(example.command);
+  const words = singleRun(example.command) ?? fed?.words ?? redirected?.words;
   let code: number | null;
   let output = '';
   if (words) {
+    const input = fed
+      ? (await startProcess('sh', ['-c', fed.printf], { cwd: workspace.dir, env, input: 'ignore' }).done)
+          .stdout
+      : undefined;
     const pipe = new Writable({
       write(chunk, _encoding, done) {
         output += chunk.toString();
         done();
       },
     });
+    const fd = redirected ? openSync(join(workspace.dir, redirected.file), 'w') : undefined;
     const previous = process.cwd();
     process.chdir(workspace.dir);
     try {
-      code = await main(words, { env, stdin: Readable.from([]), stdout: pipe, stderr: pipe, now: Date.now });
+      code = await main(words, {
+        env,
+        stdin: Readable.from(input === undefined ? [] : [input]),
+        stdout: fd === undefined ? pipe : fileStream(fd),
+        stderr: pipe,
+        now: Date.now,
+      });
     } finally {
       process.chdir(previous);
+      if (fd !== undefined) closeSync(fd);
     }
   } else {
     // The braces make 2>&1 cover every command of a pipeline, not only the last one.
