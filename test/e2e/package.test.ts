@@ -3,7 +3,7 @@
 // Packs the dist/ of `npm run build` (--ignore-scripts: `prepare` would rebuild dist/ in place
 // under the other test files that are running the binary).
 //
-// better-sqlite3, the one runtime dependency, is a native addon. Its install script runs
+// better-sqlite3, the one native runtime dependency (pg is plain JavaScript), is an addon. Its install script runs
 // prebuild-install, which downloads the addon built for this Node from the project's GitHub
 // releases, and compiles SQLite from source with node-gyp only when that fails: minutes of CPU on
 // a shared machine, and what happens where github.com cannot be reached (as in the test sandbox).
@@ -184,7 +184,7 @@ describe('the installed bin, run from outside the repository', () => {
   });
 
   it(
-    'runs through npx from the tarball (its one runtime dependency from the npm cache)',
+    'runs through npx from the tarball (its runtime dependencies from the npm cache)',
     async () => {
       const local = {
         npm_config_better_sqlite3_local_prebuilds: installEnv.npm_config_better_sqlite3_local_prebuilds!,
