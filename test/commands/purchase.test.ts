@@ -3,40 +3,40 @@
 // records both in the ledger. Credits are counted from the sandbox's balance, never from the
 // tool's own summary. In-process: main() with fake streams against a real sandbox over loopback.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KEYS } from '../helpers/command-cases.js';
 import { runInProcess } from '../helpers/in-process.js';
-import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
+import { type OnTestFinished, type SandboxHandle, sandboxAndDirForTest } from '../helpers/sandbox.js';
 import { rewritingFront } from '../helpers/server.js';
 
-let sandbox: SandboxHandle;
-let dir: string;
-let before: number;
-
-async function start(options: Parameters<typeof startTestSandbox>[0] = {}): Promise<void> {
-  sandbox = await startTestSandbox({ port: 0, ...options });
-  before = sandbox.balances().full;
+/**
+ * One test's sandbox, scratch directory and store, and the commands run against them. Nothing is
+ * shared between tests, so they run side by side (`describe.concurrent`): most of them wait on a
+ * timeout or a slow answer, not on the CPU.
+ */
+interface Purchase {
+  sandbox: SandboxHandle;
+  dir: string;
+  /** What the sandbox took from the full key since the test started. */
+  took(): number;
+  run(argv: string[], extra?: Record<string, string>, base?: string): ReturnType<typeof runInProcess>;
+  /** The ledger's totals, as `spend -o json` reports them. */
+  ledger(): Promise<{ charged: number; possibly_charged: number; calls: number }>;
+  /** A CSV of these domains in the scratch directory. */
+  inputOf(domains: string[]): string;
 }
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cd-purchase-'));
-});
-
-afterEach(async () => {
-  await sandbox?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-/** What the sandbox took from the full key since the test started. */
-const took = () => before - sandbox.balances().full;
-
-function env(extra: Record<string, string> = {}, base = sandbox.url): Record<string, string> {
-  return {
+async function purchase(
+  onTestFinished: OnTestFinished,
+  options: Parameters<typeof sandboxAndDirForTest>[1] = {},
+): Promise<Purchase> {
+  const { sandbox, dir } = await sandboxAndDirForTest('cd-purchase-', options, onTestFinished);
+  const before = sandbox.balances().full;
+  const env = (extra: Record<string, string>, base = sandbox.url): Record<string, string> => ({
     HOME: dir,
     COMPANY_DATA_BASE_URL: base,
     COMPANY_DATA_API_KEY: KEYS.full,
@@ -45,23 +45,25 @@ function env(extra: Record<string, string> = {}, base = sandbox.url): Record<str
     XDG_CACHE_HOME: join(dir, 'cache'),
     COMPANY_DATA_RETRY_BASE_MS: '1',
     ...extra,
+  });
+  const run = (argv: string[], extra: Record<string, string> = {}, base?: string) =>
+    runInProcess(argv, { env: env(extra, base) });
+  return {
+    sandbox,
+    dir,
+    took: () => before - sandbox.balances().full,
+    run,
+    async ledger() {
+      const spent = await run(['spend', '--by', 'command', '-o', 'json']);
+      expect(spent.code, spent.stderr).toBe(0);
+      return JSON.parse(spent.stdout).total;
+    },
+    inputOf(domains) {
+      const path = join(dir, 'in.csv');
+      writeFileSync(path, `domain\n${domains.join('\n')}\n`);
+      return path;
+    },
   };
-}
-
-const run = (argv: string[], extra: Record<string, string> = {}, base?: string) =>
-  runInProcess(argv, { env: env(extra, base) });
-
-/** The ledger's totals, as `spend -o json` reports them. */
-async function ledger(): Promise<{ charged: number; possibly_charged: number; calls: number }> {
-  const spent = await run(['spend', '--by', 'command', '-o', 'json']);
-  expect(spent.code, spent.stderr).toBe(0);
-  return JSON.parse(spent.stdout).total;
-}
-
-function inputOf(domains: string[]): string {
-  const path = join(dir, 'in.csv');
-  writeFileSync(path, `domain\n${domains.join('\n')}\n`);
-  return path;
 }
 
 /** The last line of stderr, a problem as scripts read it (stderr is not a terminal here). */
@@ -69,7 +71,7 @@ function problemOf(stderr: string): { code: string; detail: string } {
   return JSON.parse(stderr.trim().split('\n').at(-1) ?? '{}');
 }
 
-describe('COMPANY_DATA_BUDGET_MONTH binds every command that can charge', () => {
+describe.concurrent('COMPANY_DATA_BUDGET_MONTH binds every command that can charge', () => {
   const MONTH = { COMPANY_DATA_BUDGET_MONTH: '1' };
   const commands: Array<[string, string[]]> = [
     ['enrich', ['enrich', 'acme-shoes.com', 'globex.io']],
@@ -79,13 +81,15 @@ describe('COMPANY_DATA_BUDGET_MONTH binds every command that can charge', () => 
     ['api', ['api', 'GET', '/api/domains/acme-shoes.com']],
   ];
   for (const [name, argv] of commands) {
-    it(`${name}: the first request fits the month's 1 credit, the next is refused (exit 4) and not sent`, async () => {
-      await start();
-      const first = await run(argv.slice(0, name === 'enrich' ? 2 : argv.length), MONTH);
+    it(`${name}: the first request fits the month's 1 credit, the next is refused (exit 4) and not sent`, async ({
+      onTestFinished,
+    }) => {
+      const t = await purchase(onTestFinished);
+      const first = await t.run(argv.slice(0, name === 'enrich' ? 2 : argv.length), MONTH);
       expect(first.code, first.stderr).toBe(0);
-      expect(took()).toBe(1);
-      const sent = sandbox.requests().length;
-      const second = await run(name === 'enrich' ? ['enrich', 'globex.io'] : argv, MONTH);
+      expect(t.took()).toBe(1);
+      const sent = t.sandbox.requests().length;
+      const second = await t.run(name === 'enrich' ? ['enrich', 'globex.io'] : argv, MONTH);
       expect(second.code, second.stderr).toBe(4);
       const refusal =
         "--budget-month 1 (this key's spend in this calendar month, UTC, across runs and commands) leaves no room for a request of up to 1 credit";
@@ -95,62 +99,68 @@ describe('COMPANY_DATA_BUDGET_MONTH binds every command that can charge', () => 
         );
       } else expect(problemOf(second.stderr)).toMatchObject({ code: 'budget_exhausted', detail: refusal });
       expect(
-        sandbox
+        t.sandbox
           .requests()
           .slice(sent)
           .filter((r) => r.auth !== null),
       ).toEqual([]);
-      expect(took()).toBe(1);
-      expect(await ledger()).toEqual({ charged: 1, possibly_charged: 0, calls: 1 });
+      expect(t.took()).toBe(1);
+      expect(await t.ledger()).toEqual({ charged: 1, possibly_charged: 0, calls: 1 });
     });
   }
 
-  it('search --max-rows stops at the page the month has no room for, with the rows it got', async () => {
-    await start();
-    const r = await run(['search', '--max-rows', '5000', '-o', 'ndjson'], MONTH);
+  it('search --max-rows stops at the page the month has no room for, with the rows it got', async ({
+    onTestFinished,
+  }) => {
+    const t = await purchase(onTestFinished);
+    const r = await t.run(['search', '--max-rows', '5000', '-o', 'ndjson'], MONTH);
     expect(r.code, r.stderr).toBe(4);
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(1000);
     expect(problemOf(r.stderr).code).toBe('budget_exhausted');
-    expect(took()).toBe(1);
+    expect(t.took()).toBe(1);
   });
 
-  it('a batch counts what single commands spent in the same month', async () => {
-    await start();
-    expect((await run(['search', 'shoes', '--limit', '1'], { COMPANY_DATA_BUDGET_MONTH: '3' })).code).toBe(0);
-    const domains = sandbox.dataset.companies.slice(0, 10).map((c) => c.domain);
-    const r = await run(['enrich', '--input', inputOf(domains), '--output', join(dir, 'out.csv')], {
+  it('a batch counts what single commands spent in the same month', async ({ onTestFinished }) => {
+    const t = await purchase(onTestFinished);
+    expect((await t.run(['search', 'shoes', '--limit', '1'], { COMPANY_DATA_BUDGET_MONTH: '3' })).code).toBe(
+      0,
+    );
+    const domains = t.sandbox.dataset.companies.slice(0, 10).map((c) => c.domain);
+    const r = await t.run(['enrich', '--input', t.inputOf(domains), '--output', join(t.dir, 'out.csv')], {
       COMPANY_DATA_BUDGET_MONTH: '3',
     });
     expect(r.code, r.stderr).toBe(4);
-    expect(took()).toBe(3);
+    expect(t.took()).toBe(3);
   });
 });
 
-describe('a price the catalog understates', () => {
+describe.concurrent('a price the catalog understates', () => {
   /** A batch over domains whose records all have tech data: profile and tech cost 1 each. */
-  function techDomains(n: number): string[] {
-    return sandbox.dataset.companies
+  function techDomains(t: Purchase, n: number): string[] {
+    return t.sandbox.dataset.companies
       .filter((c) => Array.isArray(c.tech) && c.tech.length > 0)
       .slice(0, n)
       .map((c) => c.domain);
   }
 
-  it('in the cache: the refused lookup reads the catalog again, and --budget holds', async () => {
-    await start();
-    expect((await run(['products'])).code).toBe(0);
+  it('in the cache: the refused lookup reads the catalog again, and --budget holds', async ({
+    onTestFinished,
+  }) => {
+    const t = await purchase(onTestFinished);
+    expect((await t.run(['products'])).code).toBe(0);
     // The cached catalog says tech is free (the price changed after it was fetched).
-    const cache = join(dir, 'cache');
+    const cache = join(t.dir, 'cache');
     const file = findFile(cache, 'products.json');
     const cached = JSON.parse(readFileSync(file, 'utf8'));
     for (const product of cached.body.products) if (product.id === 'tech') product.credit_units = 0;
     writeFileSync(file, JSON.stringify(cached));
-    const domains = techDomains(40);
-    const r = await run([
+    const domains = techDomains(t, 40);
+    const r = await t.run([
       'enrich',
       '--input',
-      inputOf(domains),
+      t.inputOf(domains),
       '--output',
-      join(dir, 'out.csv'),
+      join(t.dir, 'out.csv'),
       '--products',
       'profile,tech',
       '--budget',
@@ -159,37 +169,39 @@ describe('a price the catalog understates', () => {
       '8',
     ]);
     expect(r.code, r.stderr).toBe(4);
-    expect(took()).toBeLessThanOrEqual(30);
+    expect(t.took()).toBeLessThanOrEqual(30);
     // Every lookup carried max_credits: the first at the cached price, the rest at the real one.
-    const lookups = sandbox.requests().filter((e) => e.path.startsWith('/api/domains/'));
+    const lookups = t.sandbox.requests().filter((e) => e.path.startsWith('/api/domains/'));
     expect(lookups.every((e) => new URLSearchParams(e.query).has('max_credits'))).toBe(true);
     expect(lookups.filter((e) => e.status === 200).length).toBe(15);
   });
 
   describe('at the service: its catalog says tech is free, its lookups charge for it', () => {
-    let proxy: Server;
-    let base: string;
-    beforeEach(async () => {
-      await start();
-      proxy = understatingProxy(sandbox.url);
+    /** The test's fixture, and the base URL of a front that understates the tech price. */
+    async function understated(onTestFinished: OnTestFinished): Promise<{ t: Purchase; base: string }> {
+      const t = await purchase(onTestFinished);
+      const proxy = understatingProxy(t.sandbox.url);
       await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-      base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-    });
-    afterEach(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+      onTestFinished(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+      return { t, base: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
+    }
 
     for (const cap of [
       ['--budget', '5'],
       ['--budget-month', '5'],
     ]) {
-      it(`${cap[0]} is not exceeded: the service refuses (not charged), the run stops with exit 4`, async () => {
-        const domains = techDomains(20);
-        const r = await run(
+      it(`${cap[0]} is not exceeded: the service refuses (not charged), the run stops with exit 4`, async ({
+        onTestFinished,
+      }) => {
+        const { t, base } = await understated(onTestFinished);
+        const domains = techDomains(t, 20);
+        const r = await t.run(
           [
             'enrich',
             '--input',
-            inputOf(domains),
+            t.inputOf(domains),
             '--output',
-            join(dir, 'out.csv'),
+            join(t.dir, 'out.csv'),
             '--products',
             'profile,tech',
             ...cap,
@@ -199,28 +211,29 @@ describe('a price the catalog understates', () => {
         );
         expect(r.code, r.stderr).toBe(4);
         expect(problemOf(r.stderr)).toMatchObject({ code: 'max_credits_exceeded' });
-        expect(took()).toBe(0);
+        expect(t.took()).toBe(0);
       });
     }
 
-    it('a single lookup names the price the catalog gives and stops (exit 4)', async () => {
-      const r = await run(['enrich', techDomains(1)[0], '--products', 'profile,tech'], {}, base);
+    it('a single lookup names the price the catalog gives and stops (exit 4)', async ({ onTestFinished }) => {
+      const { t, base } = await understated(onTestFinished);
+      const r = await t.run(['enrich', techDomains(t, 1)[0], '--products', 'profile,tech'], {}, base);
       expect(r.code, r.stderr).toBe(4);
       expect(problemOf(r.stderr)).toMatchObject({
         code: 'max_credits_exceeded',
         detail:
           'the service prices a lookup of profile,tech above the 1 credit its product catalog publishes; nothing was charged',
       });
-      expect(took()).toBe(0);
+      expect(t.took()).toBe(0);
     });
   });
 });
 
-describe('the ledger records what may have been charged, from every command', () => {
+describe.concurrent('the ledger records what may have been charged, from every command', () => {
   // Answers slower than --timeout: the service charged them (the sandbox charges on arrival),
   // the client never heard. Only the paid requests are slow: 2.5 s against a 0.2 s timeout, which
   // undici's coarse timers may let run up to about 1.2 s.
-  const slow = (path: string, times = 1) => sandbox.faults.add('delay:2500', { path, times });
+  const slow = (t: Purchase, path: string, times = 1) => t.sandbox.faults.add('delay:2500', { path, times });
   const cases: Array<[string, string[], string]> = [
     ['enrich', ['enrich', 'acme-shoes.com'], '/api/domains/'],
     ['search', ['search', 'shoes', '--limit', '2'], '/api/search'],
@@ -229,86 +242,93 @@ describe('the ledger records what may have been charged, from every command', ()
     ['api', ['api', 'GET', '/api/domains/acme-shoes.com'], '/api/domains/'],
   ];
   for (const [name, argv, path] of cases) {
-    it(`${name}: a timed-out attempt is possibly charged, without a month cap`, async () => {
-      await start();
-      slow(path);
-      const r = await run(['--timeout', '0.2', '--retries', '0', ...argv]);
+    it(`${name}: a timed-out attempt is possibly charged, without a month cap`, async ({
+      onTestFinished,
+    }) => {
+      const t = await purchase(onTestFinished);
+      slow(t, path);
+      const r = await t.run(['--timeout', '0.2', '--retries', '0', ...argv]);
       expect(r.code, r.stderr).toBe(5);
       expect(problemOf(r.stderr).code).toBe('timeout');
-      expect(took()).toBe(1);
-      expect(await ledger()).toEqual({ charged: 0, possibly_charged: 1, calls: 1 });
+      expect(t.took()).toBe(1);
+      expect(await t.ledger()).toEqual({ charged: 0, possibly_charged: 1, calls: 1 });
     });
   }
 
-  it('a batch without --budget-month records its timed-out attempts too', async () => {
-    await start();
-    slow('/api/domains/', 6);
-    const domains = sandbox.dataset.companies.slice(0, 6).map((c) => c.domain);
-    const r = await run([
+  it('a batch without --budget-month records its timed-out attempts too', async ({ onTestFinished }) => {
+    const t = await purchase(onTestFinished);
+    slow(t, '/api/domains/', 6);
+    const domains = t.sandbox.dataset.companies.slice(0, 6).map((c) => c.domain);
+    const r = await t.run([
       '--timeout',
       '0.2',
       '--retries',
       '0',
       'enrich',
       '--input',
-      inputOf(domains),
+      t.inputOf(domains),
       '--output',
-      join(dir, 'out.csv'),
+      join(t.dir, 'out.csv'),
     ]);
     expect(r.code, r.stderr).toBe(6);
-    expect(took()).toBe(6);
-    expect(await ledger()).toEqual({ charged: 0, possibly_charged: 6, calls: 6 });
+    expect(t.took()).toBe(6);
+    expect(await t.ledger()).toEqual({ charged: 0, possibly_charged: 6, calls: 6 });
   });
 });
 
-describe('what a run has bought is its own', () => {
-  it('store clear while a batch runs is refused (exit 7): the batch never pays twice', async () => {
-    await start({ latencyMs: 150 });
-    const found = sandbox.dataset.companies.slice(0, 30).map((c) => c.domain);
+describe.concurrent('what a run has bought is its own', () => {
+  it('store clear while a batch runs is refused (exit 7): the batch never pays twice', async ({
+    onTestFinished,
+  }) => {
+    const t = await purchase(onTestFinished, { latencyMs: 150 });
+    const found = t.sandbox.dataset.companies.slice(0, 30).map((c) => c.domain);
     // Every domain twice: the duplicates read back what the run bought.
-    const batch = run([
+    const batch = t.run([
       'enrich',
       '--input',
-      inputOf([...found, ...found]),
+      t.inputOf([...found, ...found]),
       '--output',
-      join(dir, 'out.csv'),
+      join(t.dir, 'out.csv'),
       '--concurrency',
       '4',
     ]);
-    while (!sandbox.requests().some((e) => e.path.startsWith('/api/domains/'))) {
+    while (!t.sandbox.requests().some((e) => e.path.startsWith('/api/domains/'))) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    const clear = await run(['store', 'clear', '--yes']);
+    const clear = await t.run(['store', 'clear', '--yes']);
     expect(clear.code, clear.stderr).toBe(7);
     expect(problemOf(clear.stderr)).toMatchObject({ code: 'store_busy' });
     const done = await batch;
     expect(done.code, done.stderr).toBe(0);
-    expect(took()).toBe(30);
-    expect((await run(['store', 'clear', '--yes'])).code).toBe(0);
+    expect(t.took()).toBe(30);
+    expect((await t.run(['store', 'clear', '--yes'])).code).toBe(0);
   });
 });
 
-describe('a store with damaged pages', () => {
-  async function damagedStore(): Promise<string> {
-    await start();
-    const domains = sandbox.dataset.companies.slice(0, 40).map((c) => c.domain);
+describe.concurrent('a store with damaged pages', () => {
+  /** A fixture whose store holds 40 answers, then garbage over every page but the first. */
+  async function damagedStore(onTestFinished: OnTestFinished): Promise<{ t: Purchase; path: string }> {
+    const t = await purchase(onTestFinished);
+    const domains = t.sandbox.dataset.companies.slice(0, 40).map((c) => c.domain);
     // 40 answers fill several pages of the store: garbage over all but the first damages them.
-    const r = await run(['enrich', '--input', inputOf(domains), '--output', join(dir, 'out.csv')]);
+    const r = await t.run(['enrich', '--input', t.inputOf(domains), '--output', join(t.dir, 'out.csv')]);
     expect(r.code, r.stderr).toBe(0);
-    expect((await run(['spend'])).code).toBe(0);
-    const path = join(dir, 'store.db');
+    expect((await t.run(['spend'])).code).toBe(0);
+    const path = join(t.dir, 'store.db');
     // Garbage over every page but the first (the header stays readable: the file opens).
     const size = statSync(path).size;
     const bytes = readFileSync(path);
     bytes.fill(0xa5, 4096, size);
     writeFileSync(path, bytes);
-    return path;
+    return { t, path };
   }
 
   for (const argv of [['store', 'info'], ['store', 'export'], ['spend']]) {
-    it(`${argv.join(' ')}: store_unavailable, exit 2, naming the file and the remedy`, async () => {
-      const path = await damagedStore();
-      const r = await run(argv);
+    it(`${argv.join(' ')}: store_unavailable, exit 2, naming the file and the remedy`, async ({
+      onTestFinished,
+    }) => {
+      const { t, path } = await damagedStore(onTestFinished);
+      const r = await t.run(argv);
       expect(r.code, r.stderr).toBe(2);
       expect(JSON.parse(r.stderr)).toEqual({
         code: 'store_unavailable',
@@ -321,14 +341,14 @@ describe('a store with damaged pages', () => {
     });
   }
 
-  it('store clear moves it aside, and the next command starts a new store', async () => {
-    const path = await damagedStore();
-    const r = await run(['store', 'clear', '--yes']);
+  it('store clear moves it aside, and the next command starts a new store', async ({ onTestFinished }) => {
+    const { t, path } = await damagedStore(onTestFinished);
+    const r = await t.run(['store', 'clear', '--yes']);
     expect(r.code, r.stderr).toBe(0);
     const moved = JSON.parse(r.stdout).moved_to as string;
     expect(moved).toMatch(new RegExp(`^${path}\\.damaged-\\d{8}T\\d{6}Z$`));
     expect(statSync(moved).size).toBeGreaterThan(4096);
-    const info = await run(['store', 'info']);
+    const info = await t.run(['store', 'info']);
     expect(info.code, info.stderr).toBe(0);
     expect(JSON.parse(info.stdout)).toMatchObject({ exists: false, answers: 0 });
   });

@@ -36,6 +36,28 @@ export function sandboxAndDirForTests(
   });
 }
 
+/** What `onTestFinished` of a test's context accepts: a cleanup run when that test ends. */
+export type OnTestFinished = (cleanup: () => Promise<void> | void) => void;
+
+/**
+ * A sandbox and a scratch directory of one test, closed and removed when that test ends (through
+ * its context's `onTestFinished`): nothing is shared, so the tests of a `describe.concurrent` block
+ * that wait on timeouts or pacing can wait side by side.
+ */
+export async function sandboxAndDirForTest(
+  prefix: string,
+  options: SandboxOptions,
+  onTestFinished: OnTestFinished,
+): Promise<{ sandbox: SandboxHandle; dir: string }> {
+  const sandbox = await startSandbox({ port: 0, companies: 2000, ...options });
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  onTestFinished(async () => {
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { sandbox, dir };
+}
+
 export interface CallOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
   /** Sent as `Authorization: Bearer <key>` unless `auth` says otherwise. */

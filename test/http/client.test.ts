@@ -1,7 +1,7 @@
 // createClient against small real HTTP servers on 127.0.0.1: every fault is produced on a real
 // socket, and attempts are counted (and timed) by the server itself.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type ClientOptions, callDeadlineMs, createClient } from '../../src/http/client.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/http/retry.js';
 import { Problem } from '../../src/problem.js';
@@ -21,13 +21,22 @@ interface Hit {
 }
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** Takes what a test started and must close when it ends. */
+type Later = (cleanup: () => Promise<void> | void) => void;
+
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+/** For the tests that run one at a time: closed in afterEach. */
+const afterThisTest: Later = (cleanup) => {
+  cleanups.push(cleanup);
+};
 
 /** A server answering the n-th request with handlers[n] (the last handler repeats). */
-async function serve(...handlers: Handler[]): Promise<{ url: string; hits: Hit[] }> {
+const serve = (...handlers: Handler[]) => serveFor(afterThisTest, ...handlers);
+
+async function serveFor(later: Later, ...handlers: Handler[]): Promise<{ url: string; hits: Hit[] }> {
   const hits: Hit[] = [];
   const server = createServer((req, res) => {
     const handler = handlers[Math.min(hits.length, handlers.length - 1)];
@@ -36,14 +45,14 @@ async function serve(...handlers: Handler[]): Promise<{ url: string; hits: Hit[]
     handler(req, res);
   });
   const { url, close } = await listenLocal(server);
-  cleanups.push(close);
+  later(close);
   return { url, hits };
 }
 
 /** A forward proxy, closed after the test. */
 async function proxyForTest(): Promise<ForwardProxy> {
   const proxy = await startForwardProxy();
-  cleanups.push(proxy.close);
+  afterThisTest(proxy.close);
   return proxy;
 }
 
@@ -66,9 +75,9 @@ function configFor(baseUrl: string, overrides: Partial<Config> = {}): Config {
   });
 }
 
-function clientFor(cfg: Config, options: ClientOptions = FAST): Client {
+function clientFor(cfg: Config, options: ClientOptions = FAST, later = afterThisTest): Client {
   const c = createClient(cfg, options);
-  cleanups.push(() => c.close());
+  later(() => c.close());
   return c;
 }
 
@@ -95,28 +104,39 @@ const ROUTES = [
   ['through a proxy', true],
 ] as const;
 
-describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
-  let proxyEnv: NodeJS.ProcessEnv = {};
-  let proxy: ForwardProxy | undefined;
-  beforeEach(async () => {
-    proxy = viaProxy ? await proxyForTest() : undefined;
-    proxyEnv = proxy ? { HTTP_PROXY: proxy.url } : {};
-  });
-  afterEach(() => {
-    // Each test's calls really went through the proxy.
-    if (proxy) expect(proxy.forwarded.length + proxy.tunnels.length).toBeGreaterThan(0);
-  });
-  const config = (baseUrl: string, overrides: Partial<Config> = {}): Config =>
-    viaProxy
-      ? configFor(baseUrl.replace('//127.0.0.1:', '//upstream.invalid:'), {
-          allowInsecureHttp: true,
-          ...overrides,
-        })
-      : configFor(baseUrl, overrides);
-  const client = (cfg: Config, options: ClientOptions = FAST): Client =>
-    clientFor(cfg, { ...options, env: { ...options.env, ...proxyEnv } });
+// Side by side: each test has servers, a proxy and clients of its own, and many of them wait on a
+// timeout, a Retry-After or a backoff rather than on the CPU.
+describe.concurrent.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
+  /** The test's servers and clients, on this route; closed when the test ends. */
+  async function route(onTestFinished: (cleanup: () => Promise<void> | void) => void) {
+    const started: Array<() => Promise<void> | void> = [];
+    const later: Later = (cleanup) => {
+      started.push(cleanup);
+    };
+    const proxy: ForwardProxy | undefined = viaProxy ? await startForwardProxy() : undefined;
+    onTestFinished(async () => {
+      for (const cleanup of started.splice(0).reverse()) await cleanup();
+      await proxy?.close();
+      // Each test's calls really went through the proxy.
+      if (proxy) expect(proxy.forwarded.length + proxy.tunnels.length).toBeGreaterThan(0);
+    });
+    const proxyEnv: NodeJS.ProcessEnv = proxy ? { HTTP_PROXY: proxy.url } : {};
+    return {
+      serve: (...handlers: Handler[]) => serveFor(later, ...handlers),
+      config: (baseUrl: string, overrides: Partial<Config> = {}): Config =>
+        viaProxy
+          ? configFor(baseUrl.replace('//127.0.0.1:', '//upstream.invalid:'), {
+              allowInsecureHttp: true,
+              ...overrides,
+            })
+          : configFor(baseUrl, overrides),
+      client: (cfg: Config, options: ClientOptions = FAST): Client =>
+        clientFor(cfg, { ...options, env: { ...options.env, ...proxyEnv } }, later),
+    };
+  }
 
-  it('retries a 503 problem twice and then succeeds', async () => {
+  it('retries a 503 problem twice and then succeeds', async ({ onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     const s = await serve(
       problem('search_unavailable', 503),
       problem('search_unavailable', 503),
@@ -137,7 +157,8 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     ]);
   });
 
-  it('waits at least Retry-After after a 429', async () => {
+  it('waits at least Retry-After after a 429', async ({ onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     // A fraction of a second (whole seconds are read alike: test/http/retry.test.ts).
     const s = await serve(problem('rate_limited', 429, { 'retry-after': '0.4' }), json(200, {}));
     await client(config(s.url)).request(ME);
@@ -146,11 +167,12 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     expect(s.hits[1].at - s.hits[0].at).toBeGreaterThanOrEqual(395);
   });
 
-  it.each([
+  it.for<[number, string, number]>([
     [400, 'invalid_request', 2],
     [401, 'invalid_api_key', 3],
     [403, 'insufficient_credits', 4],
-  ])('attempts a %d exactly once', async (status, code, exit) => {
+  ])('attempts a %d exactly once', async ([status, code, exit], { onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     const s = await serve(problem(code, status));
     const p = await failure(client(config(s.url)).request(ME));
     expect(p).toMatchObject({ code, status, source: 'server' });
@@ -158,7 +180,8 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     expect(s.hits).toHaveLength(1);
   });
 
-  it('gives up on an HTML 502 after retries + 1 attempts with exit code 5', async () => {
+  it('gives up on an HTML 502 after retries + 1 attempts with exit code 5', async ({ onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     const s = await serve((_req, res) => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end('<html><body><h1>502 Bad Gateway</h1>\x1b[31mnginx</body></html>');
@@ -172,7 +195,8 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     expect(p.exitCode).toBe(5);
   });
 
-  it('retries a truncated 200 body and succeeds when a whole one arrives', async () => {
+  it('retries a truncated 200 body and succeeds when a whole one arrives', async ({ onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     const truncated: Handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
       res.write('{"found":true,"dom');
@@ -189,7 +213,8 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     expect(p.exitCode).toBe(5);
   });
 
-  it('retries a reset connection and reports a network error', async () => {
+  it('retries a reset connection and reports a network error', async ({ onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     const s = await serve((req) => req.socket.destroy());
     const p = await failure(client(config(s.url)).request(ME));
     expect(s.hits).toHaveLength(3);
@@ -197,7 +222,8 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     expect(p.exitCode).toBe(5);
   });
 
-  it('times out a server that never answers, per attempt', async () => {
+  it('times out a server that never answers, per attempt', async ({ onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     const s = await serve(() => {});
     const cfg = config(s.url, {
       timeoutMs: { value: 300, source: 'flag' },
@@ -210,7 +236,8 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     expect(p.exitCode).toBe(5);
   });
 
-  it('times out a body that stalls after the headers', async () => {
+  it('times out a body that stalls after the headers', async ({ onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     const s = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
       res.write('{"found":');
@@ -224,7 +251,8 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     expect(p.detail).toContain('stalled for more than 0.3s');
   });
 
-  it('cuts a body that trickles in past the call deadline', async () => {
+  it('cuts a body that trickles in past the call deadline', async ({ onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     // A byte every 100 ms never trips the 300 ms idle timeout; only the call's own deadline
     // (one attempt: 0.3 s plus the connect allowance, 0.4 s here instead of 10 s) ends it.
     const s = await serve((req, res) => {
@@ -244,7 +272,8 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(700);
   });
 
-  it('keeps connections alive across calls and sends a body with its length', async () => {
+  it('keeps connections alive across calls and sends a body with its length', async ({ onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     const bodies: string[] = [];
     const ports = new Set<number>();
     const s = await serve((req, res) => {
@@ -266,7 +295,8 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     expect(bodies.at(-1)).toBe('19 {"n":1,"name":"é"}');
   });
 
-  it('fails at once when Retry-After is longer than it is willing to wait', async () => {
+  it('fails at once when Retry-After is longer than it is willing to wait', async ({ onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     const s = await serve(problem('rate_limited', 429, { 'retry-after': '600' }));
     const p = await failure(client(config(s.url)).request(ME));
     expect(s.hits).toHaveLength(1);
@@ -275,7 +305,8 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     expect(p.hint).toContain('600s');
   });
 
-  it('refuses a redirect without following it', async () => {
+  it('refuses a redirect without following it', async ({ onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     const target = await serve(json(200, {}));
     const s = await serve((_req, res) => {
       res.writeHead(307, { location: `${target.url}/api/me` });
@@ -288,7 +319,8 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     expect(target.hits).toHaveLength(0);
   });
 
-  it('stops when the caller aborts', async () => {
+  it('stops when the caller aborts', async ({ onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     const s = await serve(() => {});
     const controller = new AbortController();
     const call = client(config(s.url)).request({ ...ME, signal: controller.signal });
@@ -297,7 +329,8 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     expect((await failure(call)).code).toBe('interrupted');
   });
 
-  it('an abort ends the wait before a retry at once', async () => {
+  it('an abort ends the wait before a retry at once', async ({ onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     const s = await serve(problem('search_unavailable', 503));
     // A minute's wait: without the abort reaching it, the test would time out.
     const slow: ClientOptions = {
@@ -314,7 +347,8 @@ describe.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
     expect(s.hits).toHaveLength(1);
   });
 
-  it('an abort ends every call made with that signal, and no other', async () => {
+  it('an abort ends every call made with that signal, and no other', async ({ onTestFinished }) => {
+    const { serve, config, client } = await route(onTestFinished);
     const held: Array<{ url: string; res: ServerResponse }> = [];
     const s = await serve((req, res) => {
       held.push({ url: req.url ?? '', res });
