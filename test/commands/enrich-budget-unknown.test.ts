@@ -2,27 +2,17 @@
 // charges when it answers, whether or not the client is still listening).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runPiped } from '../helpers/in-process.js';
-import { sandboxAndDirForTests } from '../helpers/sandbox.js';
-
-let sandbox: SandboxHandle;
-let dir: string;
-
-sandboxAndDirForTests('cd-enrich-budget-unknown-', { companies: 200 }, (s, d) => {
-  sandbox = s;
-  dir = d;
-});
-
-beforeEach(() => sandbox.faults.clear());
+import { sandboxAndDirForTest } from '../helpers/sandbox.js';
 
 // Well past the 0.2 s --timeout, and past undici's coarse headers timer (it fires up to about a
 // second late), so that no answer arrives in time.
 const DELAY_MS = 1800;
 
 /** Until every delayed answer has been given (and charged) by the sandbox. */
-async function answersGiven(): Promise<void> {
+async function answersGiven(sandbox: SandboxHandle): Promise<void> {
   const until = Date.now() + DELAY_MS + 5000;
   while (Date.now() < until) {
     const pending = sandbox.requests().filter((e) => e.path.startsWith('/api/domains/') && e.status === null);
@@ -31,9 +21,17 @@ async function answersGiven(): Promise<void> {
   }
 }
 
-describe('--budget with answers slower than --timeout', () => {
+// Side by side, each with a sandbox of its own: both wait on the slow answers.
+describe.concurrent('--budget with answers slower than --timeout', () => {
   for (const retries of ['0', '1']) {
-    it(`--retries ${retries}: the balance falls by at most the budget, exit 4, charged and possibly charged apart`, async () => {
+    it(`--retries ${retries}: the balance falls by at most the budget, exit 4, charged and possibly charged apart`, async ({
+      onTestFinished,
+    }) => {
+      const { sandbox, dir } = await sandboxAndDirForTest(
+        'cd-enrich-budget-unknown-',
+        { companies: 200 },
+        onTestFinished,
+      );
       const domains = sandbox.dataset.companies.slice(0, 20).map((c) => c.domain);
       const input = join(dir, `in-${retries}.csv`);
       writeFileSync(input, `domain\n${domains.join('\n')}\n`);
@@ -67,7 +65,7 @@ describe('--budget with answers slower than --timeout', () => {
           },
         },
       );
-      await answersGiven();
+      await answersGiven(sandbox);
       const fell = before - sandbox.balances().full;
       expect(r.code, r.stderr).toBe(4);
       expect(fell).toBeGreaterThan(0);

@@ -3,41 +3,43 @@
 // key. With --rate 4 the sandbox never answers 429; without --rate the pace is 90% of the limit
 // GET /api/me reports (4.5 a second), asked once before the first request.
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
+import type { RequestLogEntry } from '../../src/sandbox/request-log.js';
 import { runPiped } from '../helpers/in-process.js';
-import { nextRateWindow, sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { type OnTestFinished, sandboxAndDirForTest } from '../helpers/sandbox.js';
 
-let sandbox: SandboxHandle;
-let dir: string;
-sandboxAndDirForTests('cd-rate-paging-', { companies: 25_000, rateLimit: 5 }, (s, d) => {
-  sandbox = s;
-  dir = d;
-});
+/**
+ * A sandbox of the test's own (so that no other case's requests count against its rate windows),
+ * the environment that reaches it, and its keyed requests (the public catalogs are not limited).
+ */
+async function limited(onTestFinished: OnTestFinished) {
+  const { sandbox, dir } = await sandboxAndDirForTest(
+    'cd-rate-paging-',
+    { companies: 25_000, rateLimit: 5 },
+    onTestFinished,
+  );
+  return {
+    sandbox,
+    env: {
+      COMPANY_DATA_BASE_URL: sandbox.url,
+      COMPANY_DATA_API_KEY: sandbox.keys.full,
+      XDG_CONFIG_HOME: join(dir, 'config'),
+      XDG_CACHE_HOME: join(dir, 'cache'),
+    },
+    keyed: () => sandbox.requests().filter((r) => r.key_name !== null),
+  };
+}
+const statuses = (log: RequestLogEntry[]) => [...new Set(log.map((e) => e.status))];
 
-const env = () => ({
-  COMPANY_DATA_BASE_URL: sandbox.url,
-  COMPANY_DATA_API_KEY: sandbox.keys.full,
-  XDG_CONFIG_HOME: join(dir, 'config'),
-  XDG_CACHE_HOME: join(dir, 'cache'),
-});
-const lastSeq = () => sandbox.requests().at(-1)?.seq ?? 0;
-/** The keyed requests logged after `seq` (the public catalogs are not limited). */
-const since = (seq: number) => sandbox.requests().filter((r) => r.seq > seq && r.key_name !== null);
-const statuses = (log: ReturnType<typeof since>) => [...new Set(log.map((e) => e.status))];
-
-describe('--rate for search --all and lookalike', () => {
-  // Each case starts in a rate window of its own: the last requests of the one before cannot count
-  // against it.
-  beforeEach(nextRateWindow);
-
-  it('search --all --rate 4: every page under the limit, no 429', async () => {
-    const start = lastSeq();
+// Side by side: each case waits on its pace, not on the CPU.
+describe.concurrent('--rate for search --all and lookalike', () => {
+  it('search --all --rate 4: every page under the limit, no 429', async ({ onTestFinished }) => {
+    const { sandbox, env, keyed } = await limited(onTestFinished);
     const r = await runPiped(['search', '--filter', 'country=US', '--all', '--rate', '4', '-o', 'ndjson'], {
-      env: env(),
+      env,
     });
     expect(r.code, r.stderr).toBe(0);
-    const log = since(start);
+    const log = keyed();
     const pages = log.filter((e) => e.path === '/api/search');
     // A segment of several pages, each one a request: more than the limit allows in one second.
     expect(pages.length).toBeGreaterThan(5);
@@ -48,13 +50,15 @@ describe('--rate for search --all and lookalike', () => {
     );
   });
 
-  it('search --all without --rate asks me once and paces at 90% of its limit: no 429', async () => {
-    const start = lastSeq();
+  it('search --all without --rate asks me once and paces at 90% of its limit: no 429', async ({
+    onTestFinished,
+  }) => {
+    const { env, keyed } = await limited(onTestFinished);
     const r = await runPiped(['-v', 'search', '--filter', 'country=US', '--all', '-o', 'ndjson'], {
-      env: env(),
+      env,
     });
     expect(r.code, r.stderr).toBe(0);
-    const log = since(start);
+    const log = keyed();
     expect(log[0].path).toBe('/api/me');
     expect(log.slice(1).every((e) => e.path === '/api/search')).toBe(true);
     expect(statuses(log)).toEqual([200]);
@@ -63,25 +67,25 @@ describe('--rate for search --all and lookalike', () => {
     );
   });
 
-  it('lookalike of 12 seeds, 4 at a time, --rate 4: no 429', async () => {
+  it('lookalike of 12 seeds, 4 at a time, --rate 4: no 429', async ({ onTestFinished }) => {
+    const { sandbox, env, keyed } = await limited(onTestFinished);
     const seeds = sandbox.dataset.companies.slice(100, 112).map((c) => c.domain);
-    const start = lastSeq();
     const r = await runPiped(
       ['lookalike', ...seeds, '-k', '5', '--concurrency', '4', '--rate', '4', '-o', 'csv'],
       {
-        env: env(),
+        env,
       },
     );
     expect(r.code, r.stderr).toBe(0);
-    const log = since(start);
+    const log = keyed();
     expect(log.filter((e) => e.path.startsWith('/api/lookalike/'))).toHaveLength(12);
     expect(statuses(log)).toEqual([200]);
   });
 
-  it('one seed asks nothing of the account and is not paced', async () => {
-    const start = lastSeq();
-    const r = await runPiped(['lookalike', 'acme-shoes.com', '-k', '3', '-o', 'csv'], { env: env() });
+  it('one seed asks nothing of the account and is not paced', async ({ onTestFinished }) => {
+    const { env, keyed } = await limited(onTestFinished);
+    const r = await runPiped(['lookalike', 'acme-shoes.com', '-k', '3', '-o', 'csv'], { env });
     expect(r.code, r.stderr).toBe(0);
-    expect(since(start).map((e) => e.path)).toEqual(['/api/lookalike/acme-shoes.com']);
+    expect(keyed().map((e) => e.path)).toEqual(['/api/lookalike/acme-shoes.com']);
   });
 });
