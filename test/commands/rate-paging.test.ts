@@ -11,11 +11,13 @@ import { type OnTestFinished, sandboxAndDirForTest } from '../helpers/sandbox.js
 /**
  * A sandbox of the test's own (so that no other case's requests count against its rate windows),
  * the environment that reaches it, and its keyed requests (the public catalogs are not limited).
+ * `search --all` needs 25,000 companies for a segment of several 1,000-row pages; a lookalike
+ * needs only its seeds.
  */
-async function limited(onTestFinished: OnTestFinished) {
+async function limited(onTestFinished: OnTestFinished, companies = 25_000) {
   const { sandbox, dir } = await sandboxAndDirForTest(
     'cd-rate-paging-',
-    { companies: 25_000, rateLimit: 5 },
+    { companies, rateLimit: 5 },
     onTestFinished,
   );
   return {
@@ -68,7 +70,7 @@ describe.concurrent('--rate for search --all and lookalike', () => {
   });
 
   it('lookalike of 12 seeds, 4 at a time, --rate 4: no 429', async ({ onTestFinished }) => {
-    const { sandbox, env, keyed } = await limited(onTestFinished);
+    const { sandbox, env, keyed } = await limited(onTestFinished, 2000);
     const seeds = sandbox.dataset.companies.slice(100, 112).map((c) => c.domain);
     const r = await runPiped(
       ['lookalike', ...seeds, '-k', '5', '--concurrency', '4', '--rate', '4', '-o', 'csv'],
@@ -83,7 +85,7 @@ describe.concurrent('--rate for search --all and lookalike', () => {
   });
 
   it('one seed asks nothing of the account and is not paced', async ({ onTestFinished }) => {
-    const { env, keyed } = await limited(onTestFinished);
+    const { env, keyed } = await limited(onTestFinished, 2000);
     const r = await runPiped(['lookalike', 'acme-shoes.com', '-k', '3', '-o', 'csv'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(keyed().map((e) => e.path)).toEqual(['/api/lookalike/acme-shoes.com']);
