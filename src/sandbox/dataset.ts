@@ -295,10 +295,30 @@ function parseFixed(line: string): Fixed {
   return { company, rank: Number(cell[11]) };
 }
 
-/** Same seed and size -> an identical dataset. Showcase records are always included. */
+/** The last few datasets generated, by seed and size: see generateDataset. */
+const recent = new Map<string, Dataset>();
+const RECENT = 4;
+
+/**
+ * Same seed and size -> the same dataset. A process that starts sandboxes again (the test suite
+ * starts hundreds, most of one size) reuses the last few datasets, and with them the search and
+ * lookalike indexes built on each (kept by dataset, src/sandbox/search-index.ts and
+ * engine-lookalike.ts): a dataset is read-only once generated.
+ */
 export function generateDataset(options: { seed?: number; companies?: number } = {}): Dataset {
+  const key = `${options.seed ?? 42}:${options.companies ?? 10_000}`;
+  let dataset = recent.get(key);
+  if (!dataset) {
+    dataset = buildDataset(options);
+    recent.set(key, dataset);
+    if (recent.size > RECENT) recent.delete(recent.keys().next().value as string);
+  }
+  return dataset;
+}
+
+/** A dataset generated afresh: same seed and size -> an identical one. Showcase records are always included. */
+export function buildDataset(options: { seed?: number; companies?: number } = {}): Dataset {
   const seed = options.seed ?? 42;
-  // Parsed afresh per dataset: callers may mutate their dataset without touching another's.
   const fixed = FIXED_TABLE.trim().split('\n').map(parseFixed);
   const size = Math.max(fixed.length, Math.floor(options.companies ?? 10_000));
   const rng = mulberry32(seed);

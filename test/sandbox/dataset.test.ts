@@ -10,6 +10,7 @@ import {
   SANDBOX_KEYS,
 } from '../../src/sandbox/catalogs.js';
 import {
+  buildDataset,
   CATEGORY_KEYWORDS,
   COUNTRY_NAMES,
   type Company,
@@ -35,12 +36,26 @@ function hasGap(c: Company): boolean {
 
 describe('generateDataset', () => {
   it('is deterministic for a seed and differs between seeds', () => {
-    const a = generateDataset({ seed: 7, companies: 3000 });
-    const b = generateDataset({ seed: 7, companies: 3000 });
-    const c = generateDataset({ seed: 8, companies: 3000 });
+    // Generated afresh each time: equal by content, not by being one object.
+    const a = buildDataset({ seed: 7, companies: 3000 });
+    const b = buildDataset({ seed: 7, companies: 3000 });
+    const c = buildDataset({ seed: 8, companies: 3000 });
+    expect(b).not.toBe(a);
     expect(JSON.stringify(b.companies)).toBe(JSON.stringify(a.companies));
     expect(JSON.stringify(c.companies)).not.toBe(JSON.stringify(a.companies));
     expect(a.seed).toBe(7);
+  });
+
+  it('gives the same seed and size the dataset it generated last, and keeps the last four', () => {
+    const first = generateDataset({ seed: 11, companies: 300 });
+    expect(generateDataset({ seed: 11, companies: 300 })).toBe(first);
+    expect(generateDataset({ seed: 11, companies: 301 })).not.toBe(first);
+    expect(JSON.stringify(first.companies)).toBe(
+      JSON.stringify(buildDataset({ seed: 11, companies: 300 }).companies),
+    );
+    // Four other datasets later, the first is generated again.
+    for (const seed of [12, 13, 14, 15]) generateDataset({ seed, companies: 300 });
+    expect(generateDataset({ seed: 11, companies: 300 })).not.toBe(first);
   });
 
   it('defaults to seed 42 and 10,000 companies, ordered by popularity, with unique valid domains', () => {
