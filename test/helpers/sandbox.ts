@@ -36,7 +36,7 @@ export function sandboxAndDirForTests(
   });
 }
 
-/** What `onTestFinished` of a test's context accepts: a cleanup run when that test ends. */
+/** Takes a cleanup to run when a test ends: its context's `onTestFinished`, or a list an afterEach empties. */
 export type OnTestFinished = (cleanup: () => Promise<void> | void) => void;
 
 /**

@@ -8,6 +8,7 @@ import { Problem } from '../../src/problem.js';
 import type { Client, Config, RequestOptions } from '../../src/types.js';
 import { testConfig } from '../helpers/config.js';
 import { type ForwardProxy, startForwardProxy } from '../helpers/forward-proxy.js';
+import type { OnTestFinished } from '../helpers/sandbox.js';
 import { listenLocal } from '../helpers/server.js';
 
 const KEY = 'cd_test_secret_9f8e7d';
@@ -21,22 +22,22 @@ interface Hit {
 }
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** Takes what a test started and must close when it ends. */
-type Later = (cleanup: () => Promise<void> | void) => void;
-
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 /** For the tests that run one at a time: closed in afterEach. */
-const afterThisTest: Later = (cleanup) => {
+const afterThisTest: OnTestFinished = (cleanup) => {
   cleanups.push(cleanup);
 };
 
 /** A server answering the n-th request with handlers[n] (the last handler repeats). */
 const serve = (...handlers: Handler[]) => serveFor(afterThisTest, ...handlers);
 
-async function serveFor(later: Later, ...handlers: Handler[]): Promise<{ url: string; hits: Hit[] }> {
+async function serveFor(
+  later: OnTestFinished,
+  ...handlers: Handler[]
+): Promise<{ url: string; hits: Hit[] }> {
   const hits: Hit[] = [];
   const server = createServer((req, res) => {
     const handler = handlers[Math.min(hits.length, handlers.length - 1)];
@@ -108,9 +109,9 @@ const ROUTES = [
 // timeout, a Retry-After or a backoff rather than on the CPU.
 describe.concurrent.each(ROUTES)('createClient retries, %s', (_name, viaProxy) => {
   /** The test's servers and clients, on this route; closed when the test ends. */
-  async function route(onTestFinished: (cleanup: () => Promise<void> | void) => void) {
+  async function route(onTestFinished: OnTestFinished) {
     const started: Array<() => Promise<void> | void> = [];
-    const later: Later = (cleanup) => {
+    const later: OnTestFinished = (cleanup) => {
       started.push(cleanup);
     };
     const proxy: ForwardProxy | undefined = viaProxy ? await startForwardProxy() : undefined;
