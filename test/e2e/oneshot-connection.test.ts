@@ -59,8 +59,8 @@ it('exits as soon as it has its answer, without waiting for idle connections to 
 });
 
 // Without --liftoff-only (bin/company-data.js), V8 recompiles llhttp's parser function with
-// TurboFan after the first responses, on a thread the process then waits for at its exit (about
-// 150 ms and as much CPU). V8 reports each WebAssembly compile on stdout under this flag.
+// TurboFan after the first responses, on a thread the process then waits for at its exit (150-250
+// ms, and as much CPU). V8 reports each WebAssembly compile on stdout under this flag.
 it('compiles the HTTP parser with the baseline compiler only, so nothing is left to wait for at exit', async () => {
   const { code, stdout, stderr } = await startProcess(
     process.execPath,
