@@ -10,12 +10,6 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // reader that went away (`| true`) is no error.
   process.stdout.on('error', () => {}).write(`${require('../package.json').version}\n`);
 } else {
-  // undici parses HTTP with llhttp, a WebAssembly module. Once it has parsed the first responses,
-  // V8 recompiles its parser with the optimizing compiler on a background thread, and the process
-  // cannot exit before that compile ends: 150-250 ms of CPU and of wall time after the last byte
-  // of a one-request command. The baseline compiler's code serves a batch as fast
-  // (docs/performance.md, "Requests and start-up"). Set before any module is compiled.
-  require('node:v8').setFlagsFromString('--liftoff-only');
   require('../dist/cli.cjs')
     .main(args)
     .then((code) => {
