@@ -10,8 +10,31 @@ import type { RequestLogEntry } from '../../src/sandbox/request-log.js';
 export type { SandboxHandle } from '../../src/sandbox/index.js';
 
 /** A small dataset keeps start-up quick; the showcase records are in every dataset. */
+const TEST_COMPANIES = 2000;
+
+/** A sandbox of the tests' usual size (TEST_COMPANIES), unless `options` says otherwise. */
 export function startTestSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
-  return startSandbox({ companies: 2000, ...options });
+  return startSandbox({ companies: TEST_COMPANIES, ...options });
+}
+
+interface SandboxAndDir {
+  sandbox: SandboxHandle;
+  dir: string;
+  /** Closes the sandbox and removes the directory. */
+  close(): Promise<void>;
+}
+
+async function openSandboxAndDir(prefix: string, options: SandboxOptions): Promise<SandboxAndDir> {
+  const sandbox = await startSandbox({ port: 0, ...options });
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return {
+    sandbox,
+    dir,
+    async close() {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
@@ -23,39 +46,31 @@ export function sandboxAndDirForTests(
   options: SandboxOptions,
   use: (sandbox: SandboxHandle, dir: string) => void,
 ): void {
-  let sandbox: SandboxHandle | undefined;
-  let dir: string | undefined;
+  let opened: SandboxAndDir | undefined;
   beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0, ...options });
-    dir = mkdtempSync(join(tmpdir(), prefix));
-    use(sandbox, dir);
+    opened = await openSandboxAndDir(prefix, options);
+    use(opened.sandbox, opened.dir);
   });
-  afterAll(async () => {
-    await sandbox?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => opened?.close());
 }
 
 /** Takes a cleanup to run when a test ends: its context's `onTestFinished`, or a list an afterEach empties. */
 export type OnTestFinished = (cleanup: () => Promise<void> | void) => void;
 
 /**
- * A sandbox and a scratch directory of one test, closed and removed when that test ends (through
- * its context's `onTestFinished`): nothing is shared, so the tests of a `describe.concurrent` block
- * that wait on timeouts or pacing can wait side by side.
+ * A sandbox (of startTestSandbox's size unless `options` says otherwise) and a scratch directory
+ * of one test, closed and removed when that test ends (through its context's `onTestFinished`):
+ * nothing is shared, so the tests of a `describe.concurrent` block that wait on timeouts or pacing
+ * can wait side by side.
  */
 export async function sandboxAndDirForTest(
   prefix: string,
   options: SandboxOptions,
   onTestFinished: OnTestFinished,
 ): Promise<{ sandbox: SandboxHandle; dir: string }> {
-  const sandbox = await startSandbox({ port: 0, companies: 2000, ...options });
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  onTestFinished(async () => {
-    await sandbox.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return { sandbox, dir };
+  const opened = await openSandboxAndDir(prefix, { companies: TEST_COMPANIES, ...options });
+  onTestFinished(opened.close);
+  return opened;
 }
 
 export interface CallOptions {
