@@ -5,6 +5,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from '../../src/error-catalog.js';
 import { SHOWCASE } from '../../src/sandbox/dataset.js';
+import { anyCodePointText, webPathText, webUrlText } from '../helpers/arbitraries.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 
 let sb: SandboxHandle;
@@ -41,7 +42,7 @@ const PARAMS = [
 // Mostly plausible values, so the fuzzer gets past the first check often enough to reach the engine.
 const value = fc.oneof(
   fc.string(),
-  fc.string({ unit: 'binary' }),
+  anyCodePointText,
   fc.integer({ min: -5, max: 5000 }).map(String),
   fc.constantFrom(
     'profile',
@@ -78,7 +79,7 @@ const query = fc.dictionary(fc.constantFrom(...PARAMS), value, { maxKeys: 5 });
 const domainParam = fc.oneof(
   fc.constantFrom(...Object.values(SHOWCASE), 'no-such-company.example', ''),
   fc.domain(),
-  fc.webUrl(),
+  webUrlText,
   fc.string(),
 );
 const keyChoice = fc.constantFrom<'full' | 'free' | 'restricted' | 'empty' | 'bogus' | 'none'>(
@@ -180,7 +181,7 @@ describe('fuzzing every endpoint', () => {
       fc.array(value, { maxLength: 4 }),
       fc.dictionary(fc.string(), fc.array(value)),
     );
-    const exclusions = fc.array(fc.oneof(fc.domain(), fc.webUrl(), fc.string(), fc.integer()), {
+    const exclusions = fc.array(fc.oneof(fc.domain(), webUrlText, fc.string(), fc.integer()), {
       maxLength: 30,
     });
     const body = fc.oneof(
@@ -224,7 +225,7 @@ describe('fuzzing every endpoint', () => {
         '/api/search',
         '/api/domains/',
       ),
-      fc.webPath().map((p) => `/api${p}`),
+      webPathText.map((p) => `/api${p}`),
       fc.string().map((s) => `/api/${encodeURIComponent(s)}`),
     );
     const method = fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH');
