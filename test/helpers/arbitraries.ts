@@ -30,30 +30,21 @@ export const webPathText = fc
   .array(urlPart, { maxLength: 4 })
   .map((segments) => segments.map((segment) => `/${segment}`).join(''));
 
-const userInfo = fc.option(
-  urlPart.map((user) => `${user}@`),
-  { nil: '' },
-);
+/** A `urlPart` between `before` and `after`, or nothing. */
+const maybePart = (before: string, after = '') =>
+  fc.option(
+    urlPart.map((part) => before + part + after),
+    { nil: '' },
+  );
+
 const authority = fc
   .tuple(
-    userInfo,
+    maybePart('', '@'),
     fc.webAuthority({ withIPv4: true, withIPv6: true, withIPv4Extended: true, withPort: true }),
   )
   .map(([user, host]) => user + host);
 
 /** http(s) URLs: user info, a host (name or IP) and port, a path, a query and a fragment. */
 export const webUrlText = fc
-  .tuple(
-    fc.constantFrom('http', 'https'),
-    authority,
-    webPathText,
-    fc.option(
-      urlPart.map((query) => `?${query}`),
-      { nil: '' },
-    ),
-    fc.option(
-      urlPart.map((fragment) => `#${fragment}`),
-      { nil: '' },
-    ),
-  )
+  .tuple(fc.constantFrom('http', 'https'), authority, webPathText, maybePart('?'), maybePart('#'))
   .map(([scheme, host, path, query, fragment]) => `${scheme}://${host}${path}${query}${fragment}`);
