@@ -3,6 +3,7 @@
 // first request only.
 import type { Invocation } from './command-kit.js';
 import { type GlobalFlags, resolveConfig } from './config.js';
+import { usageError } from './problem.js';
 import { storeHandle } from './store/handle.js';
 import { sandboxStorePath, storePathOf } from './store/location.js';
 import type { ApiResponse, Client, Context, Credits, IO, RequestOptions } from './types.js';
@@ -26,8 +27,16 @@ export async function createContext(
     { sandbox: flags.sandbox === true, env: state.env },
   );
   if (flags.sandbox) {
-    const { startSandbox } = await import('./sandbox/index.js');
-    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
+    const { startSandbox, isLayoutName, LAYOUT_NAMES } = await import('./sandbox/index.js');
+    // COMPANY_DATA_SANDBOX_LAYOUT: the in-process sandbox in another layout (docs/contract.md).
+    const layout = state.env.COMPANY_DATA_SANDBOX_LAYOUT?.trim() || 'flat';
+    if (!isLayoutName(layout)) {
+      throw usageError(
+        `COMPANY_DATA_SANDBOX_LAYOUT is "${layout}", which is no sandbox layout`,
+        `Set it to one of ${LAYOUT_NAMES.join(', ')}, or unset it.`,
+      );
+    }
+    const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, layout });
     state.cleanups.push(() => sandbox.close());
     config.baseUrl = { value: sandbox.url, source: 'sandbox' };
     config.apiKey = { value: sandbox.keys.full, source: 'sandbox' };

@@ -3,6 +3,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type CommandKit, parseIntOption } from '../command-kit.js';
 import { usageError } from '../problem.js';
+import { LAYOUT_NAMES, type LayoutName } from '../sandbox/layouts.js';
 import type { Context } from '../types.js';
 
 export interface SandboxCommandOptions {
@@ -14,6 +15,7 @@ export interface SandboxCommandOptions {
   rateLimit: number;
   faultRate: number;
   catalogWithoutDefaults?: boolean;
+  layout: LayoutName;
 }
 
 function parseProbability(raw: string): number {
@@ -68,6 +70,14 @@ export function register(program: Command, kit: CommandKit): void {
       '--catalog-without-defaults',
       'serve a products catalog that marks no product as default (lookups are unchanged)',
     )
+    .addOption(
+      new Option(
+        '--layout <name>',
+        'how answers are shaped where the spec leaves it open (docs/contract.md, "Sandbox layouts")',
+      )
+        .choices(LAYOUT_NAMES)
+        .default('flat'),
+    )
     .addHelpText(
       'after',
       `
@@ -79,6 +89,7 @@ Examples:
   $ company-data sandbox
   $ company-data sandbox --port 0 --companies 50000 --seed 7
   $ company-data sandbox --latency 200 --rate-limit 20 --fault-rate 0.05
+  $ company-data sandbox --layout grouped
   $ COMPANY_DATA_BASE_URL=http://127.0.0.1:8787 COMPANY_DATA_API_KEY=cd_sandbox_full_7f3a9c2e \\
       company-data enrich acme-shoes.com`,
     )
@@ -97,6 +108,7 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
     rateLimit: options.rateLimit,
     faultRate: options.faultRate,
     catalogWithoutDefaults: options.catalogWithoutDefaults,
+    layout: options.layout,
     // A server that runs for a while builds its indexes now, so no client waits for them.
     warm: true,
   }).catch((error: unknown) => {
@@ -118,6 +130,7 @@ export async function runSandbox(options: SandboxCommandOptions, ctx: Context): 
     options.rateLimit ? `rate limit ${options.rateLimit}/s per key` : '',
     options.faultRate ? `fault rate ${options.faultRate}` : '',
     options.catalogWithoutDefaults ? 'no default products in the catalog' : '',
+    options.layout && options.layout !== 'flat' ? `layout ${options.layout}` : '',
   ].filter(Boolean);
   ctx.io.info(
     [

@@ -6,11 +6,13 @@ import { type Dataset, generateDataset } from './dataset.js';
 import type { KeyName } from './endpoints.js';
 import { prepareDataset } from './engine.js';
 import { FaultQueue, type QueuedFault, type QueueOptions, randomFaults } from './faults.js';
+import { type LayoutName, layoutOf } from './layouts.js';
 import { FixedWindowLimiter } from './rate-limit.js';
 import { RequestLog, type RequestLogEntry } from './request-log.js';
 import { createSandboxServer } from './server.js';
 
 export type { QueuedFault, QueueOptions } from './faults.js';
+export { isLayoutName, LAYOUT_NAMES, type LayoutName } from './layouts.js';
 export type { RequestLogEntry } from './request-log.js';
 
 export interface SandboxOptions {
@@ -38,6 +40,11 @@ export interface SandboxOptions {
    * products a request without `products` returns (default false). Lookups are unchanged.
    */
   catalogWithoutDefaults?: boolean;
+  /**
+   * How answers are shaped where the spec leaves the shape open (default `flat`, the layout
+   * docs/contract.md shows); src/sandbox/layouts.ts has the others.
+   */
+  layout?: LayoutName;
 }
 
 export interface SandboxHandle {
@@ -75,6 +82,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const latencyMs = check('latencyMs', options.latencyMs ?? 0, 0, 600_000);
   const rateLimit = check('rateLimit', options.rateLimit ?? 0, 0, 1_000_000);
   const faultRate = check('faultRate', options.faultRate ?? 0, 0, 1, false);
+  const layout = layoutOf(options.layout);
 
   const dataset = generateDataset({ seed, companies });
   if (options.warm) prepareDataset(dataset);
@@ -92,6 +100,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     latencyMs,
     rateLimit,
     catalogWithoutDefaults: options.catalogWithoutDefaults === true,
+    layout,
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -19,6 +19,7 @@ import {
 } from './endpoints.js';
 import type { Caller } from './engine.js';
 import { FAULT_SYNTAX, type Fault, type FaultQueue, parseFault } from './faults.js';
+import { type Layout, LAYOUTS, layOut } from './layouts.js';
 import type { FixedWindowLimiter } from './rate-limit.js';
 import { type RequestLog, type RequestLogEntry, redactSecrets } from './request-log.js';
 import {
@@ -43,6 +44,8 @@ export interface SandboxState {
   rateLimit: number;
   /** The products catalog marks no product as default (the engine's default is unchanged). */
   catalogWithoutDefaults?: boolean;
+  /** How answers are shaped where the spec leaves it open (src/sandbox/layouts.ts); flat if unset. */
+  layout?: Layout;
 }
 
 type FaultChoice = { fault?: Fault; invalid?: string };
@@ -95,6 +98,7 @@ export interface SandboxServer {
 const CLOSE_GRACE_MS = 3000;
 
 export function createSandboxServer(state: SandboxState): SandboxServer {
+  const layout = state.layout ?? LAYOUTS.flat;
   const sockets = new Set<Socket>();
   const busy = new Map<Socket, number>();
   // Delayed replies waiting for their time; a close that cuts them off fails them.
@@ -180,6 +184,7 @@ export function createSandboxServer(state: SandboxState): SandboxServer {
         const replaced = fault ? faultReply(fault, route) : undefined;
         outcome = replaced ? { reply: replaced, charged: 0 } : await serve(route, req, params, keyName);
         if (fault?.effect.kind === 'escape') outcome = withEscapes(outcome);
+        outcome = inLayout(route, outcome, keyName);
       }
     }
     entry.body_bytes = outcome.bodyBytes ?? 0;
@@ -190,8 +195,8 @@ export function createSandboxServer(state: SandboxState): SandboxServer {
       const charged = truncate ? 0 : outcome.charged;
       const balance = (state.balances.get(keyName) ?? 0) - charged;
       state.balances.set(keyName, balance);
-      extra['x-credits-charged'] = String(charged);
-      extra['x-credits-remaining'] = String(balance);
+      extra[layout.chargedHeader] = String(charged);
+      extra[layout.remainingHeader] = String(balance);
     }
 
     // --latency is counted from the request's arrival, as a network's would be: the time spent
@@ -209,6 +214,32 @@ export function createSandboxServer(state: SandboxState): SandboxServer {
     entry.status = truncate ? 200 : outcome.reply.status;
     if (truncate) writeTruncated(res, outcome.reply, extra);
     else writeReply(res, outcome.reply, extra);
+  }
+
+  // The catalogs never change during a run: laid out once per server.
+  const laidOutCatalogs = new Map<string, Reply>();
+
+  /**
+   * A 200 JSON answer rewritten in the server's layout; what it charges may change (a layout
+   * pricing searches by rows), never beyond the key's balance.
+   */
+  function inLayout(route: Route, outcome: Outcome, keyName: KeyName | null): Outcome {
+    if (layout.name === 'flat' || outcome.reply.status !== 200) return outcome;
+    if (!outcome.reply.contentType.startsWith('application/json')) return outcome;
+    if (route.isPublic) {
+      let reply = laidOutCatalogs.get(route.name);
+      if (!reply) {
+        const json = JSON.parse(outcome.reply.body) as Record<string, unknown>;
+        reply = jsonReply(200, layOut(layout, route.name, json, 0, 0).body);
+        laidOutCatalogs.set(route.name, reply);
+      }
+      return { ...outcome, reply };
+    }
+    const json = outcome.json ?? (JSON.parse(outcome.reply.body) as Record<string, unknown>);
+    const balance = keyName ? (state.balances.get(keyName) ?? 0) : 0;
+    const laid = layOut(layout, route.name, json, outcome.charged, balance);
+    if (laid.charged > balance) return { reply: problemReply('insufficient_credits'), charged: 0 };
+    return { ...outcome, reply: jsonReply(200, laid.body), charged: laid.charged };
   }
 
   async function serve(
