@@ -158,6 +158,7 @@ const INPUT_CODES = new Set([
 ]);
 const UNAVAILABLE_CODES = new Set([
   'unexpected_response',
+  'unreadable_answer', // a found answer whose layout the client does not know (src/api/unreadable.ts)
   'network_error',
   'timeout',
   'retry_after_too_long',

@@ -16,16 +16,33 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Capabilities as a list, from a list or from an object of booleans ({ search: true }). */
+/**
+ * Capabilities as a list: from a list, from an object of booleans ({ search: true }), or from
+ * text ("domains,search" or "domains search").
+ */
 function capabilityList(value: unknown): string[] {
   if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  if (typeof value === 'string')
+    return value
+      .split(/[\s,;]+/)
+      .map((v) => v.trim())
+      .filter(Boolean);
   if (isObject(value))
     return Object.entries(value)
-      .filter(([, allowed]) => allowed === true)
+      .filter(([, allowed]) => allowed === true || allowed === 'true' || allowed === 'yes')
       .map(([name]) => name);
   return [];
 }
 
+const PLAN = ['plan', 'plan_name', 'tier'];
+const BALANCE = ['balance', 'credits', 'credit_balance'];
+const CAPABILITIES = ['capabilities', 'permissions'];
+
+/**
+ * The account under the contract's names (plan, balance, capabilities), each in the place of the
+ * member it was read from and the other members kept in their order: every layout of /api/me
+ * prints the same record (docs/contract.md, "Catalog shapes the client reads").
+ */
 export function adaptAccount(body: unknown): Account {
   // Some services wrap the account: { account: {...} } or { data: {...} } (or both).
   let source: unknown = body;
@@ -42,16 +59,21 @@ export function adaptAccount(body: unknown): Account {
       source: 'client',
     });
   }
-  const plan = source.plan ?? source.plan_name ?? source.tier;
-  const planName = typeof plan === 'string' ? plan : isObject(plan) ? String(plan.name ?? plan.id ?? '') : '';
-  const capabilities = source.capabilities ?? source.permissions;
-  return {
-    ...source,
-    plan: planName,
-    balance: balanceOf(source.balance ?? source.credits ?? source.credit_balance),
-    // Absent when the service lists none: an empty list would say the key may do nothing.
-    ...(capabilities === undefined ? {} : { capabilities: capabilityList(capabilities) }),
-  };
+  const account: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (PLAN.includes(key)) {
+      if (account.plan !== undefined) continue;
+      account.plan =
+        typeof value === 'string' ? value : isObject(value) ? String(value.name ?? value.id ?? '') : '';
+    } else if (BALANCE.includes(key)) {
+      if (account.balance === undefined || Number.isNaN(account.balance)) account.balance = balanceOf(value);
+    } else if (CAPABILITIES.includes(key)) {
+      account.capabilities ??= capabilityList(value);
+    } else account[key] = value;
+  }
+  account.plan ??= '';
+  // Absent when the service lists none: an empty list would say the key may do nothing.
+  return { ...account, balance: (account.balance as number | undefined) ?? Number.NaN } as Account;
 }
 
 /** A balance as a number, or nested ({ "credits": { "balance": 10 } }, { "balance": { "remaining": 10 } }). */

@@ -130,9 +130,31 @@ function priceOf(value: unknown): number {
   return num(value);
 }
 
+/**
+ * The object that holds a catalog's entries under `member`, through the wrappers findEntries
+ * accepts: where members about the whole catalog sit (`facets`, `filters`, `default_products`).
+ */
+function envelopeOf(body: unknown, member: string): Json {
+  let value: unknown = body;
+  for (let depth = 0; depth < 3 && isObject(value); depth++) {
+    if (Object.hasOwn(value, member)) return value;
+    const wrapper = WRAPPERS.find((w) => isObject((value as Json)[w]));
+    if (!wrapper) return value;
+    const inner = (value as Json)[wrapper] as Json;
+    // Members beside the wrapper count too ({ "data": {...}, "facets": [...] }).
+    value = { ...value, ...inner, [wrapper]: undefined };
+  }
+  return isObject(value) ? value : {};
+}
+
+/** The products a catalog names once as its default selection, when it does so. */
+const CATALOG_DEFAULTS = ['default_products', 'defaults', 'default_selection', 'default_product_ids'];
+
 export function adaptProducts(body: unknown): Product[] {
   const entries = findEntries(body, 'products', 'id');
   if (!entries) throw unexpected('products');
+  const listed = member(envelopeOf(body, 'products'), CATALOG_DEFAULTS);
+  const catalogDefaults = listed === undefined ? undefined : names(listed);
   return entries
     .map((p) => {
       const product: Product = {
@@ -144,7 +166,9 @@ export function adaptProducts(body: unknown): Product[] {
         credit_units: priceOf(member(p, PRODUCT_PRICE)),
       };
       // Said only when the catalog says it: no product is a default (or not) by guess.
-      const isDefault = flag(member(p, PRODUCT_DEFAULT));
+      const isDefault =
+        flag(member(p, PRODUCT_DEFAULT)) ??
+        (catalogDefaults ? catalogDefaults.includes(product.id) : undefined);
       const addOn = flag(member(p, PRODUCT_ADD_ON));
       if (isDefault === undefined) delete product.default;
       else product.default = isDefault;
@@ -224,18 +248,52 @@ function productOf(field: Json, billing: Json): string {
   return nameOf(raw, ['id', 'product_id', 'name']) || str(billing.product);
 }
 
+/**
+ * Filters listed once for the whole catalog (`{ "fields": [...], "filters": [...] }`): each an
+ * object naming its field (`field`, else its own name), or an object keyed by field name. Returned
+ * as a map from field name to a field-like entry whose filter filterOf reads; a field the list
+ * leaves out cannot filter (the catalog lists the ones that can).
+ */
+function catalogFilters(envelope: Json): Map<string, Json> | undefined {
+  const raw = member(envelope, ['filters', 'search_filters', 'filter_catalog']);
+  if (raw === undefined) return undefined;
+  const entries: Json[] = Array.isArray(raw)
+    ? raw.filter(isObject)
+    : isObject(raw)
+      ? Object.entries(raw).map(([key, value]) =>
+          isObject(value) ? { field: key, name: key, ...value } : {},
+        )
+      : [];
+  const byField = new Map<string, Json>();
+  for (const entry of entries) {
+    const field = str(member(entry, ['field', 'field_name']), str(member(entry, FILTER_NAME)));
+    if (field !== '') byField.set(field, { filter: entry });
+  }
+  return byField;
+}
+
 export function adaptFields(body: unknown): FieldEntry[] {
   const entries = findEntries(body, 'fields');
   if (!entries) throw unexpected('fields');
-  // Facets may also be listed once for the whole catalog: { "fields": [...], "facets": [...] }.
-  const envelope = isObject(body) ? body : {};
+  // Facets and filters may also be listed once for the whole catalog:
+  // { "fields": [...], "facets": [...], "filters": [...] }.
+  const envelope = envelopeOf(body, 'fields');
   const listedFacets = nameList(member(envelope, ['facets', 'breakdown_fields', 'breakdowns']));
+  const listedFilters = catalogFilters(envelope);
   return entries
     .map((f) => {
       const name = str(member(f, FIELD_NAME));
       const billing = isObject(f.billing) ? f.billing : {};
       const product = productOf(f, billing);
       const facet = facetOf(f) ?? (listedFacets ? listedFacets.includes(name) : undefined);
+      const ownFilter = filterOf(f, name);
+      const listedFilter = listedFilters?.get(name);
+      const filter =
+        ownFilter !== undefined || !listedFilters
+          ? ownFilter
+          : listedFilter
+            ? filterOf(listedFilter, name)
+            : null;
       const capabilities = nameList(member(f, CAPABILITIES));
       return {
         ...f,
@@ -243,7 +301,7 @@ export function adaptFields(body: unknown): FieldEntry[] {
         product,
         type: str(f.type, 'string'),
         description: str(f.description),
-        filter: filterOf(f, name),
+        filter,
         facet,
         billing: {
           ...billing,
@@ -278,5 +336,48 @@ export function adaptErrors(body: unknown): ErrorsCatalog {
     contract_version: str(envelope.contract_version),
     content_type: str(envelope.content_type, 'application/problem+json'),
     errors,
+  };
+}
+
+/**
+ * A product as `products -o json` prints it: the members the client reads, under the contract's
+ * names and in its order, whatever the catalog's layout (the raw catalog: `api GET /api/products`).
+ */
+export function productDocument(p: Product): Json {
+  return {
+    id: p.id,
+    description: p.description,
+    fields: p.fields,
+    bundles: p.bundles,
+    credit_units: p.credit_units,
+    ...(p.default === undefined ? {} : { default: p.default }),
+    ...(p.add_on === undefined ? {} : { add_on: p.add_on }),
+  };
+}
+
+/** A field as `fields -o json` prints it, like productDocument. */
+export function fieldDocument(f: FieldEntry): Json {
+  const filter = f.filter
+    ? {
+        name: f.filter.name,
+        value_source: f.filter.value_source,
+        ...(f.filter.values ? { values: f.filter.values } : {}),
+      }
+    : f.filter;
+  const billing = f.billing as Json;
+  return {
+    name: f.name,
+    product: f.product,
+    type: f.type,
+    description: f.description,
+    ...(filter === undefined ? {} : { filter }),
+    ...(f.facet === undefined ? {} : { facet: f.facet }),
+    billing: {
+      product: billing.product,
+      credit_units: billing.credit_units,
+      ...(typeof billing.charged === 'string' ? { charged: billing.charged } : {}),
+    },
+    ...(f.capabilities === undefined ? {} : { capabilities: f.capabilities }),
+    plans: f.plans,
   };
 }

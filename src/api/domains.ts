@@ -1,9 +1,11 @@
 // GET /api/domains/{domain}: the typed call and the adapter that reads its answer.
 //
 // docs/contract.md puts the record's fields at the top level next to `found`; the adapter also
-// accepts a record nested under `record`, `data` or `company`, and charges under `credits`, a
+// reads a record nested under `record`, `data`, `company` or `result`, and fields grouped by
+// product (`{ "found": true, "profile": {...}, "tech": {...} }`), and charges under `credits`, a
 // flat `credits_charged`, or only in the headers. A body it cannot read is an
-// `unexpected_response` problem, never a crash.
+// `unexpected_response` problem, never a crash; a found answer that does not hold the fields asked
+// for comes back marked `unreadable`, so that no caller writes it as blank cells.
 
 import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
@@ -33,14 +35,27 @@ export interface EnrichResponse {
 }
 
 /** Envelope members that are about the lookup, not fields of the record. */
-const META = new Set(['found', 'domain', 'code', 'credits', 'credits_charged', 'record', 'data', 'company']);
-const NESTED = ['record', 'data', 'company'] as const;
+const META = new Set([
+  'found',
+  'domain',
+  'code',
+  'credits',
+  'credits_charged',
+  'charged',
+  'usage',
+  'meta',
+  'record',
+  'data',
+  'company',
+  'result',
+]);
+const NESTED = ['record', 'data', 'company', 'result'] as const;
 
 export async function enrichDomain(
   ctx: { client: Client },
   domain: string,
   query: EnrichQuery = {},
-  options: EnrichCallOptions & { maxCredits?: number } = {},
+  options: EnrichCallOptions & { maxCredits?: number; expected?: readonly string[] } = {},
 ): Promise<EnrichResponse> {
   return domainLookup(ctx, query, options)(domain, options.onRetry, options.maxCredits);
 }
@@ -51,6 +66,11 @@ export interface DomainLookupOptions extends EnrichCallOptions {
    * them: no copy of the whole record per lookup.
    */
   fields?: readonly string[];
+  /**
+   * The fields the request asks for (its `include`, or the fields of its products): a found
+   * answer that lacks one is marked `unreadable`. Defaults to `fields`.
+   */
+  expected?: readonly string[];
 }
 
 /**
@@ -67,6 +87,7 @@ export function domainLookup(
   if (query.include?.length) search.include = query.include.join(',');
   if (query.maxCredits !== undefined) search.max_credits = query.maxCredits;
   const { fields } = options;
+  const expected = options.expected ?? fields;
   // A purchase passes its own onRetry and max_credits per call: what it holds for that call
   // (src/spend/purchase.ts), never more than --max-credits.
   return async (domain, onRetry = options.onRetry, maxCredits) => {
@@ -85,7 +106,7 @@ export function domainLookup(
     if (options.spinner === false) request.spinner = false;
     const response = await ctx.client.request<unknown>(request);
     return {
-      result: adaptDomainResult(response.data, domain, response.credits, fields),
+      result: adaptDomainResult(response.data, domain, response.credits, fields, expected),
       credits: response.credits,
       attempts: response.attempts,
     };
@@ -121,6 +142,7 @@ export function adaptDomainResult(
   requested: string,
   headerCredits: Credits = {},
   fields?: readonly string[],
+  expected: readonly string[] | undefined = fields,
 ): DomainResult {
   if (!isObject(body)) throw unreadable('the body is not a JSON object');
   const nestedKey = NESTED.find((key) => isObject(body[key]));
@@ -128,6 +150,7 @@ export function adaptDomainResult(
 
   let found: boolean;
   if (typeof body.found === 'boolean') found = body.found;
+  else if (typeof nested?.found === 'boolean') found = nested.found;
   else if (body.code === 'domain_not_found') found = false;
   else if (nested) found = true;
   else throw unreadable('the body says neither `found` nor `code`');
@@ -135,19 +158,26 @@ export function adaptDomainResult(
   // Field names come from the user and the service: own members only, on an object without a
   // prototype (a field named `constructor` or `__proto__` is a field like any other).
   const record: Record<string, unknown> = Object.create(null);
-  const own = (source: Record<string, unknown>, field: string) =>
-    Object.hasOwn(source, field) ? (source[field] ?? null) : null;
-  if (found && fields) {
-    for (const field of fields) {
-      if (field === 'domain') record.domain = requested;
-      else if (nested) record[field] = field === 'found' ? null : own(nested, field);
-      else record[field] = META.has(field) ? null : own(body, field);
-    }
-  } else if (found) {
+  let missing: string[] = [];
+  let fieldCount = 0;
+  if (found) {
     const source = nested ?? body;
-    for (const [key, value] of Object.entries(source)) {
-      if (source === body ? META.has(key) : key === 'found' || key === 'domain') continue;
-      record[key] = value;
+    // The usual case, the flat layout: every field asked for is a member, read without a copy.
+    const direct =
+      fields !== undefined &&
+      source === body &&
+      fields.every((f) => f === 'domain' || (Object.hasOwn(body, f) && !META.has(f) && !isObject(body[f])));
+    if (direct) {
+      for (const field of fields) record[field] = field === 'domain' ? requested : (body[field] ?? null);
+      fieldCount = fields.length;
+    } else {
+      const all = recordMembers(source, source === body, expected);
+      fieldCount = Object.keys(all).length;
+      missing = (expected ?? []).filter((f) => f !== 'domain' && !Object.hasOwn(all, f));
+      if (fields) {
+        for (const field of fields)
+          record[field] = field === 'domain' ? requested : Object.hasOwn(all, field) ? all[field] : null;
+      } else Object.assign(record, all);
     }
   }
 
@@ -172,5 +202,36 @@ export function adaptDomainResult(
   const result: DomainResult = { found, domain, record };
   if (charged !== undefined) result.charged = charged;
   if (productCharges) result.productCharges = productCharges;
+  if (found && (missing.length > 0 || fieldCount === 0))
+    result.unreadable = { missing, members: Object.keys(body), body };
   return result;
+}
+
+/**
+ * The fields of a found record, by meaning: the members of `source` that are not about the lookup,
+ * and the members of each group in it (an object member that is not itself a field asked for:
+ * `{ "profile": { "company_name": ... }, "tech": {...} }`), one level deep. A field met twice
+ * keeps its first value.
+ */
+function recordMembers(
+  source: Record<string, unknown>,
+  isBody: boolean,
+  expected: readonly string[] | undefined,
+): Record<string, unknown> {
+  const all: Record<string, unknown> = Object.create(null);
+  const put = (key: string, value: unknown) => {
+    if (key === 'found' || key === 'domain' || Object.hasOwn(all, key)) return;
+    all[key] = value ?? null;
+  };
+  // An object member is a group unless it is itself a field asked for that holds no such field
+  // (`tech` is a product and a field: `{ "tech": { "tech": [...] } }` is the group).
+  const isGroup = (key: string, value: Record<string, unknown>) =>
+    !expected?.includes(key) || Object.keys(value).some((inner) => expected.includes(inner));
+  for (const [key, value] of Object.entries(source)) {
+    if (isBody ? META.has(key) : key === 'found' || key === 'domain') continue;
+    if (isObject(value) && isGroup(key, value)) {
+      for (const [inner, innerValue] of Object.entries(value)) put(inner, innerValue);
+    } else put(key, value);
+  }
+  return all;
 }

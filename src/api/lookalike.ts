@@ -1,7 +1,7 @@
 // GET /api/lookalike/{domain}: the call and the reader of its response. The reader follows
 // docs/contract.md (`found`, `seed`, `results` ranked, `evidence` per candidate on request) and
 // tolerates another envelope: candidates under another name, no `found`, no rank or score.
-import type { ApiResponse, Context, RequestOptions } from '../types.js';
+import type { ApiResponse, Context, Credits, RequestOptions } from '../types.js';
 import { catalogRetryHook } from './catalogs.js';
 import { countFilterValues, type Filters } from './filters.js';
 import { findRows, isPlainObject, numberMember, type Row } from './search.js';
@@ -54,10 +54,19 @@ export interface LookalikeResult {
   document: Record<string, unknown>;
 }
 
-const CANDIDATE_MEMBERS = ['results', 'candidates', 'lookalikes', 'companies', 'rows', 'data', 'items'];
+export const CANDIDATE_MEMBERS = [
+  'results',
+  'candidates',
+  'matches',
+  'lookalikes',
+  'companies',
+  'rows',
+  'data',
+  'items',
+];
 
 /** The candidates of a lookalike response, or undefined when the body has no recognisable shape. */
-export function adaptLookalikeResponse(body: unknown): LookalikeResult | undefined {
+export function adaptLookalikeResponse(body: unknown, headerCredits?: Credits): LookalikeResult | undefined {
   if (!isPlainObject(body) && !Array.isArray(body)) return undefined;
   const members = isPlainObject(body) ? body : {};
   const code = typeof members.code === 'string' ? members.code : undefined;
@@ -75,9 +84,25 @@ export function adaptLookalikeResponse(body: unknown): LookalikeResult | undefin
     | string
     | undefined;
 
-  const document: Record<string, unknown> = { ...members };
-  if (foundRows?.key && foundRows.key !== 'results') delete document[foundRows.key];
-  document.found = !notAvailable;
+  // The members read, under the contract's names and in its order, then any other member.
+  const wrapper =
+    foundRows?.key !== undefined && isPlainObject(members[foundRows.key]) ? members[foundRows.key] : {};
+  const k = numberMember(members, ['k']) ?? numberMember(wrapper as Row, ['k']);
+  const document: Record<string, unknown> = { found: !notAvailable };
+  if (seed !== undefined) document.seed = seed;
+  if (code !== undefined) document.code = code;
+  if (k !== undefined) document.k = k;
   document.results = candidates;
+  const credits = isPlainObject(members.credits)
+    ? members.credits
+    : headerCredits?.charged !== undefined
+      ? { charged: headerCredits.charged }
+      : undefined;
+  if (credits) document.credits = credits;
+  for (const [name, value] of Object.entries(members)) {
+    if (name === foundRows?.key || name === 'usage' || Object.hasOwn(document, name)) continue;
+    if (name === 'domain' || name === 'seed_domain') continue;
+    document[name] = value;
+  }
   return { found: !notAvailable, seed, code, candidates, document };
 }

@@ -2,8 +2,8 @@
 // when there are exclusions, as the spec asks) and reading the rows of the response. The reader
 // follows docs/contract.md and tolerates other plausible envelopes: rows under another member
 // name, a missing total, extra members (kept).
-import { usageError } from '../problem.js';
-import type { ApiResponse, Context, RequestOptions } from '../types.js';
+import { Problem, usageError } from '../problem.js';
+import type { ApiResponse, Context, Credits, RequestOptions } from '../types.js';
 import { catalogRetryHook } from './catalogs.js';
 import { countFilterValues, type Filters } from './filters.js';
 
@@ -101,7 +101,8 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-const ROW_MEMBERS = ['rows', 'results', 'companies', 'data', 'items'];
+/** Where a list of rows is looked for, in this order (docs/contract.md, "Open shapes"). */
+export const ROW_MEMBERS = ['rows', 'results', 'companies', 'hits', 'items', 'records', 'data', 'matches'];
 
 function asRows(list: unknown[]): Row[] | undefined {
   if (list.every(isPlainObject)) return list as Row[];
@@ -112,7 +113,8 @@ function asRows(list: unknown[]): Row[] | undefined {
 
 /**
  * Finds the row array of a response: the body itself when it is an array, a known member name
- * (one level of `data`/`result` wrapping allowed), else the first member holding objects.
+ * (one level of `data`/`result` wrapping allowed), else the first member holding objects, else the
+ * one member holding a list (an empty list of rows under a name not known here).
  */
 export function findRows(
   body: unknown,
@@ -137,17 +139,29 @@ export function findRows(
       if (found) return { key: wrapper, rows: found.rows };
     }
   }
-  for (const [key, value] of Object.entries(body)) {
-    if (Array.isArray(value) && value.length > 0 && value.every(isPlainObject))
-      return { key, rows: value as Row[] };
+  const lists = Object.entries(body).filter(([, value]) => Array.isArray(value)) as [string, unknown[]][];
+  for (const [key, value] of lists) {
+    if (value.length > 0 && value.every(isPlainObject)) return { key, rows: value as Row[] };
+  }
+  if (lists.length === 1 && lists[0][1].length === 0) return { key: lists[0][0], rows: [] };
+  return undefined;
+}
+
+/** A number, or a number sent as text ("30", " 0.25 "); anything else is undefined. */
+export function asNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value === 'string' && /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(value)) {
+    const n = Number(value);
+    return Number.isFinite(n) ? n : undefined;
   }
   return undefined;
 }
 
+/** The first of `names` holding a number (or a number as text). */
 export function numberMember(body: Record<string, unknown>, names: readonly string[]): number | undefined {
   for (const name of names) {
-    const value = body[name];
-    if (typeof value === 'number' && Number.isFinite(value)) return value;
+    const n = asNumber(body[name]);
+    if (n !== undefined) return n;
   }
   return undefined;
 }
@@ -157,26 +171,83 @@ export interface SearchResult {
   total: number;
   /** Whether the response carried a total (paging relies on it to know when a segment ends). */
   totalReported: boolean;
+  /**
+   * The service's own word on whether more rows follow: false for `has_more: false` or a next
+   * cursor that is null, true for `has_more: true` or a next cursor; undefined when it says neither.
+   */
+  more?: boolean;
   rows: Row[];
-  /** What -o json prints: the response with its rows under `rows` and a total always present. */
+  /**
+   * What -o json prints: the members the client reads under the contract's names (`query`,
+   * `query_operator`, `total`, `limit`, `rows`, `credits`), then any other member of the answer.
+   */
   document: Record<string, unknown>;
 }
 
+const TOTAL = ['total', 'total_count', 'totalCount', 'count', 'total_results', 'hits_total'];
+const LIMIT = ['limit', 'page_size', 'per_page', 'size'];
+const PAGING = ['meta', 'paging', 'pagination', 'page'];
+const NEXT = ['next_cursor', 'next', 'cursor', 'next_page', 'next_page_token'];
+/** Members about paging and charging that the document gives under the contract's names. */
+const READ_MEMBERS = new Set([...TOTAL, ...LIMIT, ...PAGING, ...NEXT, 'has_more', 'usage']);
+
 /** The rows and total of a search response, or undefined when no row array can be found. */
-export function adaptSearchResponse(body: unknown): SearchResult | undefined {
+export function adaptSearchResponse(body: unknown, headerCredits?: Credits): SearchResult | undefined {
   const found = findRows(body);
   if (!found) return undefined;
   const members = isPlainObject(body) ? body : {};
-  const meta = isPlainObject(members.meta) ? members.meta : {};
-  const reported =
-    numberMember(members, ['total', 'total_count', 'totalCount', 'count']) ??
-    numberMember(meta, ['total', 'total_count', 'totalCount']);
+  const paging = PAGING.map((name) => members[name]).find(isPlainObject) ?? {};
+  const reported = numberMember(members, TOTAL) ?? numberMember(paging, TOTAL);
+  const limit = numberMember(members, LIMIT) ?? numberMember(paging, LIMIT);
   const total = reported ?? found.rows.length;
-  const document: Record<string, unknown> = { ...members };
-  if (found.key && found.key !== 'rows') delete document[found.key];
+
+  const document: Record<string, unknown> = {};
+  for (const name of ['query', 'query_operator']) {
+    const value = members[name] ?? paging[name];
+    if (value !== undefined) document[name] = value;
+  }
   document.total = total;
+  if (limit !== undefined) document.limit = limit;
   document.rows = found.rows;
-  return { total, totalReported: reported !== undefined, rows: found.rows, document };
+  const credits = isPlainObject(members.credits)
+    ? members.credits
+    : headerCredits?.charged !== undefined
+      ? { charged: headerCredits.charged }
+      : undefined;
+  if (credits) document.credits = credits;
+  for (const [name, value] of Object.entries(members)) {
+    if (name === found.key || READ_MEMBERS.has(name) || Object.hasOwn(document, name)) continue;
+    document[name] = value;
+  }
+  const result: SearchResult = { total, totalReported: reported !== undefined, rows: found.rows, document };
+  const more = moreSignal(members) ?? moreSignal(paging);
+  if (more !== undefined) result.more = more;
+  return result;
+}
+
+/** has_more, or a next cursor (null: the last page). */
+function moreSignal(members: Record<string, unknown>): boolean | undefined {
+  if (typeof members.has_more === 'boolean') return members.has_more;
+  for (const name of NEXT) {
+    if (!Object.hasOwn(members, name)) continue;
+    const value = members[name];
+    if (value === null || value === '' || value === false) return false;
+    if (typeof value === 'string' || typeof value === 'number' || isPlainObject(value)) return true;
+  }
+  return undefined;
+}
+
+/** The problem for an answer whose list could not be found: the endpoint and the members looked for. */
+export function noListProblem(endpoint: string, what: string, looked: readonly string[]): Problem {
+  return new Problem({
+    code: 'unexpected_response',
+    title: 'Unexpected response',
+    detail: `${endpoint}: the answer has no list of ${what} (looked for ${looked.join(', ')}, at the top level or under data or result)`,
+    source: 'server',
+    retryable: false,
+    remedy:
+      'company-data does not know this layout of the service: report it with the output of `company-data -v` for the same command (README, "Troubleshooting").',
+  });
 }
 
 /**
@@ -238,29 +309,65 @@ export interface BreakdownResult {
   document: Record<string, unknown>;
 }
 
-const BUCKET_MEMBERS = ['buckets', 'values', 'rows', 'items', 'results'];
+export const BUCKET_MEMBERS = ['buckets', 'values', 'rows', 'items', 'results', 'counts'];
 
 function stringOrNull(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   return typeof value === 'string' ? value : String(value);
 }
 
+/** A share as a ratio: `share`/`ratio` as given, or a percentage over 100 (to 4 decimals, as shares are). */
+function shareOf(raw: Row): number | undefined {
+  const share = numberMember(raw, ['share', 'ratio', 'fraction']);
+  if (share !== undefined) return share;
+  const percent = numberMember(raw, ['percent', 'percentage', 'pct']);
+  return percent === undefined ? undefined : Math.round(percent * 100) / 10_000;
+}
+
+const COUNT = ['count', 'doc_count', 'n', 'size', 'companies'];
+
 function readBucket(raw: Row): { value: string | null; count: number; share?: number } | undefined {
-  const count = numberMember(raw, ['count', 'doc_count', 'n', 'size', 'companies']);
+  const count = numberMember(raw, COUNT);
   if (count === undefined) return undefined;
   const valueKey = ['value', 'key', 'name', 'label'].find((k) => k in raw);
-  return {
-    value: stringOrNull(valueKey ? raw[valueKey] : null),
-    count,
-    share: numberMember(raw, ['share', 'ratio']),
-  };
+  return { value: stringOrNull(valueKey ? raw[valueKey] : null), count, share: shareOf(raw) };
+}
+
+/**
+ * Buckets as a list of objects, or as a map from value to a count or to the bucket's figures
+ * (`{ "US": 301 }`, `{ "US": { "count": 301, "percent": 40.68 } }`).
+ */
+function findBuckets(inner: Row): { key?: string; rows: Row[] } | undefined {
+  for (const name of BUCKET_MEMBERS) {
+    const map = inner[name];
+    if (!isPlainObject(map)) continue;
+    const rows: Row[] = [];
+    for (const [value, figures] of Object.entries(map)) {
+      if (isPlainObject(figures)) rows.push({ ...figures, value });
+      else if (asNumber(figures) !== undefined) rows.push({ value, count: figures });
+      else return undefined;
+    }
+    return { key: name, rows };
+  }
+  return findRows(inner, BUCKET_MEMBERS);
+}
+
+/** The object holding a breakdown: the body, or `breakdown`/`result`/`data` inside it (twice at most). */
+function breakdownOf(body: Row): Row {
+  let inner = body;
+  for (let depth = 0; depth < 2; depth++) {
+    const next = [inner.breakdown, inner.result, inner.data].find(isPlainObject);
+    if (!next) break;
+    inner = next;
+  }
+  return inner;
 }
 
 /** The breakdown of a response, or undefined when no bucket list can be found. */
 export function adaptBreakdownResponse(body: unknown): BreakdownResult | undefined {
   if (!isPlainObject(body)) return undefined;
-  const inner = [body.breakdown, body.result, body.data].find(isPlainObject) ?? body;
-  const found = findRows(inner, BUCKET_MEMBERS);
+  const inner = breakdownOf(body);
+  const found = findBuckets(inner);
   if (!found) return undefined;
   const read = found.rows.map(readBucket);
   if (read.some((b) => b === undefined)) return undefined;
@@ -269,16 +376,16 @@ export function adaptBreakdownResponse(body: unknown): BreakdownResult | undefin
   const segmentRaw = isPlainObject(inner.segment) ? inner.segment : {};
   const coverageRaw = isPlainObject(inner.coverage) ? inner.coverage : {};
   const otherRaw = isPlainObject(inner.other) ? inner.other : undefined;
-  const otherCount = otherRaw ? numberMember(otherRaw, ['count', 'companies']) : undefined;
+  const otherCount = otherRaw ? numberMember(otherRaw, ['count', 'companies', 'doc_count']) : undefined;
   const other =
     otherRaw && otherCount !== undefined && otherCount > 0
-      ? { buckets: numberMember(otherRaw, ['buckets', 'values']), count: otherCount }
+      ? { buckets: numberMember(otherRaw, ['buckets', 'values', 'keys']), count: otherCount }
       : undefined;
 
   const sum = buckets.reduce((n, b) => n + b.count, 0) + (other?.count ?? 0);
   const missing = numberMember(coverageRaw, ['missing']) ?? numberMember(inner, ['missing']);
   const size =
-    numberMember(segmentRaw, ['size', 'total', 'count']) ??
+    numberMember(segmentRaw, ['size', 'total', 'count', 'companies']) ??
     numberMember(inner, ['size', 'total']) ??
     (missing !== undefined ? sum + missing : undefined);
   const withValue =
@@ -291,9 +398,12 @@ export function adaptBreakdownResponse(body: unknown): BreakdownResult | undefin
       : typeof inner.description === 'string'
         ? inner.description
         : undefined;
+  const field = [inner.field, inner.facet, inner.breakdown].find((v) => typeof v === 'string') as
+    | string
+    | undefined;
 
   const result: BreakdownResult = {
-    field: typeof inner.field === 'string' ? inner.field : undefined,
+    field,
     population: typeof inner.population === 'string' ? inner.population : undefined,
     segment: { description, size },
     coverage: { with_value: withValue, missing, ratio },
@@ -305,16 +415,14 @@ export function adaptBreakdownResponse(body: unknown): BreakdownResult | undefin
     other,
     document: {},
   };
-  const document: Record<string, unknown> = { ...inner };
-  if (found.key && found.key !== 'buckets') delete document[found.key];
-  Object.assign(document, {
+  // The members read, under the contract's names (docs/contract.md), whatever the layout.
+  result.document = {
     field: result.field,
     population: result.population,
-    segment: { ...segmentRaw, ...result.segment },
-    coverage: { ...coverageRaw, ...result.coverage },
+    segment: result.segment,
+    coverage: result.coverage,
     buckets: result.buckets,
     other: other ?? null,
-  });
-  result.document = document;
+  };
   return result;
 }

@@ -62,4 +62,9 @@ export interface DomainResult {
   charged?: number;
   /** Per-product charges when the server says. */
   productCharges?: Record<string, number>;
+  /**
+   * Set on a found answer whose layout did not yield the fields asked for (src/api/domains.ts):
+   * never written as blank cells; the caller stops and saves `body` (src/api/unreadable.ts).
+   */
+  unreadable?: { missing: string[]; members: string[]; body: unknown };
 }

@@ -14,6 +14,7 @@ import {
   type EnrichQuery,
   type EnrichResponse,
 } from '../api/domains.js';
+import { unreadableProblem } from '../api/unreadable.js';
 import { THROTTLE_STATUSES } from '../http/retry.js';
 import { isProblem, Problem } from '../problem.js';
 import type { Repriced } from '../spend/pricing.js';
@@ -53,6 +54,11 @@ export interface LookupOptions {
   onRetry?: NonNullable<DomainLookupOptions['onRetry']>;
   /** On max_credits_exceeded: the worst case after reading the catalog again (src/spend/pricing.ts). */
   reprice?: (refused: Problem, held: number) => Promise<Repriced>;
+  /**
+   * A found answer whose layout did not yield the fields asked for: the problem the run aborts with
+   * (src/api/unreadable.ts, which also keeps the answer in a file). Without it, a plain one.
+   */
+  onUnreadable?: (domain: string, result: EnrichResponse['result']) => Problem;
 }
 
 export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 25;
@@ -342,7 +348,9 @@ export class Lookups {
           reprice: this.reprice,
           // Committed with the charge, before the slot is released: once the run sees nothing
           // in flight, every answer is in the store.
-          along: ({ result }, charged, settlement) => {
+          along: async ({ result }, charged, settlement) => {
+            // An answer that could not be read is charged but never kept: its cells would be blank.
+            if (result.unreadable) return;
             record = result.found ? this.recordOf(domain, result.record) : null;
             return this.options.store.save(
               domain,
@@ -361,6 +369,16 @@ export class Lookups {
       }
       const { response, charged } = bought;
       if (typeof response.credits.remaining === 'number') this.balance = response.credits.remaining;
+      if (response.result.unreadable) {
+        // The first answer the run cannot read stops it before it buys more (exit 5).
+        const problem =
+          this.options.onUnreadable?.(domain, response.result) ??
+          unreadableProblem(domain, response.result, this.options.resultFields, undefined);
+        this.releaseClaim(domain);
+        scheduler.release(slot, 'success');
+        this.abort(problem);
+        return { ...errorResult(problem.code, problem.detail), credits_charged: charged };
+      }
       const row: RowResult = {
         found: response.result.found,
         record: response.result.found ? (record ?? this.recordOf(domain, response.result.record)) : null,

@@ -5,11 +5,13 @@
 // window is full. Memory therefore holds the window only: the domains met are in a private
 // temporary SQLite database of the run (src/batch/seen.ts), the results in the result store
 // (src/store/).
+
 import { setMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
+import { keepUnreadable, unreadableDir, unreadableProblem } from '../api/unreadable.js';
 import { doubtfulTitle } from '../csv/domain-columns.js';
 import { openInput } from '../csv/input.js';
 import { choiceNote, type EncodingChoice } from '../csv/read.js';
@@ -315,6 +317,13 @@ async function runWithStore(
     onAbort: () => drain.abort(),
     // A catalog changing under the run: later commands must not read the old one from the cache.
     onRetry: catalogRetryHook(ctx),
+    onUnreadable: (domain, result) =>
+      unreadableProblem(
+        domain,
+        result,
+        selection.resultFields,
+        keepUnreadable(unreadableDir(ctx.config.cacheDir), domain, result, selection.resultFields, ctx.now()),
+      ),
   });
 
   const counts: BatchCounts = {

@@ -86,14 +86,19 @@ export async function runBreakdown(
   flags: BreakdownFlags,
 ): Promise<number> {
   const request = await planBreakdown(ctx, field, query, flags);
-  const [{ adaptBreakdownResponse, fetchBreakdown }, view, format, { buyOnce }, { REQUEST_PRICE_ESTIMATE }] =
-    await Promise.all([
-      import('../api/search.js'),
-      import('../search/breakdown-view.js'),
-      import('../output/format.js'),
-      import('../spend/purchase.js'),
-      import('../spend/pricing.js'),
-    ]);
+  const [
+    { adaptBreakdownResponse, BUCKET_MEMBERS, fetchBreakdown, noListProblem },
+    view,
+    format,
+    { buyOnce },
+    { REQUEST_PRICE_ESTIMATE },
+  ] = await Promise.all([
+    import('../api/search.js'),
+    import('../search/breakdown-view.js'),
+    import('../output/format.js'),
+    import('../spend/purchase.js'),
+    import('../spend/pricing.js'),
+  ]);
   let response: Awaited<ReturnType<typeof fetchBreakdown>>;
   try {
     response = await buyOnce(ctx, flags, {
@@ -105,10 +110,8 @@ export async function runBreakdown(
     throw await explainProblem(ctx, error, request);
   }
   const result = adaptBreakdownResponse(response.data);
-  if (!result) {
-    format.printUnrecognised(ctx, response, 'breakdown response has no recognisable list of buckets');
-    return 0;
-  }
+  // Never the raw body on stdout: a script would read it as buckets.
+  if (!result) throw noListProblem('/api/search?breakdown', 'buckets', BUCKET_MEMBERS);
   result.field ??= request.field;
   switch (format.formatOf(ctx)) {
     case 'json':

@@ -7,6 +7,7 @@
 import { catalogRetryHook } from '../api/catalogs.js';
 import { type EnrichQuery, type EnrichResponse, enrichDomain } from '../api/domains.js';
 import type { DomainResult } from '../api/types.js';
+import { keepUnreadable, unreadableDir, unreadableProblem } from '../api/unreadable.js';
 import { isoSecond } from '../batch/run-store.js';
 import { checkMaxCredits, type Selection } from '../batch/selection.js';
 import { normaliseDomain } from '../domain.js';
@@ -130,12 +131,20 @@ export async function lookupDomains(
     const { response } = await purchase<EnrichResponse>({
       purse,
       worstCase: selection.worstCase,
-      send: (maxCredits, onRetry) => enrichDomain(ctx, domain, query, { onRetry, maxCredits }),
+      send: (maxCredits, onRetry) =>
+        enrichDomain(ctx, domain, query, { onRetry, maxCredits, expected: selection.resultFields }),
       chargeOf: ({ result, credits }) => result.charged ?? credits.charged,
       onRetry: catalogHook,
       reprice: (_refused, held) => repriceSelection(ctx, flags, selection, held),
     });
     const { result, credits } = response;
+    if (result.unreadable) {
+      // Bought (the ledger has its charge) but not readable: nothing is written or kept for it,
+      // and no further domain is bought.
+      const asked = selection.resultFields;
+      const saved = keepUnreadable(unreadableDir(ctx.config.cacheDir), domain, result, asked, ctx.now());
+      throw unreadableProblem(domain, result, asked, saved);
+    }
     results.push(result);
     const cost = result.charged ?? credits.charged;
     costs.push(cost);

@@ -1,6 +1,7 @@
 // `company-data fields`: every field, its product, whether and how it can filter a search,
 // whether it is a breakdown facet, what it costs, and where and on which plans it is available.
 import type { Command } from 'commander';
+import { fieldDocument } from '../api/catalog-adapters.js';
 import { loadFields } from '../api/catalogs.js';
 import type { FieldEntry } from '../api/types.js';
 import type { CommandKit } from '../command-kit.js';
@@ -66,7 +67,7 @@ export async function runFields(ctx: Context, options: FieldsOptions): Promise<n
   const fields = selectFields(await loadFields(ctx), options);
   const emptyMessage = 'No fields match.';
   if (isJsonFormat(ctx)) {
-    printList(ctx, fields as unknown as Record<string, unknown>[], { emptyMessage });
+    printList(ctx, fields.map(fieldDocument), { emptyMessage });
     return 0;
   }
   if (ctx.config.format.value === 'csv') {

@@ -1,5 +1,6 @@
 // `company-data products`: the data products, what each costs, and which fields it carries.
 import type { Command } from 'commander';
+import { productDocument } from '../api/catalog-adapters.js';
 import { loadProducts } from '../api/catalogs.js';
 import type { Product } from '../api/types.js';
 import type { CommandKit } from '../command-kit.js';
@@ -37,7 +38,7 @@ export async function runProducts(ctx: Context): Promise<number> {
   const products = await loadProducts(ctx);
   const emptyMessage = 'The service publishes no products.';
   if (isJsonFormat(ctx)) {
-    printList(ctx, products as unknown as Record<string, unknown>[], { emptyMessage });
+    printList(ctx, products.map(productDocument), { emptyMessage });
     return 0;
   }
   const rows = products.map((p) => ({

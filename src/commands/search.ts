@@ -150,12 +150,15 @@ export async function runSearch(
     const { runPagedSearch } = await import('../search/paged-search.js');
     return runPagedSearch(ctx, request, flags);
   }
-  const [{ adaptSearchResponse, searchCompanies }, { buyOnce }, { REQUEST_PRICE_ESTIMATE }] =
-    await Promise.all([
-      import('../api/search.js'),
-      import('../spend/purchase.js'),
-      import('../spend/pricing.js'),
-    ]);
+  const [
+    { adaptSearchResponse, noListProblem, ROW_MEMBERS, searchCompanies },
+    { buyOnce },
+    { REQUEST_PRICE_ESTIMATE },
+  ] = await Promise.all([
+    import('../api/search.js'),
+    import('../spend/purchase.js'),
+    import('../spend/pricing.js'),
+  ]);
   let response: Awaited<ReturnType<typeof searchCompanies>>;
   try {
     response = await buyOnce(ctx, flags, {
@@ -169,11 +172,9 @@ export async function runSearch(
   // Loaded only now: the output modules (with the table renderer) would otherwise delay the
   // request by their load time, and a failed search never needs them.
   const format = await import('../output/format.js');
-  const result = adaptSearchResponse(response.data);
-  if (!result) {
-    format.printUnrecognised(ctx, response, 'search response has no recognisable list of rows');
-    return 0;
-  }
+  const result = adaptSearchResponse(response.data, response.credits);
+  // Never the raw body on stdout: a script would read it as rows.
+  if (!result) throw noListProblem('/api/search', 'rows', ROW_MEMBERS);
   // The exclusions hold on the client too: a row naming one is never printed.
   const { withoutExcluded, excludedRowsNote } = await import('../exclusions.js');
   const { rows, dropped } = withoutExcluded(result.rows, new Set(request.excludeDomains));

@@ -123,7 +123,7 @@ export async function fetchSeeds(
       if (response.credits.charged !== undefined) charged = (charged ?? 0) + response.credits.charged;
       const balance = response.credits.remaining;
       if (balance !== undefined) remaining = Math.min(remaining ?? balance, balance);
-      const result = adaptLookalikeResponse(response.data);
+      const result = adaptLookalikeResponse(response.data, response.credits);
       if (!result) return { seed: request.seed, status: 'unrecognised', response, charged: cost };
       return {
         seed: request.seed,

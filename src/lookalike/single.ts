@@ -1,9 +1,12 @@
 // What a run over one seed prints: the service's own ranking, as lookalike printed it before
 // several seeds existed (docs/lookalike.md, "Two forms"). With exclusions the excluded candidates
 // are removed and the service's ranks kept, so a gap shows where one was.
+
+import { CANDIDATE_MEMBERS } from '../api/lookalike.js';
 import type { Row } from '../api/search.js';
+import { noListProblem } from '../api/search.js';
 import { excludedRowsNote } from '../exclusions.js';
-import { formatOf, printCredits, printJson, printList, printUnrecognised } from '../output/format.js';
+import { formatOf, printCredits, printJson, printList } from '../output/format.js';
 import { summariseEvidence } from '../search/evidence.js';
 import type { Context } from '../types.js';
 import type { SeedRun } from './fetch.js';
@@ -38,10 +41,9 @@ export async function printSingle(ctx: Context, run: SeedRun, view: SingleView):
     warnStopped(ctx, outcome.problem, `lookalikes of ${seed} not requested`);
     return 4;
   }
-  if (outcome.status === 'unrecognised') {
-    printUnrecognised(ctx, outcome.response, 'lookalike response has no recognisable list of candidates');
-    return 0;
-  }
+  // Never the raw body on stdout: a script would read it as candidates.
+  if (outcome.status === 'unrecognised')
+    throw noListProblem(`/api/lookalike/${seed}`, 'candidates', CANDIDATE_MEMBERS);
   const { result, response } = outcome;
   const mode = formatOf(ctx);
   if (!result.found) {

@@ -130,7 +130,7 @@ export async function searchTool(session: Session, args: ArgsOf<'search'>): Prom
   const { response, charged } = await buyRequest(session, request, (onRetry) =>
     searchCompanies(ctx, request, { onRetry, spinner: false }),
   );
-  const result = adaptSearchResponse(response.data);
+  const result = adaptSearchResponse(response.data, response.credits);
   if (!result) throw unrecognised('search');
   // The exclusions hold on the client too, as for `company-data search`: a row naming one is left out.
   const kept = withoutExcluded(result.rows, new Set(request.excludeDomains));

@@ -1,8 +1,9 @@
 // The bodies of the sandbox's layouts other than `flat` (src/sandbox/layouts.ts): each function
 // takes the engine's flat answer and writes it the way that layout does. docs/contract.md,
 // "Sandbox layouts", shows every shape.
-import type { Layout } from './layouts.js';
+
 import { FIELDS } from './catalogs.js';
+import type { Layout } from './layouts.js';
 import type { RouteName } from './routes.js';
 
 type Json = Record<string, unknown>;
@@ -24,7 +25,13 @@ function creditsMember(layout: Layout, json: Json, charged: number, balance: num
   return isObject(json.credits) ? { credits: { ...json.credits, charged } } : {};
 }
 
-export function reshape(layout: Layout, route: RouteName, json: Json, charged: number, balance: number): unknown {
+export function reshape(
+  layout: Layout,
+  route: RouteName,
+  json: Json,
+  charged: number,
+  balance: number,
+): unknown {
   const credits = creditsMember(layout, json, charged, balance);
   switch (route) {
     case 'domains':
@@ -77,16 +84,21 @@ function searchBody(layout: Layout, json: Json): Json {
   const pageSize = Math.min(Number(json.limit ?? rows.length), layout.pageCap ?? Number.POSITIVE_INFINITY);
   const more = total > rows.length;
   if (layout.name === 'grouped') {
-    // Rows under `hits`, figures as strings, and a cursor naming the next page (null on the last).
+    // Rows under `hits`, figures as strings (`limit` says what was asked, not the page's cap), and
+    // a cursor naming the next page (null on the last).
     return {
       query: json.query,
+      query_operator: json.query_operator,
       total: text(total),
-      page_size: text(pageSize),
+      limit: text(json.limit),
       hits: rows,
       next_cursor: more ? Buffer.from(`after:${rows.length}`).toString('base64url') : null,
     };
   }
-  return { data: rows, meta: { query: json.query, total, limit: pageSize, has_more: more } };
+  return {
+    data: rows,
+    meta: { query: json.query, query_operator: json.query_operator, total, limit: pageSize, has_more: more },
+  };
 }
 
 function breakdownBody(layout: Layout, raw: Json): Json {

@@ -19,7 +19,7 @@ import {
 } from './endpoints.js';
 import type { Caller } from './engine.js';
 import { FAULT_SYNTAX, type Fault, type FaultQueue, parseFault } from './faults.js';
-import { type Layout, LAYOUTS, layOut } from './layouts.js';
+import { LAYOUTS, type Layout, layOut } from './layouts.js';
 import type { FixedWindowLimiter } from './rate-limit.js';
 import { type RequestLog, type RequestLogEntry, redactSecrets } from './request-log.js';
 import {

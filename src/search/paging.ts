@@ -6,13 +6,15 @@
 import {
   adaptSearchResponse,
   MAX_SEARCH_LIMIT,
+  noListProblem,
+  ROW_MEMBERS,
   type Row,
   type SearchRequest,
   searchCompanies,
 } from '../api/search.js';
 import { MAX_EXCLUSIONS, rowDomainKey } from '../exclusions.js';
 import type { Pacer } from '../pace.js';
-import { isProblem, Problem } from '../problem.js';
+import { isProblem, type Problem } from '../problem.js';
 import { REQUEST_PRICE_ESTIMATE } from '../spend/pricing.js';
 import { purchase } from '../spend/purchase.js';
 import type { Purse } from '../spend/purse.js';
@@ -101,12 +103,7 @@ function domainOf(row: Row): string | undefined {
 }
 
 function unrecognised(page: number): Problem {
-  return new Problem({
-    code: 'unexpected_response',
-    title: 'Unexpected response',
-    detail: `page ${page} of the search has no recognisable list of rows`,
-    source: 'client',
-  });
+  return noListProblem(`/api/search (page ${page})`, 'rows', ROW_MEMBERS);
 }
 
 /**
@@ -187,7 +184,7 @@ export async function fetchPages(
     }
     nextPageCost = Math.max(nextPageCost, charged);
     if (response.credits.remaining !== undefined) outcome.balance = response.credits.remaining;
-    const result = adaptSearchResponse(response.data);
+    const result = adaptSearchResponse(response.data, response.credits);
     if (!result) return stop('failed', unrecognised(page));
     outcome.pages = page;
 
@@ -223,9 +220,12 @@ export async function fetchPages(
     if (result.totalReported) outcome.notFetched = Math.max(0, result.total - result.rows.length + dropped);
     options.onPage?.({ page, fetched: outcome.fetched, total: outcome.total });
 
+    // The end comes from the service's own signals: an empty page, its word that no page follows
+    // (has_more false, no next cursor), or its total reached. A page shorter than asked is no
+    // signal: a service may cap its pages below what `limit` asks (docs/search.md).
     if (result.rows.length === 0) return stop('complete');
-    const more = result.totalReported ? (outcome.notFetched ?? 0) > 0 : result.rows.length >= limit;
-    if (!more) return stop('complete');
+    if (result.more === false) return stop('complete');
+    if (result.totalReported && (outcome.notFetched ?? 0) <= 0) return stop('complete');
     if (fresh.length === 0) return stop('no_new_rows');
   }
 }
