@@ -202,7 +202,10 @@ export function adaptDomainResult(
   const result: DomainResult = { found, domain, record };
   if (charged !== undefined) result.charged = charged;
   if (productCharges) result.productCharges = productCharges;
-  if (found && (missing.length > 0 || fieldCount === 0))
+  // Unreadable: none of the fields asked for is in the answer (or, asked for none, no field at
+  // all). One field missing among others present is a field the service left out as empty.
+  const asked = expected?.filter((f) => f !== 'domain') ?? [];
+  if (found && (asked.length > 0 ? missing.length === asked.length : fieldCount === 0))
     result.unreadable = { missing, members: Object.keys(body), body };
   return result;
 }

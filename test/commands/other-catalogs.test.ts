@@ -190,8 +190,8 @@ describe('the other layout: fields, products and doctor', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       plan: 'pro',
+      // Under the contract's name, in the place of the member it was read from.
       balance: 1_000_000,
-      credits: { balance: 1_000_000 },
       key_name: 'full',
     });
   });

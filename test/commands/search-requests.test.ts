@@ -528,7 +528,13 @@ describe('another envelope, from a server that is not the sandbox', () => {
         });
         expect(await at(url, ['-o', 'json', 'search', 'shoes'])).toEqual({
           code: 0,
-          stdout: json({ took_ms: 3, total: 1, rows: [{ domain: 'a.com', company_name: 'A' }] }),
+          // The members read under the contract's names first, the charge from the headers, then the rest.
+          stdout: json({
+            total: 1,
+            rows: [{ domain: 'a.com', company_name: 'A' }],
+            credits: { charged: 1 },
+            took_ms: 3,
+          }),
           stderr: lines('Showing 1 of 1 company'),
         });
       },
@@ -536,24 +542,45 @@ describe('another envelope, from a server that is not the sandbox', () => {
   });
 
   it.each([
-    ['search', 'shoes'],
-    ['breakdown', 'country'],
-    ['lookalike', 'acme.com'],
-  ])('prints an unrecognisable %s body as received, with a warning, and exits 0', async (command, arg) => {
-    const body = { message: 'a shape nobody expected', nested: { deep: true } };
-    const list = { search: 'rows', breakdown: 'buckets', lookalike: 'candidates' }[command];
-    await withServer(
-      () => body,
-      async (url) => {
-        expect(await at(url, ['-o', 'table', command, arg])).toEqual({
-          code: 0,
-          stdout: json(body),
-          stderr: lines(
-            `warning: the ${command} response has no recognisable list of ${list}; printing it as received.`,
-            'Credits: charged 1',
-          ),
-        });
-      },
-    );
-  });
+    [
+      'search',
+      'shoes',
+      '/api/search',
+      'rows',
+      'rows, results, companies, hits, items, records, data, matches',
+    ],
+    [
+      'breakdown',
+      'country',
+      '/api/search?breakdown',
+      'buckets',
+      'buckets, values, rows, items, results, counts',
+    ],
+    [
+      'lookalike',
+      'acme.com',
+      '/api/lookalike/acme.com',
+      'candidates',
+      'results, candidates, matches, lookalikes, companies, rows, data, items',
+    ],
+  ])(
+    'an unrecognisable %s body is an error naming the endpoint and the members looked for, never raw JSON on stdout',
+    async (command, arg, endpoint, list, looked) => {
+      const body = { message: 'a shape nobody expected', nested: { deep: true } };
+      await withServer(
+        () => body,
+        async (url) => {
+          expect(await at(url, ['-o', 'table', command, arg])).toEqual({
+            code: 5,
+            stdout: '',
+            stderr: lines(
+              'error: Unexpected response (unexpected_response)',
+              `  ${endpoint}: the answer has no list of ${list} (looked for ${looked}, at the top level or under data or result)`,
+              '  company-data does not know this layout of the service: report it with the output of `company-data -v` for the same command (README, "Troubleshooting").',
+            ),
+          });
+        },
+      );
+    },
+  );
 });

@@ -84,7 +84,7 @@ describe('fetchPages', () => {
     expect(outcome).toMatchObject({ reason: 'no_new_rows', fetched: 1000, pages: 2, notFetched: 4000 });
   });
 
-  it('without a total, ends at the first page shorter than asked', async () => {
+  it('without a total, a page shorter than asked is no end: the run ends on the empty page that follows', async () => {
     const counted = segment(1500);
     const { ctx, sent } = fakeService((req) => {
       const { rows } = counted(req).body as { rows: Row[] };
@@ -93,7 +93,7 @@ describe('fetchPages', () => {
     const out = collect();
     const outcome = await fetchPages(ctx, { filters: {} }, out.sink, { purse: purse() });
     expect(out.rows).toHaveLength(1500);
-    expect(sent).toHaveLength(2);
+    expect(sent).toHaveLength(3);
     expect(outcome.reason).toBe('complete');
     expect([outcome.total, outcome.notFetched]).toEqual([undefined, undefined]);
   });
