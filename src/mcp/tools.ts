@@ -2,6 +2,7 @@
 // gives them, and the one dispatch of tools/call: arguments checked against the tool's schema,
 // the read-only rule, then the tool; whatever fails comes back as a tool error.
 import { getAccount } from '../api/account.js';
+import { fieldDocument, productDocument } from '../api/catalog-adapters.js';
 import { loadFields, loadProducts } from '../api/catalogs.js';
 import { selectFields } from '../commands/fields.js';
 import { parseSince, readSpend } from '../commands/spend.js';
@@ -46,7 +47,7 @@ const TOOLS: Record<ToolName, ToolSpec> = {
       'The data products of the Company Data Service: id, description, credit units per lookup, fields. Free.',
     kind: 'free',
     run: async (session: Session) => {
-      const products = (await loadProducts(session.ctx)) as unknown as Json[];
+      const products: Json[] = (await loadProducts(session.ctx)).map(productDocument);
       return listAnswer(
         'products',
         products,
@@ -61,7 +62,7 @@ const TOOLS: Record<ToolName, ToolSpec> = {
       'Every field: its product, whether and how it filters a search (the exact values), whether breakdown accepts it, its credit units. Free.',
     kind: 'free',
     run: async (session: Session, args: ArgsOf<'fields'>) => {
-      const fields = selectFields(await loadFields(session.ctx), args) as unknown as Json[];
+      const fields: Json[] = selectFields(await loadFields(session.ctx), args).map(fieldDocument);
       return listAnswer('fields', fields, `${fields.length} fields.`, 'company-data fields -o json');
     },
   },

@@ -4,16 +4,11 @@
 // cap, invalid arguments, and a timeout that the ledger keeps as possibly charged. The built
 // binary over real stdio (--sandbox): test/e2e/mcp.test.ts.
 import { join } from 'node:path';
-import { PassThrough, type Readable, Writable } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.js';
-import { cleanEnv } from '../helpers/cli.js';
 import { runPiped } from '../helpers/in-process.js';
+import { startMcp } from '../helpers/mcp-client.js';
 import { type SandboxHandle, sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 const FREE = ['products', 'fields', 'account', 'spend'];
@@ -51,49 +46,6 @@ function stateOf(store?: string): Record<string, string> {
   };
 }
 
-/**
- * The client's end of the server's stdio, as the SDK's StdioClientTransport has it: each message
- * one JSON line written to the server's stdin; each line of its stdout read as one (a line that is
- * not a protocol message is an error).
- */
-class StdioStreams implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
-  private readonly buffer = new ReadBuffer();
-
-  constructor(
-    private readonly toServer: Writable,
-    private readonly fromServer: Readable,
-  ) {}
-
-  async start(): Promise<void> {
-    this.fromServer.on('data', (chunk: Buffer) => {
-      this.buffer.append(chunk);
-      for (;;) {
-        let message: JSONRPCMessage | null;
-        try {
-          message = this.buffer.readMessage();
-        } catch (error) {
-          this.onerror?.(error as Error);
-          continue;
-        }
-        if (message === null) return;
-        this.onmessage?.(message);
-      }
-    });
-  }
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    this.toServer.write(serializeMessage(message));
-  }
-
-  async close(): Promise<void> {
-    this.toServer.end();
-    this.onclose?.();
-  }
-}
-
 interface Session {
   client: Client;
 }
@@ -103,24 +55,11 @@ async function connect(
   env: Record<string, string> = {},
   global: string[] = ['--base-url', sandbox.url],
 ): Promise<Session> {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new Writable({
-    write(_chunk, _encoding, done) {
-      done();
-    },
+  const { client, errors, exit } = await startMcp([...global, 'mcp', ...args], {
+    COMPANY_DATA_API_KEY: sandbox.keys.full,
+    ...stateOf(),
+    ...env,
   });
-  const exit = main([...global, 'mcp', ...args], {
-    env: cleanEnv({ COMPANY_DATA_API_KEY: sandbox.keys.full, ...stateOf(), ...env }),
-    stdin,
-    stdout,
-    stderr,
-    now: Date.now,
-  });
-  const client = new Client({ name: 'company-data-test', version: '1.0.0' });
-  const errors: Error[] = [];
-  client.onerror = (error) => errors.push(error);
-  await client.connect(new StdioStreams(stdin, stdout));
   open.push({ client, errors, exit });
   return { client };
 }
