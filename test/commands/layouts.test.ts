@@ -163,3 +163,89 @@ describe('every command reads every sandbox layout as it reads flat', () => {
     });
   }
 });
+
+/**
+ * `search --all` and `api` answer differently on purpose: pages are capped by the layout (10 rows
+ * a page on grouped, 100 on enveloped), and `api` prints the body as the service sent it. So the
+ * rows are compared, and the ledger must hold exactly what the sandbox took.
+ */
+describe('paging and api on every layout', () => {
+  async function onLayout(layout: LayoutName, argv: string[]) {
+    let sandbox: SandboxHandle | undefined;
+    const got = await runCase({
+      name: argv.join(' '),
+      argv: ['spend', '-o', 'json'],
+      before: [argv],
+      tty: false,
+      sandbox: { layout },
+      setup: (s) => {
+        sandbox = s;
+      },
+      wantCode: 0,
+      wantStdout: '',
+      wantStderr: '',
+    });
+    const ledger = JSON.parse(got.stdout) as { total: Record<string, number> };
+    return { ledger: ledger.total, taken: 1_000_000 - (sandbox?.balances().full ?? Number.NaN) };
+  }
+
+  async function rowsOn(layout: LayoutName, argv: string[]) {
+    const got = await runCase({
+      name: argv.join(' '),
+      argv,
+      tty: false,
+      sandbox: { layout },
+      wantCode: 0,
+      wantStdout: '',
+      wantStderr: '',
+    });
+    return { code: got.code, stdout: got.stdout, stderr: got.stderr };
+  }
+
+  it('search --all: the same rows in as many pages as the layout gives, ending on the total, the ledger exact', async () => {
+    const argv = ['search', 'shoes', '--all', '-o', 'csv'];
+    const flat = await rowsOn('flat', argv);
+    expect(flat.stdout.split('\n').length).toBe(127); // the header, 125 rows, the last newline
+    expect(flat.stderr).toBe('Fetched all 125 companies (1 page).\n');
+    const pages: Record<string, number> = { grouped: 13, enveloped: 2 };
+    for (const layout of ['grouped', 'enveloped'] as const) {
+      const other = await rowsOn(layout, argv);
+      expect({ layout, ...other }).toEqual({
+        layout,
+        code: 0,
+        stdout: flat.stdout,
+        stderr: `Fetched all 125 companies (${pages[layout]} pages).\n`,
+      });
+      // A page with rows costs 1 on these layouts: the ledger holds every page, as the sandbox.
+      expect(await onLayout(layout, argv)).toEqual({
+        ledger: { charged: pages[layout], possibly_charged: 0, calls: pages[layout] },
+        taken: pages[layout],
+      });
+    }
+  });
+
+  it('search --all with no match: an empty result on every layout, nothing charged', async () => {
+    const argv = ['search', 'zzzqqq', '--all', '-o', 'json'];
+    const flat = await rowsOn('flat', argv);
+    expect(flat.code).toBe(0);
+    for (const layout of ['grouped', 'enveloped'] as const) {
+      expect({ layout, ...(await rowsOn(layout, argv)) }).toEqual({ layout, ...flat });
+      expect(await onLayout(layout, argv)).toEqual({
+        ledger: { charged: 0, possibly_charged: 0, calls: 0 },
+        taken: 0,
+      });
+    }
+  });
+
+  it('api: the body as sent, exit 0, and a lookup in the ledger as the sandbox charged it', async () => {
+    for (const layout of ['flat', 'grouped', 'enveloped'] as const) {
+      const got = await rowsOn(layout, ['api', 'GET', '/api/domains/acme-shoes.com']);
+      expect({ layout, code: got.code }).toEqual({ layout, code: 0 });
+      expect(JSON.parse(got.stdout).found).toBe(true);
+      expect(await onLayout(layout, ['api', 'GET', '/api/domains/acme-shoes.com'])).toEqual({
+        ledger: { charged: 1, possibly_charged: 0, calls: 1 },
+        taken: 1,
+      });
+    }
+  });
+});
