@@ -348,9 +348,10 @@ export class Lookups {
           reprice: this.reprice,
           // Committed with the charge, before the slot is released: once the run sees nothing
           // in flight, every answer is in the store.
-          along: async ({ result }, charged, settlement) => {
-            // An answer that could not be read is charged but never kept: its cells would be blank.
-            if (result.unreadable) return;
+          along: ({ result }, charged, settlement) => {
+            // An answer that could not be read is charged (in the ledger) but never kept: its
+            // cells would be blank, and a re-run would reuse them.
+            if (result.unreadable) return this.options.store.settle(settlement);
             record = result.found ? this.recordOf(domain, result.record) : null;
             return this.options.store.save(
               domain,

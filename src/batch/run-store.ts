@@ -24,6 +24,8 @@ export interface RunStore {
     settlement?: Settlement,
   ): Promise<void>;
   release(domain: string): Promise<void>;
+  /** The purchase settled without an answer kept (one that could not be read): the ledger only. */
+  settle(settlement: Settlement | undefined): Promise<void>;
 }
 
 export function runStoreOf(
@@ -40,6 +42,9 @@ export function runStoreOf(
     save: (domain, answer, settlement) =>
       store.save(scope, domain, { ...answer, boughtAt: now(), run: run.id }, settlement),
     release: (domain) => store.release(scope, domain),
+    settle: async (settlement) => {
+      if (settlement) await store.settle(settlement);
+    },
   };
 }
 
