@@ -43,14 +43,43 @@ const CAPABILITIES = ['capabilities', 'permissions'];
  * member it was read from and the other members kept in their order: every layout of /api/me
  * prints the same record (docs/contract.md, "Catalog shapes the client reads").
  */
-export function adaptAccount(body: unknown): Account {
+/** The object holding the account: the body, or `account`/`data` inside it (both, at most). */
+export function accountSource(body: unknown): { source: unknown; path: string[] } {
   // Some services wrap the account: { account: {...} } or { data: {...} } (or both).
   let source: unknown = body;
+  const path: string[] = [];
   for (let depth = 0; depth < 2 && isObject(source) && source.plan === undefined; depth++) {
-    const inner: unknown = isObject(source.account) ? source.account : source.data;
+    const name = isObject(source.account) ? 'account' : 'data';
+    const inner: unknown = source[name];
     if (!isObject(inner)) break;
     source = inner;
+    path.push(name);
   }
+  return { source, path };
+}
+
+/** Which member each figure of the account was read from, and its kind: for `doctor`. */
+export function describeAccountLayout(body: unknown): string {
+  const { source, path } = accountSource(body);
+  if (!isObject(source)) return 'not an account object';
+  const kind = (value: unknown): string =>
+    Array.isArray(value)
+      ? 'a list'
+      : isObject(value)
+        ? 'an object'
+        : typeof value === 'string'
+          ? 'text'
+          : typeof value;
+  const said = (names: readonly string[], what: string): string => {
+    const name = names.find((n) => Object.hasOwn(source, n));
+    return name === undefined ? `${what} not said` : `${what} in \`${name}\` (${kind(source[name])})`;
+  };
+  const where = path.length > 0 ? `under ${path.map((p) => `\`${p}\``).join(' > ')}: ` : '';
+  return `${where}${[said(PLAN, 'plan'), said(BALANCE, 'balance'), said(CAPABILITIES, 'capabilities')].join(', ')}`;
+}
+
+export function adaptAccount(body: unknown): Account {
+  const { source } = accountSource(body);
   if (!isObject(source)) {
     throw new Problem({
       code: 'unexpected_response',

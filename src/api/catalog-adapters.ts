@@ -381,3 +381,51 @@ export function fieldDocument(f: FieldEntry): Json {
     plans: f.plans,
   };
 }
+
+/** Where a catalog says something: in each entry, once for the whole catalog, or nowhere. */
+export type SaidWhere = 'per entry' | 'catalog' | 'not said';
+
+/** What `doctor` shows of a products catalog: how many, and where the default selection is said. */
+export function describeProducts(body: unknown): {
+  count: number;
+  defaults: SaidWhere;
+  defaultIds: string[];
+} {
+  const products = adaptProducts(body);
+  const entries = findEntries(body, 'products', 'id') ?? [];
+  const perEntry = entries.some((p) => member(p, PRODUCT_DEFAULT) !== undefined);
+  const atCatalog = member(envelopeOf(body, 'products'), CATALOG_DEFAULTS) !== undefined;
+  return {
+    count: products.length,
+    defaults: perEntry ? 'per entry' : atCatalog ? 'catalog' : 'not said',
+    defaultIds: products.filter((p) => p.default === true).map((p) => p.id),
+  };
+}
+
+/** What `doctor` shows of a fields catalog: filters and facets, and where each is said. */
+export function describeFields(body: unknown): {
+  count: number;
+  filters: SaidWhere;
+  filterCount: number;
+  facets: SaidWhere;
+  facetCount: number;
+} {
+  const fields = adaptFields(body);
+  const entries = findEntries(body, 'fields') ?? [];
+  const envelope = envelopeOf(body, 'fields');
+  const where = (perEntry: boolean, atCatalog: boolean): SaidWhere =>
+    perEntry ? 'per entry' : atCatalog ? 'catalog' : 'not said';
+  return {
+    count: fields.length,
+    filters: where(
+      entries.some((f) => member(f, FILTER) !== undefined),
+      catalogFilters(envelope) !== undefined,
+    ),
+    filterCount: fields.filter((f) => f.filter).length,
+    facets: where(
+      entries.some((f) => member(f, FACET) !== undefined),
+      member(envelope, ['facets', 'breakdown_fields', 'breakdowns']) !== undefined,
+    ),
+    facetCount: fields.filter((f) => f.facet === true).length,
+  };
+}

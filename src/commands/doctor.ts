@@ -111,6 +111,8 @@ async function lenientConfig(
   };
 }
 
+const OTHER_HEADER: Record<AuthHeader, AuthHeader> = { bearer: 'x-api-key', 'x-api-key': 'bearer' };
+
 /** A diagnosis should answer quickly: at most one retry and a 10 s timeout per attempt. */
 const DOCTOR_TIMEOUT_MS = 10_000;
 
@@ -181,6 +183,12 @@ export async function runDoctor(flags: GlobalFlags, invocation: Invocation, io: 
     results.push(reach.check, checks.contractCheck(reach), checks.clockCheck(reach, invocation.now()));
     const keys = await checks.keyChecks(config, clientFor, reach.answered, provenance);
     results.push(keys.key, keys.authHeader);
+    // What it recognised of the open shapes, from free calls only (src/commands/doctor-layout.ts).
+    const { layoutChecks } = await import('./doctor-layout.js');
+    const keyWorks = keys.key.status === 'pass';
+    const header =
+      keys.authHeader.status === 'fail' ? OTHER_HEADER[config.authHeader.value] : config.authHeader.value;
+    results.push(...(await layoutChecks(clientFor(header), reach.answered, keyWorks)));
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => {})));
   }
