@@ -86,7 +86,7 @@ export async function layoutChecks(client: Client, canReach: boolean, hasKey: bo
   }
 
   if (!hasKey) {
-    checks.push({ name: 'account layout', status: 'skip', message: 'not checked: no key' });
+    checks.push({ name: 'account layout', status: 'skip', message: 'not checked: no working key' });
   } else {
     const me = await fetchFree(client, '/api/me', true);
     if (typeof me === 'string')
