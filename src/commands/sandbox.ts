@@ -3,7 +3,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type CommandKit, parseIntOption } from '../command-kit.js';
 import { usageError } from '../problem.js';
-import { LAYOUT_NAMES, type LayoutName } from '../sandbox/layouts.js';
+import { LAYOUT_NAMES, type LayoutName } from '../sandbox/layout-names.js';
 import type { Context } from '../types.js';
 
 export interface SandboxCommandOptions {
@@ -73,7 +73,7 @@ export function register(program: Command, kit: CommandKit): void {
     .addOption(
       new Option(
         '--layout <name>',
-        'how answers are shaped where the spec leaves it open (docs/contract.md, "Sandbox layouts")',
+        'how answers are shaped where the spec leaves the shape open (docs/contract.md: Sandbox layouts)',
       )
         .choices(LAYOUT_NAMES)
         .default('flat'),

@@ -8,10 +8,10 @@
 // A layout rewrites a finished `flat` answer (the engine's own shape) just before it is sent, so
 // the engine, the checks and the charging rules stay one piece of code.
 import { reshape } from './layout-bodies.js';
+import { isLayoutName, LAYOUT_NAMES, type LayoutName } from './layout-names.js';
 import type { RouteName } from './routes.js';
 
-export const LAYOUT_NAMES = ['flat', 'grouped', 'enveloped', 'metered'] as const;
-export type LayoutName = (typeof LAYOUT_NAMES)[number];
+export { isLayoutName, LAYOUT_NAMES, type LayoutName } from './layout-names.js';
 
 export interface Layout {
   name: LayoutName;
@@ -47,10 +47,6 @@ export const LAYOUTS: Record<LayoutName, Layout> = {
     searchPrice: (rows) => Math.ceil(rows / 50),
   },
 };
-
-export function isLayoutName(name: string): name is LayoutName {
-  return (LAYOUT_NAMES as readonly string[]).includes(name);
-}
 
 /** The layout of a name, or a RangeError naming the ones there are. */
 export function layoutOf(name: string | undefined): Layout {

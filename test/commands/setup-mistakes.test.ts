@@ -403,6 +403,7 @@ describe('doctor on an untrusted certificate', () => {
         '- clock: not checked: the service did not answer',
         '- key: present (from environment); not checked: the service did not answer',
         '- auth header: not checked: the service did not answer',
+        '- layout: not checked: the service did not answer',
       ),
     );
     expect(r.stderr).toBe(lines('1 check failed.'));
