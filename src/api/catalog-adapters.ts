@@ -310,7 +310,7 @@ export function adaptFields(body: unknown): FieldEntry[] {
           ...(typeof billing.charged === 'string' ? { charged: billing.charged } : {}),
         },
         capabilities,
-        plans: names(f.plans),
+        plans: nameList(f.plans) ?? [],
       };
     })
     .filter((f) => f.name !== '');

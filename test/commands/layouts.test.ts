@@ -3,6 +3,20 @@
 // `flat` layout is the reference that the other test files pin exactly; each other layout must
 // print what flat prints, byte for byte, and take the same credits from the sandbox's balance.
 //
+// The bullets of issue 44's "Why" that these cases reproduce (each failed on the client before it
+// read the layouts; credits counted from the sandbox's balance, `taken`):
+// - blank columns, paid for: "enrich with products and include, CSV", "enrich several, NDJSON",
+//   "enrich batch, CSV", "enrich batch without products or include, JSON" (grouped);
+// - totals and paging assumed: "search on a terminal" (a total as text), and "search --all" below
+//   (a page capped at 10 and 100 rows);
+// - an empty result: "search with no rows, ..." and "breakdown of an empty segment";
+// - breakdown figures: "breakdown ..." (buckets as a map, shares as percentages, other names);
+// - catalog-level filters: "fields --filters", "fields --facets", "a refused filter";
+// - smaller: "me ..." (capabilities as flags and as text), "products ..." (the default at catalog
+//   level), "lookalike ..." (score and rank as text).
+// The found answer that cannot be read at all: test/commands/unreadable-answer.test.ts; the MCP
+// tools: test/mcp/layouts.test.ts.
+//
 // `metered` differs on purpose in its prices (searches priced by rows) and credit names (read by
 // src/http/credits.ts, issue 43), so it is run here only where it charges nothing.
 import { describe, expect, it } from 'vitest';
@@ -48,6 +62,11 @@ const CASES: LayoutCase[] = [
   { name: 'enrich a missing domain', argv: ['enrich', 'no-such-company.example'], tty: true },
   { name: 'enrich a missing domain, JSON', argv: ['enrich', 'no-such-company.example'] },
   {
+    name: 'enrich batch with two products, JSON',
+    argv: ['enrich', '--input', '/tmp/cdt-XXXXXX/in.csv', '-o', 'json', '--products', 'profile,tech'],
+    files: { 'in.csv': BATCH },
+  },
+  {
     name: 'enrich batch, CSV',
     argv: [
       'enrich',
@@ -62,7 +81,7 @@ const CASES: LayoutCase[] = [
   },
   {
     name: 'enrich batch without products or include, JSON',
-    argv: ['enrich', '--input', '/tmp/cdt-XXXXXX/in.csv', '-o', 'json', '--products', 'profile,tech'],
+    argv: ['enrich', '--input', '/tmp/cdt-XXXXXX/in.csv', '-o', 'json'],
     files: { 'in.csv': BATCH },
   },
   { name: 'search on a terminal', argv: ['search', 'shoes', '--limit', '5'], tty: true },
@@ -247,5 +266,39 @@ describe('paging and api on every layout', () => {
         taken: 1,
       });
     }
+  });
+});
+
+describe('--sandbox in another layout (COMPANY_DATA_SANDBOX_LAYOUT)', () => {
+  it('serves the in-process sandbox in the layout named, and refuses a name it does not have', async () => {
+    const run = (layout: string | undefined) =>
+      runCase({
+        name: `--sandbox ${layout}`,
+        argv: ['--sandbox', 'me', '-o', 'csv'],
+        tty: false,
+        env: {
+          COMPANY_DATA_SANDBOX_LAYOUT: layout,
+          COMPANY_DATA_BASE_URL: undefined,
+          COMPANY_DATA_API_KEY: undefined,
+        },
+        wantCode: 0,
+        wantStdout: '',
+        wantStderr: '',
+      });
+    const flat = await run(undefined);
+    expect(flat.stdout).toBe(
+      'plan,balance,capabilities,key_name,rate_limit_per_second\npro,1000000,domains;search;breakdown;lookalike,full,\n',
+    );
+    expect((await run('grouped')).stdout).toBe(flat.stdout);
+    const wrong = await run('nested');
+    expect({ code: wrong.code, stdout: wrong.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(wrong.stderr).toBe(
+      [
+        'error: Usage error (usage_error)',
+        '  COMPANY_DATA_SANDBOX_LAYOUT is "nested", which is no sandbox layout',
+        '  Set it to one of flat, grouped, enveloped, metered, or unset it.',
+        '',
+      ].join('\n'),
+    );
   });
 });
