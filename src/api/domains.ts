@@ -158,8 +158,7 @@ export function adaptDomainResult(
   // Field names come from the user and the service: own members only, on an object without a
   // prototype (a field named `constructor` or `__proto__` is a field like any other).
   const record: Record<string, unknown> = Object.create(null);
-  let missing: string[] = [];
-  let fieldCount = 0;
+  let unreadableAnswer: DomainResult['unreadable'];
   if (found) {
     const source = nested ?? body;
     // The usual case, the flat layout: every field asked for is a member, read without a copy.
@@ -169,11 +168,14 @@ export function adaptDomainResult(
       fields.every((f) => f === 'domain' || (Object.hasOwn(body, f) && !META.has(f) && !isObject(body[f])));
     if (direct) {
       for (const field of fields) record[field] = field === 'domain' ? requested : (body[field] ?? null);
-      fieldCount = fields.length;
     } else {
       const all = recordMembers(source, source === body, expected);
-      fieldCount = Object.keys(all).length;
-      missing = (expected ?? []).filter((f) => f !== 'domain' && !Object.hasOwn(all, f));
+      // Unreadable: none of the fields asked for is in the answer (or, asked for none, no field
+      // at all). One field missing among others present is a field the service left out as empty.
+      const asked = expected?.filter((f) => f !== 'domain') ?? [];
+      const missing = asked.filter((f) => !Object.hasOwn(all, f));
+      if (asked.length > 0 ? missing.length === asked.length : Object.keys(all).length === 0)
+        unreadableAnswer = { missing, members: Object.keys(body), body };
       if (fields) {
         for (const field of fields)
           record[field] = field === 'domain' ? requested : Object.hasOwn(all, field) ? all[field] : null;
@@ -202,11 +204,7 @@ export function adaptDomainResult(
   const result: DomainResult = { found, domain, record };
   if (charged !== undefined) result.charged = charged;
   if (productCharges) result.productCharges = productCharges;
-  // Unreadable: none of the fields asked for is in the answer (or, asked for none, no field at
-  // all). One field missing among others present is a field the service left out as empty.
-  const asked = expected?.filter((f) => f !== 'domain') ?? [];
-  if (found && (asked.length > 0 ? missing.length === asked.length : fieldCount === 0))
-    result.unreadable = { missing, members: Object.keys(body), body };
+  if (unreadableAnswer) result.unreadable = unreadableAnswer;
   return result;
 }
 
