@@ -142,17 +142,3 @@ export function printCredits(ctx: Context, credits: Credits): void {
   if (typeof credits.remaining === 'number') parts.push(`balance ${groupDigits(credits.remaining)}`);
   if (parts.length > 0) ctx.io.info(`Credits: ${parts.join(', ')}`);
 }
-
-/**
- * The fallback when a response does not have the shape an adapter expects (docs/contract.md):
- * say so on stderr and show the body as received, so the user still gets the data.
- */
-export function printUnrecognised(
-  ctx: Context,
-  response: { data: unknown; credits: Credits },
-  what: string,
-): void {
-  ctx.io.warn(`warning: the ${what}; printing it as received.`);
-  printJson(ctx, response.data);
-  printCredits(ctx, response.credits);
-}
