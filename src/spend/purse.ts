@@ -66,6 +66,7 @@ export class Purse {
   private store: AnswerStore | undefined;
   private waiters: Array<() => void> = [];
   private warned = false;
+  private opening: Promise<AnswerStore | undefined> | undefined;
 
   constructor(private readonly options: PurseOptions) {
     this.runCap = options.runCap;
@@ -101,10 +102,39 @@ export class Purse {
    * problem: without the hold nothing may be sent.
    */
   async tryReserve(amount: number): Promise<Hold | null> {
-    const { hold } = await this.claimWith(amount, async (request) =>
-      request ? { kind: 'claimed', reservation: await this.store!.reserve(request) } : { kind: 'claimed' },
-    );
+    const { hold } = await this.claimWith(amount, async (request) => {
+      if (!request) return { kind: 'claimed' };
+      try {
+        return { kind: 'claimed', reservation: await this.store!.reserve(request) };
+      } catch (error) {
+        // Without a month cap no cap depends on the store: a store that cannot be written costs
+        // a warning (its charge cannot be recorded either), not the request.
+        if (request.cap !== undefined) throw error;
+        this.warnOnce(error, undefined);
+        return { kind: 'claimed' };
+      }
+    });
     return hold;
+  }
+
+  /**
+   * The store that holds the ledger, opened on first need: a hold is written there before its
+   * request is sent, in every mode. Undefined with --no-store, or when the store cannot be opened
+   * without a month cap (a warning says the ledger is not kept).
+   */
+  private async ledgerStore(): Promise<AnswerStore | undefined> {
+    if (this.store || typeof this.options.ledger !== 'function') return this.store;
+    this.opening ??= this.options.ledger().then(
+      (store) => {
+        this.store = store;
+        return store;
+      },
+      (error: unknown) => {
+        this.warnOnce(error, undefined);
+        return undefined;
+      },
+    );
+    return this.opening;
   }
 
   /**
@@ -122,20 +152,21 @@ export class Purse {
       return { claim: await claim(undefined), hold: null };
     }
     const at = this.options.now();
-    const request: HoldRequest | undefined =
-      this.monthCap === undefined
-        ? undefined
-        : {
-            baseUrl: this.options.baseUrl,
-            keyId: this.options.keyId,
-            amount,
-            cap: this.monthCap,
-            window: monthOf(at),
-            command: this.options.command,
-            at,
-          };
     let got: Claim;
+    let request: HoldRequest | undefined;
     try {
+      // Write-ahead: the hold goes into the store with (or before) the request, capped or not, so
+      // a process killed with the request in flight leaves it there as possibly charged.
+      const store = await this.ledgerStore();
+      request = store && {
+        baseUrl: this.options.baseUrl,
+        keyId: this.options.keyId,
+        amount,
+        cap: this.monthCap,
+        window: monthOf(at),
+        command: this.options.command,
+        at,
+      };
       got = await claim(request);
     } catch (error) {
       this.release(run);
@@ -145,7 +176,7 @@ export class Purse {
       this.release(run);
       return { claim: got, hold: null };
     }
-    if (request && !got.reservation) {
+    if (request?.cap !== undefined && !got.reservation) {
       // Given back without waking the callers waiting for room: each would fail the same way and
       // wake the others again, forever. A settle or a stop wakes them when room may have come.
       this.run.settle(run, 0);
@@ -183,7 +214,7 @@ export class Purse {
     }
     if (this.monthCap === undefined) return false;
     const { from, to } = monthOf(this.options.now());
-    const usage = await this.store!.monthUsage(this.options.baseUrl, this.options.keyId, from, to);
+    const usage = await this.store!.monthUsage(this.options.keyId, from, to);
     if (usage.spent + amount > this.monthCap) {
       this.refusedBy = 'month';
       return true;
@@ -245,7 +276,7 @@ export class Purse {
     }
     if (this.monthCap !== undefined) {
       const { from, to } = monthOf(this.options.now());
-      const usage = await this.store!.monthUsage(this.options.baseUrl, this.options.keyId, from, to);
+      const usage = await this.store!.monthUsage(this.options.keyId, from, to);
       room.month = Math.max(0, this.monthCap - usage.spent - usage.held);
     }
     return room;
@@ -264,14 +295,7 @@ export class Purse {
   }
 
   private async write(hold: Hold, entry: LedgerEntry | undefined, save?: Save): Promise<void> {
-    let store = this.store;
-    if (!store && (entry || save) && typeof this.options.ledger === 'function') {
-      try {
-        store = this.store = await this.options.ledger();
-      } catch (error) {
-        this.warnOnce(error, entry);
-      }
-    }
+    const store = entry || save ? await this.ledgerStore() : this.store;
     const settlement = store && (entry || hold.stored) ? { reservation: hold.stored, entry } : undefined;
     if (save) {
       await save(settlement);
@@ -354,10 +378,30 @@ export async function purseOf(ctx: Context, flags: PurseFlags = {}): Promise<Pur
     now: ctx.now,
     warn: (line: string) => ctx.io.warn(line),
   };
-  if (flags.store) return new Purse({ ...common, ledger: flags.store });
+  if (flags.store) {
+    if (monthCap !== undefined) await mustHoldLedger(flags.store, ctx.store.path);
+    return new Purse({ ...common, ledger: flags.store });
+  }
   if (ctx.store.path === false) return new Purse({ ...common, ledger: undefined });
-  if (monthCap !== undefined) return new Purse({ ...common, ledger: await ctx.store.open() });
+  if (monthCap !== undefined) {
+    const store = await ctx.store.open();
+    await mustHoldLedger(store, ctx.store.path);
+    return new Purse({ ...common, ledger: store });
+  }
   return new Purse({ ...common, ledger: () => ctx.store.open() });
+}
+
+/**
+ * A month cap counts the ledger: on a store found emptied (a file cut to 0 bytes, overwritten)
+ * it would start the month again, so it is refused until the ledger is emptied on purpose.
+ */
+async function mustHoldLedger(store: AnswerStore, path: string | false): Promise<void> {
+  const lost = await store.ledgerLost();
+  if (lost === undefined) return;
+  throw usageError(
+    `the store ${path || ''} was found empty on ${new Date(lost).toISOString().slice(0, 19)}Z, its spend ledger lost: a month cap cannot count what this key spent`,
+    'Restore the store from a backup, or start the ledger afresh on purpose with `company-data store clear --ledger` (this month is then counted from zero).',
+  );
 }
 
 /** Whether a problem is one of the store's own (it cannot be read or written). */
