@@ -90,6 +90,10 @@ export interface Config {
 export interface Credits {
   /** Credits charged by the last response, when the server said so. */
   charged?: number;
+  /** The header the charge was read from (as sent), for messages. */
+  chargedName?: string;
+  /** A charge header whose value is not a number, as sent: it counts as possibly charged. */
+  chargedText?: string;
   /** Balance left after the last response, when the server said so. */
   remaining?: number;
 }

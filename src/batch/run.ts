@@ -452,6 +452,9 @@ async function runWithStore(
     }
   }
 
+  // Told whatever the outcome: the figure is the service's, not the run's.
+  const unaccounted = purse.unaccountedWarning();
+  if (unaccounted) io.warn(unaccounted);
   if (outcome !== 'done') {
     await target.discard();
     const why =
@@ -527,6 +530,12 @@ function finish(
           : `retry after ${at} (with --no-store the run starts over).`,
       });
     }
+    case 'charge_above_hold':
+      throw new Problem({
+        code: 'charge_above_hold',
+        detail: `an answer reported a charge above what was held for it (see -v); this run charged ${spent}.${resume}`,
+        source: 'client',
+      });
     case 'too_many_failures':
       throw new Problem({
         code: 'too_many_failures',

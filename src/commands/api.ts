@@ -1,10 +1,12 @@
 // `company-data api`: a raw request for endpoints and parameters the CLI does not model yet. It goes
 // through the same client as every command, so auth, retries, problems, credits and redaction
 // behave exactly as they do elsewhere; only the request is built from the command line.
+
 import { readFile } from 'node:fs/promises';
 import { Argument, type Command, InvalidArgumentError } from 'commander';
 import { BUDGET_MONTH_OPTION, type CommandKit } from '../command-kit.js';
 import { Problem, usageError } from '../problem.js';
+import { answerReported } from '../spend/charges.js';
 import type { ApiResponse, Context, HttpMethod, RequestOptions } from '../types.js';
 
 export const API_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -247,6 +249,6 @@ async function buyRaw(
           await onRetry(problem, attempt, delayMs);
         },
       }),
-    chargeOf: (response) => response.credits.charged,
+    reported: (response) => answerReported(response),
   });
 }

@@ -14,6 +14,7 @@ import {
 } from '../api/lookalike.js';
 import type { Pacer } from '../pace.js';
 import { Problem } from '../problem.js';
+import { answerReported } from '../spend/charges.js';
 import { REQUEST_PRICE_ESTIMATE } from '../spend/pricing.js';
 import { purchase } from '../spend/purchase.js';
 import { type Hold, type Purse, purseOf } from '../spend/purse.js';
@@ -109,10 +110,10 @@ export async function fetchSeeds(
         hold,
         send: (_max, onRetry) => fetchLookalikes(ctx, request, { spinner: options.spinner, onRetry }),
         onRetry: retryHook,
-        // A charge the answer does not report is taken as the worst case, but for "none found".
-        chargeOf: (answer) => {
+        // "None found" costs nothing (the spec), whatever the figures say.
+        reported: (answer) => {
           const result = adaptLookalikeResponse(answer.data);
-          return answer.credits.charged ?? (result !== undefined && !result.found ? 0 : undefined);
+          return answerReported(answer, result !== undefined && !result.found);
         },
         stopped: halted,
       });
@@ -120,7 +121,7 @@ export async function fetchSeeds(
         priced = true;
         price = Math.max(price, cost);
       }
-      if (response.credits.charged !== undefined) charged = (charged ?? 0) + response.credits.charged;
+      charged = (charged ?? 0) + cost;
       const balance = response.credits.remaining;
       if (balance !== undefined) remaining = Math.min(remaining ?? balance, balance);
       const result = adaptLookalikeResponse(response.data);

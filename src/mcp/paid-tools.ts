@@ -1,6 +1,7 @@
 // The paid tools: enrich, search, breakdown, lookalike. Each checks its arguments as the command
 // of the same name does (its plan function), buys through the one purchase path with the
 // session's purse, and answers with the rows projected to the fields asked for, within the cap.
+
 import {
   adaptBreakdownResponse,
   adaptSearchResponse,
@@ -16,6 +17,7 @@ import { fetchSeeds } from '../lookalike/fetch.js';
 import { fusedRows } from '../lookalike/output.js';
 import { Problem } from '../problem.js';
 import { explainProblem, type ProblemContext } from '../search/options.js';
+import { answerReported } from '../spend/charges.js';
 import { REQUEST_PRICE_ESTIMATE, selectionOf } from '../spend/pricing.js';
 import { type OnRetry, type Purchase, purchase } from '../spend/purchase.js';
 import { credits } from '../spend/purse.js';
@@ -83,7 +85,7 @@ async function buyRequest(
       purse: session.purse!,
       worstCase: REQUEST_PRICE_ESTIMATE,
       send: (_max, onRetry) => send(onRetry),
-      chargeOf: (response) => response.credits.charged,
+      reported: (response) => answerReported(response),
     });
   } catch (error) {
     throw await explainProblem(session.ctx, error, about);

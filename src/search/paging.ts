@@ -3,6 +3,7 @@
 // far added to the user's own exclusions, sent as POST, until a page adds nothing, `--max-rows`
 // is reached, the next page could pass `--budget`, or the exclusions would pass the service's
 // 20,000. This file is the loop only: what is written and said is src/search/paged-search.ts.
+
 import {
   adaptSearchResponse,
   MAX_SEARCH_LIMIT,
@@ -13,6 +14,7 @@ import {
 import { MAX_EXCLUSIONS, rowDomainKey } from '../exclusions.js';
 import type { Pacer } from '../pace.js';
 import { isProblem, Problem } from '../problem.js';
+import { answerReported } from '../spend/charges.js';
 import { REQUEST_PRICE_ESTIMATE } from '../spend/pricing.js';
 import { purchase } from '../spend/purchase.js';
 import type { Purse } from '../spend/purse.js';
@@ -177,7 +179,7 @@ export async function fetchPages(
             { ...request, limit, excludeDomains: excluded.size > 0 ? [...excluded] : undefined },
             { signal, spinner: false, onRetry },
           ),
-        chargeOf: (answer) => answer.credits.charged,
+        reported: (answer) => answerReported(answer),
       }));
     } catch (error) {
       // The run ends here either way; the purchase settled (or kept as possibly charged) the page.

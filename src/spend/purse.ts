@@ -53,6 +53,8 @@ export interface PurseOptions {
   now: () => number;
   /** A ledger that cannot be written costs a warning (once), not the answer paid for. */
   warn?: (line: string) => void;
+  /** -v: how a charge was read when the answer's figures disagree or cannot be right. */
+  note?: (line: string) => void;
 }
 
 export class Purse {
@@ -67,6 +69,8 @@ export class Purse {
   private waiters: Array<() => void> = [];
   private warned = false;
   private opening: Promise<AnswerStore | undefined> | undefined;
+  private balanceStart: number | undefined;
+  private balanceLow: number | undefined;
 
   constructor(private readonly options: PurseOptions) {
     this.runCap = options.runCap;
@@ -157,7 +161,8 @@ export class Purse {
     try {
       // Write-ahead: the hold goes into the store with (or before) the request, capped or not, so
       // a process killed with the request in flight leaves it there as possibly charged.
-      const store = await this.ledgerStore();
+      // No await when the store is known (a batch's): its claim joins the store's transaction of this turn.
+      const store = this.store ?? (typeof this.options.ledger === 'function' ? await this.ledgerStore() : undefined);
       request = store && {
         baseUrl: this.options.baseUrl,
         keyId: this.options.keyId,
@@ -239,13 +244,52 @@ export class Purse {
     await this.write(hold, charged > 0 ? this.entry(hold.at, charged, 'charged') : undefined, save);
   }
 
-  /** Keeps the whole hold as possibly charged: the attempt was sent and its answer never came. */
-  async settleUnknown(hold: Hold): Promise<void> {
-    if (hold.settled) return;
+  /**
+   * Keeps the hold as possibly charged: the attempt was sent and its answer never came, or its
+   * charge cannot be read (then `amount` may be above the hold: the larger counts).
+   */
+  async settleUnknown(hold: Hold, amount = hold.amount, save?: Save): Promise<void> {
+    if (hold.settled) {
+      await save?.(undefined);
+      return;
+    }
     hold.settled = true;
-    this.run.settleUnknown(hold.run);
+    this.run.settleUnknown(hold.run, amount);
     this.wake();
-    await this.write(hold, this.entry(hold.at, hold.amount, 'unknown'));
+    await this.write(hold, this.entry(hold.at, amount, 'unknown'), save);
+  }
+
+  /**
+   * A balance an answer reported, after its charge `charged`: a balance that falls by more than
+   * this purse recorded is told at the end of a run (unaccounted()).
+   */
+  observeBalance(remaining: number | undefined, charged: number): void {
+    if (remaining === undefined || !Number.isFinite(remaining)) return;
+    this.balanceStart ??= remaining + charged;
+    this.balanceLow = Math.min(this.balanceLow ?? remaining, remaining);
+  }
+
+  /**
+   * Credits the service's balance fell by beyond what this purse recorded (charged and possibly
+   * charged), between the first answer that reported a balance and the lowest one reported. An
+   * answer sent before that first balance was read can only make the figure smaller: never an
+   * alarm for nothing.
+   */
+  unaccounted(): number {
+    if (this.balanceStart === undefined || this.balanceLow === undefined) return 0;
+    return Math.max(0, this.balanceStart - this.balanceLow - this.spent - this.possiblyCharged);
+  }
+
+  /** The warning of credits not accounted for (unaccounted()), when there are any. */
+  unaccountedWarning(): string | undefined {
+    const lost = this.unaccounted();
+    if (lost <= 0) return undefined;
+    return `warning: the balance the service reported fell by ${credits(lost)} more than this run recorded as charged or possibly charged: credits not accounted for (compare \`company-data spend\` with the account)`;
+  }
+
+  /** A line for -v (a charge read the safe way). */
+  note(line: string): void {
+    this.options.note?.(line);
   }
 
   /** Wakes every caller waiting in reserve(), to look again (a stop, a settle). */
@@ -377,6 +421,7 @@ export async function purseOf(ctx: Context, flags: PurseFlags = {}): Promise<Pur
     command: ctx.command,
     now: ctx.now,
     warn: (line: string) => ctx.io.warn(line),
+    note: (line: string) => ctx.io.debug(line),
   };
   if (flags.store) {
     if (monthCap !== undefined) await mustHoldLedger(flags.store, ctx.store.path);

@@ -54,7 +54,11 @@ export function spendColumns(by: SpendBy): string[] {
  * store cannot be written they are read as they are), and one row per key (the account is the
  * key: its base URLs, however spelt, are listed together).
  */
-export async function spendRowsOf(store: AnswerStore, by: SpendBy, since: number | undefined): Promise<SpendRow[]> {
+export async function spendRowsOf(
+  store: AnswerStore,
+  by: SpendBy,
+  since: number | undefined,
+): Promise<SpendRow[]> {
   let lost: LedgerEntry[] = [];
   try {
     await store.sweep();
@@ -78,7 +82,8 @@ export async function spendRowsOf(store: AnswerStore, by: SpendBy, since: number
   };
   for (const row of rows) {
     const { charged, possibly_charged, calls } = row;
-    if (by === 'key') add({ key: String(row.key) }, [String(row.base_url)], { charged, possibly_charged, calls });
+    if (by === 'key')
+      add({ key: String(row.key) }, [String(row.base_url)], { charged, possibly_charged, calls });
     else add({ [by]: String(row[by]) }, [], { charged, possibly_charged, calls });
   }
   for (const entry of lost) {
@@ -94,7 +99,9 @@ export async function spendRowsOf(store: AnswerStore, by: SpendBy, since: number
     urls ? { base_url: [...urls].sort().join(' '), ...row } : row,
   );
   const name = by === 'key' ? 'key' : by;
-  return merged.sort((a, b) => (String(a[name]) < String(b[name]) ? -1 : String(a[name]) > String(b[name]) ? 1 : 0));
+  return merged.sort((a, b) =>
+    String(a[name]) < String(b[name]) ? -1 : String(a[name]) > String(b[name]) ? 1 : 0,
+  );
 }
 
 export function spendTotal(rows: readonly SpendTotal[]): SpendTotal {

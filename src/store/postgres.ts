@@ -184,9 +184,7 @@ const SQL = {
   // account is the key: the row's base_url is always '' (whatever address the key was used through).
   monthLock: `INSERT INTO months AS m (base_url, key_id, month_from) VALUES ('', $1, $2)
     ON CONFLICT (base_url, key_id, month_from) DO UPDATE SET month_from = m.month_from`,
-  orphanKey: orphanSql(
-    `r.key_id = $1 AND r.owner <> $2 AND NOT ${aliveSql('r.owner', 'r.expires_at')}`,
-  ),
+  orphanKey: orphanSql(`r.key_id = $1 AND r.owner <> $2 AND NOT ${aliveSql('r.owner', 'r.expires_at')}`),
   orphanAll: orphanSql(`r.owner <> $1 AND NOT ${aliveSql('r.owner', 'r.expires_at')}`),
   lostHolds: `SELECT CASE WHEN at = 0 THEN ${NOW} ELSE at END AS at, base_url, key_id,
     CASE WHEN command = '' THEN 'unknown' ELSE command END AS command, amount
@@ -869,7 +867,11 @@ export class PostgresStore implements AnswerStore {
       await named(db, 'monthLock', [hold.keyId, hold.window.from]);
       await named(db, 'orphanKey', [hold.keyId, this.me]);
       const { spent, held } = (
-        await named<{ spent: number; held: number }>(db, 'usage', [hold.keyId, hold.window.from, hold.window.to])
+        await named<{ spent: number; held: number }>(db, 'usage', [
+          hold.keyId,
+          hold.window.from,
+          hold.window.to,
+        ])
       ).rows[0];
       if (spent + held + hold.amount > hold.cap) return null;
     }
