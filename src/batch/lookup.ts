@@ -341,6 +341,7 @@ export class Lookups {
           hold,
           send: (maxCredits, onRetry) => this.lookup(domain, onRetry, maxCredits),
           reported: domainReported,
+          backed: true,
           onRetry: (problem, attempt, delayMs) => this.beforeRetry(problem, attempt, delayMs),
           reprice: this.reprice,
           // Committed with the charge, before the slot is released: once the run sees nothing

@@ -134,6 +134,7 @@ export async function lookupDomains(
       worstCase: selection.worstCase,
       send: (maxCredits, onRetry) => enrichDomain(ctx, domain, query, { onRetry, maxCredits }),
       reported: domainReported,
+      backed: true,
       onRetry: catalogHook,
       reprice: (_refused, held) => repriceSelection(ctx, flags, selection, held),
     });

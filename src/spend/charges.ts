@@ -48,8 +48,12 @@ function shown(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
-/** The charge of one answer under a hold of `held` credits. */
-export function readCharge(reported: Reported, held: number): Reading {
+/**
+ * The charge of one answer under a hold of `held` credits. `backed`: the request carried the hold
+ * as its max_credits (a domain lookup), so a charge above it cannot be right; elsewhere the spec
+ * publishes no price, and a whole charge above the hold is the price learnt, counted as charged.
+ */
+export function readCharge(reported: Reported, held: number, backed = false): Reading {
   if (reported.free) return { kind: 'charged', credits: 0 };
   const figures = reported.figures.filter((f) => f.value !== undefined && f.value !== null);
   if (figures.length === 0) return { kind: 'charged', credits: held };
@@ -63,7 +67,7 @@ export function readCharge(reported: Reported, held: number): Reading {
       wrong.push(`${figure.where} ${shown(figure.value)} is not a number`);
     else if (n < 0) wrong.push(`${figure.where} ${shown(figure.value)} is negative`);
     else if (!Number.isInteger(n)) wrong.push(`${figure.where} ${shown(figure.value)} is not a whole number`);
-    else if (n > held) {
+    else if (n > held && backed) {
       aboveHold = true;
       wrong.push(`${figure.where} ${shown(figure.value)} is above the ${credits(held)} held`);
     }

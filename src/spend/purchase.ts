@@ -33,6 +33,8 @@ export interface PurchaseSpec<R> {
    * the whole hold; a figure that cannot be right is possibly charged).
    */
   reported(response: R): Reported;
+  /** The request carries its hold as max_credits (a domain lookup): a charge above it cannot be right. */
+  backed?: boolean;
   /** The caller's own hook before a retry (pacing, a catalog being refreshed). */
   onRetry?: OnRetry;
   /**
@@ -94,7 +96,7 @@ export async function purchase<R>(spec: PurchaseSpec<R>): Promise<Purchase<R>> {
       throw error;
     }
     const reported = spec.reported(response);
-    const reading = readCharge(reported, held.hold.amount);
+    const reading = readCharge(reported, held.hold.amount, spec.backed);
     purse.observeBalance(reported.remaining, reading.credits);
     const charged = reading.credits;
     const along = spec.along;
