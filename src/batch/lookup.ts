@@ -50,7 +50,7 @@ export interface LookupOptions {
    * Called once when the run must abort (`fatal` is set): the run then aborts `signal`, so that
    * no lookup still in flight holds the run up until its own timeout.
    */
-  onAbort?: () => void;
+  onAbort?: (problem: Problem) => void;
   /** Also called before each retry (the run passes the catalog-refresh hook of src/api/catalogs.ts). */
   onRetry?: NonNullable<DomainLookupOptions['onRetry']>;
   /** On max_credits_exceeded: the worst case after reading the catalog again (src/spend/pricing.ts). */
@@ -252,7 +252,7 @@ export class Lookups {
     this.fatal = problem;
     this.options.scheduler.stop();
     this.options.purse.wake();
-    this.options.onAbort?.();
+    this.options.onAbort?.(problem);
   }
 
   private readonly stopped = (): boolean => this.stopReason !== undefined || this.fatal !== undefined;

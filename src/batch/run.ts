@@ -14,6 +14,7 @@ import { doubtfulTitle } from '../csv/domain-columns.js';
 import { openInput } from '../csv/input.js';
 import { choiceNote, type EncodingChoice } from '../csv/read.js';
 import { normaliseDomain } from '../domain.js';
+import { mayHaveBeenCharged } from '../http/outcome.js';
 import { oneLine } from '../output/sanitize.js';
 import { createPacer, type RateSource } from '../pace.js';
 import { Problem } from '../problem.js';
@@ -312,7 +313,12 @@ async function runWithStore(
     signal: drain.signal,
     // An abort (exit 2 or 3) cancels what is in flight at once, not after the rows before it
     // are written: the writer may be waiting for one of them, which could take until its timeout.
-    onAbort: () => drain.abort(),
+    // Not when the service answered the abort's problem (a 401, a 400 for every row): it is
+    // answering, so the requests in flight are finished and read, as after Ctrl-C; cancelled,
+    // their outcome would be unknown and counted as possibly charged.
+    onAbort: (problem) => {
+      if (mayHaveBeenCharged(problem)) drain.abort();
+    },
     // A catalog changing under the run: later commands must not read the old one from the cache.
     onRetry: catalogRetryHook(ctx),
   });
