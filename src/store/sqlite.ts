@@ -210,7 +210,7 @@ function isFresh(row: AnswerRow, fresh: Freshness): boolean {
 
 /** The mark of a store found without its tables: its month caps cannot be trusted (ledgerLost). */
 const LOST_TABLE = 'CREATE TABLE IF NOT EXISTS store_marks (name TEXT PRIMARY KEY, at INTEGER NOT NULL)';
-const MARK_LOST = `${LOST_TABLE}; INSERT OR REPLACE INTO store_marks (name, at) VALUES ('ledger_lost', ?)`;
+const MARK_LOST = "INSERT OR REPLACE INTO store_marks (name, at) VALUES ('ledger_lost', ?)";
 
 /**
  * A new store is made whole under another name and linked into place, so a store file without
@@ -278,7 +278,10 @@ export async function openSqliteStore(path: string): Promise<SqliteStore> {
             n: number;
           };
           db.exec(SCHEMA);
-          if (tables.n === 0) db.prepare(MARK_LOST).run(Date.now());
+          if (tables.n === 0) {
+            db.exec(LOST_TABLE);
+            db.prepare(MARK_LOST).run(Date.now());
+          }
           current = SCHEMA_VERSION;
         }
         for (; current < SCHEMA_VERSION; current++) db.exec(MIGRATIONS[current]);
