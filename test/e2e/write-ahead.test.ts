@@ -113,14 +113,23 @@ describe('a hold is in the store before its request leaves, without a month cap'
       '/api/search',
       'SIGKILL',
     ],
-    ['api GET /api/DOMAINS/… (SIGKILL)', () => ['api', 'GET', `/api/DOMAINS/${domains[4]}`], '/api/', 'SIGKILL'],
+    [
+      'api GET domains/… (SIGKILL)',
+      () => ['api', 'GET', `domains/${domains[4]}`],
+      '/api/domains/',
+      'SIGKILL',
+    ],
   ];
-  it.each(paths)('%s: spend shows at least what the service took', async (_name, argv, path, signal) => {
-    const env = caseEnv();
-    const took = await killMidRequest(argv(), path, signal, env);
-    expect(took).toBeGreaterThan(0);
-    expect(await spent(env)).toBeGreaterThanOrEqual(took);
-  }, 60_000);
+  it.each(paths)(
+    '%s: spend shows at least what the service took',
+    async (_name, argv, path, signal) => {
+      const env = caseEnv();
+      const took = await killMidRequest(argv(), path, signal, env);
+      expect(took).toBeGreaterThan(0);
+      expect(await spent(env)).toBeGreaterThanOrEqual(took);
+    },
+    60_000,
+  );
 
   it('a batch killed with lookups in flight, then resumed: spend shows at least what the service took', async () => {
     const env = caseEnv();
@@ -145,39 +154,43 @@ describe('mcp closed as the SDK client closes it (stdin, then SIGTERM 2 s later)
     ['breakdown', () => ({ field: 'country', query: 'shoes' }), '/api/search'],
     ['lookalike', () => ({ seeds: [domains[5]] }), '/api/lookalike/'],
   ];
-  it.each(tools)('%s: spend shows at least what the service took', async (tool, args, path) => {
-    const env = caseEnv();
-    const before = sandbox.balances().full;
-    const firstSeq = sandbox.requests().at(-1)?.seq ?? 0;
-    // Longer than the 2 s between the closing of stdin and the SIGTERM: the call is in flight at both.
-    sandbox.faults.add('delay:4000', { path, times: 1000 });
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN, 'mcp', '--allow-spend', '50'],
-      env: cleanEnv(env) as Record<string, string>,
-      cwd: ROOT,
-      stderr: 'pipe',
-    });
-    let stderr = '';
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const client = new Client({ name: 'company-data-test', version: '1.0.0' });
-    try {
-      await client.connect(transport);
-      const sent = paidSent(path);
-      const already = sent();
-      const call = client.callTool({ name: tool, arguments: args() }).catch((error: Error) => error);
-      const since = msAfter(() => sent() > already, KILL_AFTER_MS);
-      while (!since()) await new Promise((resolve) => setTimeout(resolve, 5));
-      await client.close();
-      await call;
-      await settle(sandbox, firstSeq);
-    } finally {
-      sandbox.faults.clear();
-    }
-    const took = before - sandbox.balances().full;
-    expect(took, stderr).toBeGreaterThan(0);
-    expect(await spent(env), stderr).toBeGreaterThanOrEqual(took);
-  }, 60_000);
+  it.each(tools)(
+    '%s: spend shows at least what the service took',
+    async (tool, args, path) => {
+      const env = caseEnv();
+      const before = sandbox.balances().full;
+      const firstSeq = sandbox.requests().at(-1)?.seq ?? 0;
+      // Longer than the 2 s between the closing of stdin and the SIGTERM: the call is in flight at both.
+      sandbox.faults.add('delay:4000', { path, times: 1000 });
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'mcp', '--allow-spend', '50'],
+        env: cleanEnv(env) as Record<string, string>,
+        cwd: ROOT,
+        stderr: 'pipe',
+      });
+      let stderr = '';
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const client = new Client({ name: 'company-data-test', version: '1.0.0' });
+      try {
+        await client.connect(transport);
+        const sent = paidSent(path);
+        const already = sent();
+        const call = client.callTool({ name: tool, arguments: args() }).catch((error: Error) => error);
+        const since = msAfter(() => sent() > already, KILL_AFTER_MS);
+        while (!since()) await new Promise((resolve) => setTimeout(resolve, 5));
+        await client.close();
+        await call;
+        await settle(sandbox, firstSeq);
+      } finally {
+        sandbox.faults.clear();
+      }
+      const took = before - sandbox.balances().full;
+      expect(took, stderr).toBeGreaterThan(0);
+      expect(await spent(env), stderr).toBeGreaterThanOrEqual(took);
+    },
+    60_000,
+  );
 });
