@@ -72,6 +72,11 @@ export interface Config {
     missing?: boolean;
   };
   baseUrl?: Setting<string>;
+  /**
+   * The names of the credit headers, for a service whose names nothing recognises
+   * (credits_charged_header, credits_remaining_header; src/http/credits.ts reads the rest by meaning).
+   */
+  creditHeaders?: { charged?: string; remaining?: string };
   /** The key itself; never printed. */
   apiKey?: Setting<string>;
   authHeader: Setting<AuthHeader>;

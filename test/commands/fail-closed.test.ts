@@ -172,6 +172,65 @@ describe.concurrent('a charge the answer reports is read the safe way', () => {
   });
 });
 
+/** The sandbox's credit headers under other names, and no charge in the body. */
+const renamed =
+  (charged: string, remaining: string): Rewrite =>
+  (path, headers, body) => {
+    if (!path.startsWith('/api/domains/')) return undefined;
+    const { 'x-credits-charged': c, 'x-credits-remaining': r, ...rest } = headers;
+    const { charged: _charged, ...credits } = (body.credits ?? {}) as Record<string, unknown>;
+    return { headers: { ...rest, [charged]: c, [remaining]: r }, body: { ...body, credits } };
+  };
+
+describe.concurrent('credit figures under other names', () => {
+  it('headers named by meaning are read: --budget counts what the service took', async ({
+    onTestFinished,
+  }) => {
+    const p = await purchase(onTestFinished);
+    const other = await listenLocal(front(p.sandbox.url, renamed('X-Usage-Cost', 'X-Account-Balance')));
+    onTestFinished(other.close);
+    const input = p.inputOf(found(40)(p.sandbox));
+    const argv = [
+      'enrich',
+      '--input',
+      input,
+      '--output',
+      join(p.dir, 'out.csv'),
+      '--products',
+      'profile,leads',
+    ];
+    const r = await p.run([...argv, '--budget', '100'], {}, other.url);
+    // Each lookup holds 6 (profile and leads) and costs what it found: the budget counts what the
+    // service said, not the holds (read as charged, it stopped after 16 lookups, "96 credits").
+    expect([0, 4, 6], r.stderr).toContain(r.code);
+    expect(p.took()).toBeLessThanOrEqual(100);
+    const ledger = await p.ledger();
+    expect({ charged: ledger.charged, possibly_charged: ledger.possibly_charged }).toEqual({
+      charged: p.took(),
+      possibly_charged: 0,
+    });
+    expect(p.sandbox.requests().filter((e) => e.path.startsWith('/api/domains/')).length).toBeGreaterThan(16);
+  });
+
+  it('names nothing recognises are read from the profile setting', async ({ onTestFinished }) => {
+    const p = await purchase(onTestFinished);
+    const other = await listenLocal(front(p.sandbox.url, renamed('X-Units', 'X-Wallet')));
+    onTestFinished(other.close);
+    const r = await p.run(
+      ['enrich', 'acme-shoes.com', '--products', 'profile,leads', '-o', 'json'],
+      {
+        COMPANY_DATA_CREDITS_CHARGED_HEADER: 'X-Units',
+        COMPANY_DATA_CREDITS_REMAINING_HEADER: 'x-wallet',
+      },
+      other.url,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const { credits } = JSON.parse(r.stdout);
+    expect(credits).toEqual({ charged: p.took(), remaining: p.sandbox.balances().full });
+    expect(await p.ledger()).toEqual({ charged: p.took(), possibly_charged: 0, calls: 1 });
+  });
+});
+
 /** Lower case, `//` collapsed, percent-escapes decoded: as many web servers read a path. */
 const normalising = (url: string) => {
   const [path, query = ''] = url.split(/\?(.*)/s, 2);
