@@ -98,11 +98,16 @@ export async function runBreakdown(
     ]);
   let response: Awaited<ReturnType<typeof fetchBreakdown>>;
   try {
-    response = await buyOnce(ctx, flags, {
-      worstCase: REQUEST_PRICE_ESTIMATE,
-      send: (_max, onRetry) => fetchBreakdown(ctx, request, { onRetry }),
-      reported: (answer) => answerReported(answer),
-    });
+    response = await buyOnce(
+      ctx,
+      flags,
+      {
+        worstCase: REQUEST_PRICE_ESTIMATE,
+        send: (_max, onRetry) => fetchBreakdown(ctx, request, { onRetry }),
+        reported: (answer) => answerReported(answer),
+      },
+      { endpoint: 'breakdown', size: request.limit },
+    );
   } catch (error) {
     throw await explainProblem(ctx, error, request);
   }

@@ -160,11 +160,16 @@ export async function runSearch(
     ]);
   let response: Awaited<ReturnType<typeof searchCompanies>>;
   try {
-    response = await buyOnce(ctx, flags, {
-      worstCase: REQUEST_PRICE_ESTIMATE,
-      send: (_max, onRetry) => searchCompanies(ctx, request, { onRetry }),
-      reported: (answer) => answerReported(answer),
-    });
+    response = await buyOnce(
+      ctx,
+      flags,
+      {
+        worstCase: REQUEST_PRICE_ESTIMATE,
+        send: (_max, onRetry) => searchCompanies(ctx, request, { onRetry }),
+        reported: (answer) => answerReported(answer),
+      },
+      { endpoint: 'search', size: request.limit },
+    );
   } catch (error) {
     throw await explainProblem(ctx, error, request);
   }

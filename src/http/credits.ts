@@ -44,7 +44,8 @@ export function readCredits(
     else if (name === given.remaining) {
       const n = parseCount(text);
       if (n !== undefined) remaining.push([0, rawName, n]);
-    } else if (!CREDIT_HEADER.test(name) || (name.startsWith('ratelimit') && !name.includes('credit'))) continue;
+    } else if (!CREDIT_HEADER.test(name) || (name.startsWith('ratelimit') && !name.includes('credit')))
+      continue;
     // "x-credit-balance-used" is ambiguous; charged words are checked first, matching how a
     // header named after what was spent usually reads.
     else if (name === 'x-credits-charged') charged.push([1, rawName, text]);

@@ -15,7 +15,7 @@ import {
 import type { Pacer } from '../pace.js';
 import { Problem } from '../problem.js';
 import { answerReported } from '../spend/charges.js';
-import { REQUEST_PRICE_ESTIMATE } from '../spend/pricing.js';
+import { learntPrice, notePrice, REQUEST_PRICE_ESTIMATE } from '../spend/prices.js';
 import { purchase } from '../spend/purchase.js';
 import { type Hold, type Purse, purseOf } from '../spend/purse.js';
 import { verdictOf } from '../spend/stops.js';
@@ -83,7 +83,8 @@ export async function fetchSeeds(
   const purse =
     options.purse ?? (await purseOf(ctx, { budget: options.budget, budgetMonth: options.budgetMonth }));
   const outcomes: Array<SeedOutcome | undefined> = requests.map(() => undefined);
-  let price = REQUEST_PRICE_ESTIMATE;
+  const size = requests[0]?.k;
+  let price = Math.max(REQUEST_PRICE_ESTIMATE, learntPrice(ctx, 'lookalike', size));
   let priced = false;
   let inFlight = 0;
   let next = 0;
@@ -119,6 +120,7 @@ export async function fetchSeeds(
       });
       if (cost > 0) {
         priced = true;
+        if (cost > price) notePrice(ctx, 'lookalike', size, cost);
         price = Math.max(price, cost);
       }
       charged = (charged ?? 0) + cost;

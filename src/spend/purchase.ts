@@ -15,6 +15,7 @@ import { isProblem, type Problem } from '../problem.js';
 import type { Settlement } from '../store/types.js';
 import type { Context, RequestOptions } from '../types.js';
 import { type Reported, readCharge } from './charges.js';
+import { learntPrice, notePrice, type PricedEndpoint } from './prices.js';
 import type { Repriced } from './pricing.js';
 import { credits, type Hold, type Purse, purseOf } from './purse.js';
 
@@ -128,7 +129,13 @@ export async function buyOnce<R>(
   ctx: Context,
   flags: { budgetMonth?: number },
   spec: Omit<PurchaseSpec<R>, 'purse'>,
+  priced?: { endpoint: PricedEndpoint; size: number | undefined },
 ): Promise<R> {
   const purse = await purseOf(ctx, { budgetMonth: flags.budgetMonth });
-  return (await purchase({ purse, ...spec })).response;
+  if (!priced) return (await purchase({ purse, ...spec })).response;
+  // No published price: the largest charge seen for this endpoint and size is the worst case.
+  const worstCase = Math.max(spec.worstCase, learntPrice(ctx, priced.endpoint, priced.size));
+  const bought = await purchase({ purse, ...spec, worstCase });
+  if (!bought.unreadable) notePrice(ctx, priced.endpoint, priced.size, bought.charged);
+  return bought.response;
 }

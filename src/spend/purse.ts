@@ -162,7 +162,8 @@ export class Purse {
       // Write-ahead: the hold goes into the store with (or before) the request, capped or not, so
       // a process killed with the request in flight leaves it there as possibly charged.
       // No await when the store is known (a batch's): its claim joins the store's transaction of this turn.
-      const store = this.store ?? (typeof this.options.ledger === 'function' ? await this.ledgerStore() : undefined);
+      const store =
+        this.store ?? (typeof this.options.ledger === 'function' ? await this.ledgerStore() : undefined);
       request = store && {
         baseUrl: this.options.baseUrl,
         keyId: this.options.keyId,

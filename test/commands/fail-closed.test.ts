@@ -385,3 +385,37 @@ describe.concurrent('an answered error costs nothing', () => {
     expect(JSON.parse(byKey.stdout).total).toEqual({ charged: 0, possibly_charged: 0, calls: 0 });
   });
 });
+
+describe.concurrent('prices the spec does not publish', () => {
+  it('a search holds the largest charge seen for its endpoint and size, across runs', async ({
+    onTestFinished,
+  }) => {
+    const p = await purchase(onTestFinished);
+    // A service that prices searches by rows: 3 credits for a page of 2.
+    const dearer = await listenLocal(
+      front(p.sandbox.url, (path, headers, body) =>
+        path.startsWith('/api/search')
+          ? { headers: { ...headers, 'x-credits-charged': '3' }, body }
+          : undefined,
+      ),
+    );
+    onTestFinished(dearer.close);
+    const search = ['search', 'shoes', '--limit', '2', '-o', 'json'];
+    const first = await p.run(search, { COMPANY_DATA_BUDGET_MONTH: '5' }, dearer.url);
+    expect(first.code, first.stderr).toBe(0);
+    expect(await p.ledger()).toEqual({ charged: 3, possibly_charged: 0, calls: 1 });
+    // 3 of the month's 5 are spent: a second page of 2 would hold 3, and is refused before sending.
+    const sent = p.sandbox.requests().length;
+    const second = await p.run(search, { COMPANY_DATA_BUDGET_MONTH: '5' }, dearer.url);
+    expect(second.code, second.stderr).toBe(4);
+    expect(problemOf(second.stderr).code).toBe('budget_exhausted');
+    expect(p.sandbox.requests().length).toBe(sent);
+    // Another size has not been seen: it is held at the contract's 1 credit.
+    const other = await p.run(
+      ['search', 'shoes', '--limit', '1', '-o', 'json'],
+      { COMPANY_DATA_BUDGET_MONTH: '5' },
+      dearer.url,
+    );
+    expect(other.code, other.stderr).toBe(0);
+  });
+});
