@@ -7,6 +7,7 @@
 // `unexpected_response` problem, never a crash; a found answer that does not hold the fields asked
 // for comes back marked `unreadable`, so that no caller writes it as blank cells.
 
+import { readBodyCredits } from '../http/credits.js';
 import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
 import type { Client, Credits, RequestOptions } from '../types.js';
@@ -42,7 +43,9 @@ const META = new Set([
   'credits',
   'credits_charged',
   'charged',
+  'credit',
   'usage',
+  'billing',
   'meta',
   'record',
   'data',
@@ -140,7 +143,7 @@ function unreadable(detail: string): Problem {
 export function adaptDomainResult(
   body: unknown,
   requested: string,
-  headerCredits: Credits = {},
+  _headerCredits: Credits = {},
   fields?: readonly string[],
   expected: readonly string[] | undefined = fields,
 ): DomainResult {
@@ -187,11 +190,6 @@ export function adaptDomainResult(
   const domain = typeof domainValue === 'string' && domainValue !== '' ? oneLine(domainValue) : requested;
 
   const credits = isObject(body.credits) ? body.credits : undefined;
-  const charged =
-    finiteNumber(credits?.charged) ??
-    finiteNumber(body.credits_charged) ??
-    finiteNumber(body.credits) ??
-    headerCredits.charged;
   let productCharges: Record<string, number> | undefined;
   if (isObject(credits?.products)) {
     productCharges = {};
@@ -201,8 +199,8 @@ export function adaptDomainResult(
     }
   }
 
-  const result: DomainResult = { found, domain, record };
-  if (charged !== undefined) result.charged = charged;
+  // The figures as sent: src/spend/charges.ts decides what they are worth.
+  const result: DomainResult = { found, domain, record, reported: readBodyCredits(body) };
   if (productCharges) result.productCharges = productCharges;
   if (unreadableAnswer) result.unreadable = unreadableAnswer;
   return result;
