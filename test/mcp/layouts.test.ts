@@ -71,7 +71,7 @@ describe('the MCP tools on every sandbox layout', () => {
     // Something was bought and every answer succeeded, so the comparison is not of empty sessions.
     expect(flat.taken).toBeGreaterThan(0);
     expect(flat.answers.filter((a) => (a as { isError: boolean }).isError)).toEqual([]);
-    for (const layout of ['grouped', 'enveloped'] as const) {
+    for (const layout of ['grouped', 'enveloped', 'metered'] as const) {
       const other = await session(layout);
       expect({ layout, ...other }).toEqual({ layout, ...flat });
     }
