@@ -19,7 +19,7 @@ function isObject(value: unknown): value is Json {
 }
 
 /** The first of `keys` that `object` has as its own member (value may be null). */
-function member(object: Json, keys: readonly string[]): unknown {
+export function member(object: Json, keys: readonly string[]): unknown {
   for (const key of keys) if (Object.hasOwn(object, key) && object[key] !== undefined) return object[key];
   return undefined;
 }
@@ -115,7 +115,7 @@ function unexpected(name: CatalogName): Problem {
 
 const PRODUCT_ID = ['id', 'product_id', 'key', 'slug', 'name'];
 const PRODUCT_PRICE = ['credit_units', 'credits', 'cost', 'price', 'unit_cost', 'credit_cost'];
-const PRODUCT_DEFAULT = [
+export const PRODUCT_DEFAULT = [
   'default',
   'is_default',
   'selected_by_default',
@@ -134,7 +134,7 @@ function priceOf(value: unknown): number {
  * The object that holds a catalog's entries under `member`, through the wrappers findEntries
  * accepts: where members about the whole catalog sit (`facets`, `filters`, `default_products`).
  */
-function envelopeOf(body: unknown, member: string): Json {
+export function envelopeOf(body: unknown, member: string): Json {
   let value: unknown = body;
   for (let depth = 0; depth < 3 && isObject(value); depth++) {
     if (Object.hasOwn(value, member)) return value;
@@ -148,7 +148,7 @@ function envelopeOf(body: unknown, member: string): Json {
 }
 
 /** The products a catalog names once as its default selection, when it does so. */
-const CATALOG_DEFAULTS = ['default_products', 'defaults', 'default_selection', 'default_product_ids'];
+export const CATALOG_DEFAULTS = ['default_products', 'defaults', 'default_selection', 'default_product_ids'];
 
 export function adaptProducts(body: unknown): Product[] {
   const entries = findEntries(body, 'products', 'id');
@@ -180,11 +180,21 @@ export function adaptProducts(body: unknown): Product[] {
 }
 
 const FIELD_NAME = ['name', 'field', 'id', 'key', 'field_name'];
-const FILTER = ['filter', 'filterable', 'is_filter', 'is_filterable', 'search_filter', 'can_filter'];
+export const FILTER = ['filter', 'filterable', 'is_filter', 'is_filterable', 'search_filter', 'can_filter'];
 const FILTER_NAME = ['name', 'param', 'parameter', 'key', 'id', 'filter_name'];
 const FILTER_VALUES = ['values', 'allowed_values', 'enum', 'options', 'choices', 'filter_values'];
 const VALUE_SOURCE = ['value_source', 'values_source', 'source', 'kind', 'match'];
-const FACET = ['facet', 'breakdown', 'facetable', 'is_facet', 'breakdown_facet', 'is_breakdown', 'groupable'];
+/** Facets listed once for the whole catalog. */
+export const FACET_LISTS = ['facets', 'breakdown_fields', 'breakdowns'];
+export const FACET = [
+  'facet',
+  'breakdown',
+  'facetable',
+  'is_facet',
+  'breakdown_facet',
+  'is_breakdown',
+  'groupable',
+];
 const CAPABILITIES = ['capabilities', 'available_in', 'availability', 'endpoints', 'usable_in', 'contexts'];
 
 /** The values of an enum filter: strings, numbers, or objects with a value or name. */
@@ -254,7 +264,7 @@ function productOf(field: Json, billing: Json): string {
  * as a map from field name to a field-like entry whose filter filterOf reads; a field the list
  * leaves out cannot filter (the catalog lists the ones that can).
  */
-function catalogFilters(envelope: Json): Map<string, Json> | undefined {
+export function catalogFilters(envelope: Json): Map<string, Json> | undefined {
   const raw = member(envelope, ['filters', 'search_filters', 'filter_catalog']);
   if (raw === undefined) return undefined;
   const entries: Json[] = Array.isArray(raw)
@@ -278,7 +288,7 @@ export function adaptFields(body: unknown): FieldEntry[] {
   // Facets and filters may also be listed once for the whole catalog:
   // { "fields": [...], "facets": [...], "filters": [...] }.
   const envelope = envelopeOf(body, 'fields');
-  const listedFacets = nameList(member(envelope, ['facets', 'breakdown_fields', 'breakdowns']));
+  const listedFacets = nameList(member(envelope, FACET_LISTS));
   const listedFilters = catalogFilters(envelope);
   return entries
     .map((f) => {
@@ -336,96 +346,5 @@ export function adaptErrors(body: unknown): ErrorsCatalog {
     contract_version: str(envelope.contract_version),
     content_type: str(envelope.content_type, 'application/problem+json'),
     errors,
-  };
-}
-
-/**
- * A product as `products -o json` prints it: the members the client reads, under the contract's
- * names and in its order, whatever the catalog's layout (the raw catalog: `api GET /api/products`).
- */
-export function productDocument(p: Product): Json {
-  return {
-    id: p.id,
-    description: p.description,
-    fields: p.fields,
-    bundles: p.bundles,
-    credit_units: p.credit_units,
-    ...(p.default === undefined ? {} : { default: p.default }),
-    ...(p.add_on === undefined ? {} : { add_on: p.add_on }),
-  };
-}
-
-/** A field as `fields -o json` prints it, like productDocument. */
-export function fieldDocument(f: FieldEntry): Json {
-  const filter = f.filter
-    ? {
-        name: f.filter.name,
-        value_source: f.filter.value_source,
-        ...(f.filter.values ? { values: f.filter.values } : {}),
-      }
-    : f.filter;
-  const billing = f.billing as Json;
-  return {
-    name: f.name,
-    product: f.product,
-    type: f.type,
-    description: f.description,
-    ...(filter === undefined ? {} : { filter }),
-    ...(f.facet === undefined ? {} : { facet: f.facet }),
-    billing: {
-      product: billing.product,
-      credit_units: billing.credit_units,
-      ...(typeof billing.charged === 'string' ? { charged: billing.charged } : {}),
-    },
-    ...(f.capabilities === undefined ? {} : { capabilities: f.capabilities }),
-    plans: f.plans,
-  };
-}
-
-/** Where a catalog says something: in each entry, once for the whole catalog, or nowhere. */
-export type SaidWhere = 'per entry' | 'catalog' | 'not said';
-
-/** What `doctor` shows of a products catalog: how many, and where the default selection is said. */
-export function describeProducts(body: unknown): {
-  count: number;
-  defaults: SaidWhere;
-  defaultIds: string[];
-} {
-  const products = adaptProducts(body);
-  const entries = findEntries(body, 'products', 'id') ?? [];
-  const perEntry = entries.some((p) => member(p, PRODUCT_DEFAULT) !== undefined);
-  const atCatalog = member(envelopeOf(body, 'products'), CATALOG_DEFAULTS) !== undefined;
-  return {
-    count: products.length,
-    defaults: perEntry ? 'per entry' : atCatalog ? 'catalog' : 'not said',
-    defaultIds: products.filter((p) => p.default === true).map((p) => p.id),
-  };
-}
-
-/** What `doctor` shows of a fields catalog: filters and facets, and where each is said. */
-export function describeFields(body: unknown): {
-  count: number;
-  filters: SaidWhere;
-  filterCount: number;
-  facets: SaidWhere;
-  facetCount: number;
-} {
-  const fields = adaptFields(body);
-  const entries = findEntries(body, 'fields') ?? [];
-  const envelope = envelopeOf(body, 'fields');
-  const where = (perEntry: boolean, atCatalog: boolean): SaidWhere =>
-    perEntry ? 'per entry' : atCatalog ? 'catalog' : 'not said';
-  return {
-    count: fields.length,
-    filters: where(
-      entries.some((f) => member(f, FILTER) !== undefined),
-      catalogFilters(envelope) !== undefined,
-    ),
-    filterCount: fields.filter((f) => f.filter).length,
-    facets: where(
-      entries.some((f) => member(f, FACET) !== undefined),
-      member(envelope, ['facets', 'breakdown_fields', 'breakdowns']) !== undefined,
-    ),
-    facetCount: fields.filter((f) => f.facet === true).length,
   };
 }

@@ -4,7 +4,7 @@
 // The layouts of paid answers (a record, search rows, breakdown buckets) cannot be seen without
 // buying one; the last line says so.
 import { accountSource, describeAccountLayout } from '../api/account.js';
-import { describeFields, describeProducts, type SaidWhere } from '../api/catalog-adapters.js';
+import { describeFields, describeProducts, type SaidWhere } from '../api/catalog-views.js';
 import { readCredits } from '../http/credits.js';
 import { isProblem } from '../problem.js';
 import type { ApiResponse, Client } from '../types.js';

@@ -1,7 +1,7 @@
 // `company-data fields`: every field, its product, whether and how it can filter a search,
 // whether it is a breakdown facet, what it costs, and where and on which plans it is available.
 import type { Command } from 'commander';
-import { fieldDocument } from '../api/catalog-adapters.js';
+import { fieldDocument } from '../api/catalog-views.js';
 import { loadFields } from '../api/catalogs.js';
 import type { FieldEntry } from '../api/types.js';
 import type { CommandKit } from '../command-kit.js';

@@ -1,6 +1,6 @@
 // `company-data products`: the data products, what each costs, and which fields it carries.
 import type { Command } from 'commander';
-import { productDocument } from '../api/catalog-adapters.js';
+import { productDocument } from '../api/catalog-views.js';
 import { loadProducts } from '../api/catalogs.js';
 import type { Product } from '../api/types.js';
 import type { CommandKit } from '../command-kit.js';

@@ -2,7 +2,7 @@
 // gives them, and the one dispatch of tools/call: arguments checked against the tool's schema,
 // the read-only rule, then the tool; whatever fails comes back as a tool error.
 import { getAccount } from '../api/account.js';
-import { fieldDocument, productDocument } from '../api/catalog-adapters.js';
+import { fieldDocument, productDocument } from '../api/catalog-views.js';
 import { loadFields, loadProducts } from '../api/catalogs.js';
 import { selectFields } from '../commands/fields.js';
 import { parseSince, readSpend } from '../commands/spend.js';

@@ -3,12 +3,8 @@
 // test/commands/layouts.test.ts.
 import { describe, expect, it } from 'vitest';
 import { adaptAccount } from '../../src/api/account.js';
-import {
-  adaptFields,
-  adaptProducts,
-  describeFields,
-  describeProducts,
-} from '../../src/api/catalog-adapters.js';
+import { adaptFields, adaptProducts } from '../../src/api/catalog-adapters.js';
+import { describeFields, describeProducts } from '../../src/api/catalog-views.js';
 import { adaptDomainResult } from '../../src/api/domains.js';
 import { adaptLookalikeResponse } from '../../src/api/lookalike.js';
 import { adaptBreakdownResponse, adaptSearchResponse, findRows } from '../../src/api/search.js';
