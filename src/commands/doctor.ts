@@ -146,8 +146,10 @@ export async function runDoctor(flags: GlobalFlags, invocation: Invocation, io: 
     config = await lenientConfig(flags, env, io.isStdoutTTY);
     if (flags.sandbox) {
       // As context.ts would have done, had the settings been readable.
-      const { startSandbox } = await import('../sandbox/index.js');
-      const sandbox = await startSandbox({ host: '127.0.0.1', port: 0 });
+      const { startSandbox, isLayoutName } = await import('../sandbox/index.js');
+      const named = env.COMPANY_DATA_SANDBOX_LAYOUT?.trim() ?? '';
+      const layout = isLayoutName(named) ? named : undefined;
+      const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, layout });
       invocation.cleanups.push(() => sandbox.close());
       config.baseUrl = { value: sandbox.url, source: 'sandbox' };
       config.apiKey = { value: sandbox.keys.full, source: 'sandbox' };
