@@ -104,24 +104,32 @@ export interface BodyCredits {
 export function readBodyCredits(body: unknown): BodyCredits {
   const found: BodyCredits = { charged: [] };
   if (!isObject(body)) return found;
-  const look = (source: Record<string, unknown>, path: string) => {
-    for (const [key, value] of Object.entries(source)) {
-      if (isObject(value) || Array.isArray(value)) continue;
-      if (BODY_CHARGE.test(key)) found.charged.push({ where: `body ${path}${key}`, value });
-      else if (BODY_REMAINING.test(key) && found.remaining === undefined) {
-        const n =
-          typeof value === 'number' ? value : typeof value === 'string' ? parseCount(value) : undefined;
-        if (n !== undefined && Number.isFinite(n)) found.remaining = n;
-      }
+  // One pass over the members (a batch reads every answer): groups about credits are looked
+  // into, plain members only when named for a charge or a balance.
+  for (const key in body) {
+    if (!Object.hasOwn(body, key)) continue;
+    const value = body[key];
+    if (isObject(value)) {
+      if (BODY_GROUPS.test(key)) lookInto(value, `${key}.`, found);
+    } else if (!Array.isArray(value)) {
+      if (TOP_CHARGE.test(key)) found.charged.push({ where: `body ${key}`, value });
+      else if (TOP_REMAINING.test(key)) found.remaining ??= balanceOf(value);
     }
-  };
-  const top: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (TOP_CHARGE.test(key) || TOP_REMAINING.test(key)) top[key] = value;
-  }
-  look(top, '');
-  for (const [key, value] of Object.entries(body)) {
-    if (BODY_GROUPS.test(key) && isObject(value)) look(value, `${key}.`);
   }
   return found;
+}
+
+function balanceOf(value: unknown): number | undefined {
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? parseCount(value) : undefined;
+  return n !== undefined && Number.isFinite(n) ? n : undefined;
+}
+
+function lookInto(group: Record<string, unknown>, path: string, found: BodyCredits): void {
+  for (const key in group) {
+    if (!Object.hasOwn(group, key)) continue;
+    const value = group[key];
+    if (typeof value === 'object' && value !== null) continue;
+    if (BODY_CHARGE.test(key)) found.charged.push({ where: `body ${path}${key}`, value });
+    else if (BODY_REMAINING.test(key)) found.remaining ??= balanceOf(value);
+  }
 }

@@ -35,6 +35,8 @@ export interface Hold {
 
 export type Cap = 'run' | 'month';
 
+const NO_WINDOW = { from: 0, to: 0 };
+
 /** The batch's save of an answer, with the settlement of its purchase, in one transaction. */
 export type Save = (settlement: Settlement | undefined) => Promise<void>;
 
@@ -169,7 +171,8 @@ export class Purse {
         keyId: this.options.keyId,
         amount,
         cap: this.monthCap,
-        window: monthOf(at),
+        // The month's bounds matter to the cap's check alone (a hold counts in the month of `at`).
+        window: this.monthCap === undefined ? NO_WINDOW : monthOf(at),
         command: this.options.command,
         at,
       };

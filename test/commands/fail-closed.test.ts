@@ -7,7 +7,8 @@ import { truncateSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { problemOf, purchase } from '../helpers/purchase.js';
+import { type Purchase, problemOf, purchase } from '../helpers/purchase.js';
+import type { OnTestFinished } from '../helpers/sandbox.js';
 import { listenLocal } from '../helpers/server.js';
 
 /** What a front may change of an answer: its headers and its JSON body. */
@@ -56,6 +57,18 @@ function front(base: string, rewrite: Rewrite = () => undefined, route = (path: 
   });
 }
 
+/** A front of `p`'s sandbox for this test: its URL, closed when the test ends. */
+async function through(
+  p: Purchase,
+  onTestFinished: OnTestFinished,
+  rewrite?: Rewrite,
+  route?: (path: string) => string,
+): Promise<{ url: string }> {
+  const started = await listenLocal(front(p.sandbox.url, rewrite, route));
+  onTestFinished(started.close);
+  return started;
+}
+
 const found =
   (n: number, offset = 0) =>
   (sandbox: { dataset: { companies: Array<{ domain: string }> } }) =>
@@ -77,8 +90,7 @@ describe.concurrent('a charge the answer reports is read the safe way', () => {
     'a body reporting a %s charge cannot lift --budget or the month cap',
     async ([, charge], { onTestFinished }) => {
       const p = await purchase(onTestFinished);
-      const lying = await listenLocal(front(p.sandbox.url, bodyCharge(charge)));
-      onTestFinished(lying.close);
+      const lying = await through(p, onTestFinished, bodyCharge(charge));
       const input = p.inputOf(found(100)(p.sandbox));
       const r = await p.run(
         [
@@ -105,14 +117,11 @@ describe.concurrent('a charge the answer reports is read the safe way', () => {
 
   it('a header and a body that disagree: the larger counts, and -v says so', async ({ onTestFinished }) => {
     const p = await purchase(onTestFinished);
-    const lying = await listenLocal(
-      front(p.sandbox.url, (path, headers, body) =>
-        path.startsWith('/api/domains/')
-          ? { headers: { ...headers, 'x-credits-charged': '0' }, body }
-          : undefined,
-      ),
+    const lying = await through(p, onTestFinished, (path, headers, body) =>
+      path.startsWith('/api/domains/')
+        ? { headers: { ...headers, 'x-credits-charged': '0' }, body }
+        : undefined,
     );
-    onTestFinished(lying.close);
     const r = await p.run(['-v', 'enrich', 'acme-shoes.com', '-o', 'json'], {}, lying.url);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(
@@ -127,17 +136,14 @@ describe.concurrent('a charge the answer reports is read the safe way', () => {
     onTestFinished,
   }) => {
     const p = await purchase(onTestFinished);
-    const lying = await listenLocal(
-      front(p.sandbox.url, (path, headers, body) =>
-        path.startsWith('/api/domains/')
-          ? {
-              headers: { ...headers, 'x-credits-charged': 'n/a' },
-              body: { ...body, credits: { charged: 'n/a' } },
-            }
-          : undefined,
-      ),
+    const lying = await through(p, onTestFinished, (path, headers, body) =>
+      path.startsWith('/api/domains/')
+        ? {
+            headers: { ...headers, 'x-credits-charged': 'n/a' },
+            body: { ...body, credits: { charged: 'n/a' } },
+          }
+        : undefined,
     );
-    onTestFinished(lying.close);
     const r = await p.run(['enrich', 'acme-shoes.com', '-o', 'json'], {}, lying.url);
     expect(r.code, r.stderr).toBe(0);
     expect(p.took()).toBe(1);
@@ -149,14 +155,11 @@ describe.concurrent('a charge the answer reports is read the safe way', () => {
   }) => {
     const p = await purchase(onTestFinished);
     // Both figures lie (0), the balance header tells the truth.
-    const lying = await listenLocal(
-      front(p.sandbox.url, (path, headers, body) =>
-        path.startsWith('/api/domains/')
-          ? { headers: { ...headers, 'x-credits-charged': '0' }, body: { ...body, credits: { charged: 0 } } }
-          : undefined,
-      ),
+    const lying = await through(p, onTestFinished, (path, headers, body) =>
+      path.startsWith('/api/domains/')
+        ? { headers: { ...headers, 'x-credits-charged': '0' }, body: { ...body, credits: { charged: 0 } } }
+        : undefined,
     );
-    onTestFinished(lying.close);
     const input = p.inputOf(found(5)(p.sandbox));
     const r = await p.run(
       ['enrich', '--input', input, '--output', join(p.dir, 'out.csv'), '--concurrency', '1'],
@@ -187,8 +190,7 @@ describe.concurrent('credit figures under other names', () => {
     onTestFinished,
   }) => {
     const p = await purchase(onTestFinished);
-    const other = await listenLocal(front(p.sandbox.url, renamed('X-Usage-Cost', 'X-Account-Balance')));
-    onTestFinished(other.close);
+    const other = await through(p, onTestFinished, renamed('X-Usage-Cost', 'X-Account-Balance'));
     const input = p.inputOf(found(40)(p.sandbox));
     const argv = [
       'enrich',
@@ -214,8 +216,7 @@ describe.concurrent('credit figures under other names', () => {
 
   it('names nothing recognises are read from the profile setting', async ({ onTestFinished }) => {
     const p = await purchase(onTestFinished);
-    const other = await listenLocal(front(p.sandbox.url, renamed('X-Units', 'X-Wallet')));
-    onTestFinished(other.close);
+    const other = await through(p, onTestFinished, renamed('X-Units', 'X-Wallet'));
     const r = await p.run(
       ['enrich', 'acme-shoes.com', '--products', 'profile,leads', '-o', 'json'],
       {
@@ -265,8 +266,7 @@ describe.concurrent('api fails closed', () => {
     onTestFinished,
   }) => {
     const p = await purchase(onTestFinished);
-    const lenient = await listenLocal(front(p.sandbox.url, undefined, normalising));
-    onTestFinished(lenient.close);
+    const lenient = await through(p, onTestFinished, undefined, normalising);
     const requests: string[][] = [
       ['api', 'GET', '/api//domains/globex.io'],
       ['api', 'GET', '/api/DOMAINS/acme-shoes.com'],
@@ -288,8 +288,7 @@ describe.concurrent('api fails closed', () => {
 
   it('the catalogs and the account stay free, however their path is spelt', async ({ onTestFinished }) => {
     const p = await purchase(onTestFinished);
-    const lenient = await listenLocal(front(p.sandbox.url, undefined, normalising));
-    onTestFinished(lenient.close);
+    const lenient = await through(p, onTestFinished, undefined, normalising);
     for (const path of ['/api/me', '/api/ME/', 'products', '/api//fields', '/api/%65rrors']) {
       const r = await p.run(['api', 'GET', path], { COMPANY_DATA_BUDGET_MONTH: '0' }, lenient.url);
       expect(r.code, `${path}: ${r.stderr}`).toBe(0);
@@ -392,14 +391,11 @@ describe.concurrent('prices the spec does not publish', () => {
   }) => {
     const p = await purchase(onTestFinished);
     // A service that prices searches by rows: 3 credits for a page of 2.
-    const dearer = await listenLocal(
-      front(p.sandbox.url, (path, headers, body) =>
-        path.startsWith('/api/search')
-          ? { headers: { ...headers, 'x-credits-charged': '3' }, body }
-          : undefined,
-      ),
+    const dearer = await through(p, onTestFinished, (path, headers, body) =>
+      path.startsWith('/api/search')
+        ? { headers: { ...headers, 'x-credits-charged': '3' }, body }
+        : undefined,
     );
-    onTestFinished(dearer.close);
     const search = ['search', 'shoes', '--limit', '2', '-o', 'json'];
     const first = await p.run(search, { COMPANY_DATA_BUDGET_MONTH: '5' }, dearer.url);
     expect(first.code, first.stderr).toBe(0);

@@ -8,7 +8,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runInProcess } from '../helpers/in-process.js';
 import { type Purchase, problemOf, purchase } from '../helpers/purchase.js';
 import type { OnTestFinished } from '../helpers/sandbox.js';
 import { rewritingFront } from '../helpers/server.js';

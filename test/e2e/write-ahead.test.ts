@@ -6,11 +6,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { BIN, cleanEnv, msAfter, ROOT, runCli, startCli } from '../helpers/cli.js';
+import { msAfter, runCli, startCli } from '../helpers/cli.js';
+import { mcpClient } from '../helpers/mcp-client.js';
 import { settle } from '../soak/runs.js';
 
 /** How long each paid answer takes: the kill always lands while it is in flight. */
@@ -162,18 +161,7 @@ describe('mcp closed as the SDK client closes it (stdin, then SIGTERM 2 s later)
       const firstSeq = sandbox.requests().at(-1)?.seq ?? 0;
       // Longer than the 2 s between the closing of stdin and the SIGTERM: the call is in flight at both.
       sandbox.faults.add('delay:4000', { path, times: 1000 });
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, 'mcp', '--allow-spend', '50'],
-        env: cleanEnv(env) as Record<string, string>,
-        cwd: ROOT,
-        stderr: 'pipe',
-      });
-      let stderr = '';
-      transport.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      const client = new Client({ name: 'company-data-test', version: '1.0.0' });
+      const { client, transport, stderr } = mcpClient(['mcp', '--allow-spend', '50'], env);
       try {
         await client.connect(transport);
         const sent = paidSent(path);
@@ -188,8 +176,8 @@ describe('mcp closed as the SDK client closes it (stdin, then SIGTERM 2 s later)
         sandbox.faults.clear();
       }
       const took = before - sandbox.balances().full;
-      expect(took, stderr).toBeGreaterThan(0);
-      expect(await spent(env), stderr).toBeGreaterThanOrEqual(took);
+      expect(took, stderr()).toBeGreaterThan(0);
+      expect(await spent(env), stderr()).toBeGreaterThanOrEqual(took);
     },
     60_000,
   );

@@ -1,12 +1,42 @@
-// The client's end of an in-process `company-data mcp` (main() with two streams for its stdio),
-// for tests that drive it with the SDK's own client (test/mcp/*.test.ts).
+// The SDK's own MCP client against `company-data mcp`: the built CLI started as an MCP client starts
+// it, over real stdio with its stderr collected (`mcpClient`), or main() in this process with two
+// streams for its stdio (`startMcp`, for tests that need no process).
 import { PassThrough, type Readable, Writable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { main } from '../../src/cli.js';
-import { cleanEnv } from './cli.js';
+import { BIN, cleanEnv, ROOT } from './cli.js';
+
+export interface McpProcess {
+  client: Client;
+  /** What the server wrote to stderr so far. */
+  stderr(): string;
+}
+
+/** Starts `company-data <args>` under the SDK's client (not yet connected) with a clean environment. */
+export function mcpClient(
+  args: string[],
+  env: Record<string, string | undefined>,
+): McpProcess & {
+  transport: StdioClientTransport;
+} {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, ...args],
+    env: cleanEnv(env) as Record<string, string>,
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const client = new Client({ name: 'company-data-test', version: '1.0.0' });
+  return { client, transport, stderr: () => stderr };
+}
 
 /**
  * The client's end of the server's stdio, as the SDK's StdioClientTransport has it: each message
