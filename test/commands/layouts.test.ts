@@ -30,6 +30,10 @@ interface LayoutCase {
   tty?: boolean;
   files?: CommandCase['files'];
   before?: string[][];
+  /** The exit code on flat (default 0), so that no comparison is of two failures. */
+  code?: number;
+  /** Flat prints nothing on stdout (a person reads "no record" or "no match" on stderr). */
+  quiet?: boolean;
   /** Files whose contents must match too. */
   wantFiles?: string[];
 }
@@ -57,12 +61,13 @@ const CASES: LayoutCase[] = [
     name: 'enrich several, NDJSON',
     argv: ['enrich', 'acme-shoes.com', 'globex.io', '-o', 'ndjson', '--products', 'profile,tech'],
   },
-  { name: 'enrich a missing domain', argv: ['enrich', 'no-such-company.example'], tty: true },
+  { name: 'enrich a missing domain', argv: ['enrich', 'no-such-company.example'], tty: true, quiet: true },
   { name: 'enrich a missing domain, JSON', argv: ['enrich', 'no-such-company.example'] },
   {
     name: 'enrich batch with two products, JSON',
     argv: ['enrich', '--input', '/tmp/cdt-XXXXXX/in.csv', '-o', 'json', '--products', 'profile,tech'],
     files: { 'in.csv': BATCH },
+    code: 6,
   },
   {
     name: 'enrich batch, CSV',
@@ -76,25 +81,38 @@ const CASES: LayoutCase[] = [
       'company_name,country,tech',
     ],
     files: { 'in.csv': BATCH },
+    code: 6,
   },
   {
     name: 'enrich batch without products or include, JSON',
     argv: ['enrich', '--input', '/tmp/cdt-XXXXXX/in.csv', '-o', 'json'],
     files: { 'in.csv': BATCH },
+    code: 6,
   },
   { name: 'search on a terminal', argv: ['search', 'shoes', '--limit', '5'], tty: true },
   { name: 'search, JSON', argv: ['search', 'shoes', '--limit', '5'] },
   { name: 'search, CSV', argv: ['search', 'shoes', '--limit', '5', '-o', 'csv'] },
+  { name: 'search, NDJSON', argv: ['search', 'shoes', '--limit', '5', '-o', 'ndjson'] },
   { name: 'search with no rows, CSV', argv: ['search', 'zzzqqq', '-o', 'csv'] },
   { name: 'search with no rows, JSON', argv: ['search', 'zzzqqq'] },
-  { name: 'search with no rows on a terminal', argv: ['search', 'zzzqqq'], tty: true },
+  { name: 'search with no rows on a terminal', argv: ['search', 'zzzqqq'], tty: true, quiet: true },
   { name: 'breakdown on a terminal', argv: ['breakdown', 'country', 'shoes', '--limit', '3'], tty: true },
   { name: 'breakdown, JSON', argv: ['breakdown', 'country', 'shoes', '--limit', '3'] },
   { name: 'breakdown, CSV', argv: ['breakdown', 'site_category', '--limit', '5', '-o', 'csv'] },
+  { name: 'breakdown, NDJSON', argv: ['breakdown', 'employee_range', 'shoes', '-o', 'ndjson'] },
   { name: 'breakdown of an empty segment', argv: ['breakdown', 'country', 'zzzqqq'] },
-  { name: 'lookalike on a terminal', argv: ['lookalike', 'acme-shoes.com', '--k', '3'], tty: true },
-  { name: 'lookalike, JSON', argv: ['lookalike', 'acme-shoes.com', '--k', '3'] },
-  { name: 'lookalike, CSV', argv: ['lookalike', 'acme-shoes.com', '--k', '3', '-o', 'csv'] },
+  {
+    name: 'breakdown of an empty segment on a terminal',
+    argv: ['breakdown', 'country', 'zzzqqq'],
+    tty: true,
+  },
+  { name: 'lookalike on a terminal', argv: ['lookalike', 'acme-shoes.com', '-k', '3'], tty: true },
+  { name: 'lookalike, JSON', argv: ['lookalike', 'acme-shoes.com', '-k', '3'] },
+  { name: 'lookalike, CSV', argv: ['lookalike', 'acme-shoes.com', '-k', '3', '-o', 'csv'] },
+  {
+    name: 'lookalike with evidence, NDJSON',
+    argv: ['lookalike', 'acme-shoes.com', '-k', '3', '--evidence', '-o', 'ndjson'],
+  },
   { name: 'lookalike without candidates', argv: ['lookalike', 'lonely-seed.com'] },
   {
     name: 'products on a terminal',
@@ -113,6 +131,23 @@ const CASES: LayoutCase[] = [
   { name: 'me, JSON', argv: ['me'] },
   { name: 'me, CSV', argv: ['me', '-o', 'csv'] },
   {
+    name: 'enrich batch, NDJSON, on a terminal',
+    argv: ['enrich', '--input', '/tmp/cdt-XXXXXX/in.csv', '-o', 'ndjson'],
+    tty: true,
+    files: { 'in.csv': BATCH },
+    code: 6,
+  },
+  {
+    name: 'spend on a terminal after a lookup, a search and a breakdown',
+    argv: ['spend', '--by', 'command'],
+    tty: true,
+    before: [
+      ['enrich', 'acme-shoes.com'],
+      ['search', 'shoes', '--limit', '5'],
+      ['breakdown', 'country'],
+    ],
+  },
+  {
     name: 'spend after a lookup and a search',
     argv: ['spend', '-o', 'csv'],
     before: [
@@ -120,10 +155,11 @@ const CASES: LayoutCase[] = [
       ['search', 'shoes', '--limit', '5'],
     ],
   },
-  { name: 'a refused filter', argv: ['search', '--filter', 'country=ZZ'] },
+  { name: 'a refused filter', argv: ['search', '--filter', 'country=ZZ'], code: 2 },
   {
     name: 'a search refused for the key',
     argv: ['search', 'shoes'],
+    code: 3,
   },
 ];
 
@@ -171,6 +207,11 @@ describe('every command reads every sandbox layout as it reads flat', () => {
   for (const c of CASES) {
     it(c.name, async () => {
       const flat = await run(c, 'flat');
+      expect({ code: flat.code, printed: flat.stdout !== '' }).toEqual({
+        code: c.code ?? 0,
+        // A batch with an invalid row (exit 6) still writes every row.
+        printed: c.quiet !== true && [0, 6].includes(c.code ?? 0),
+      });
       for (const layout of ALL_LAYOUTS) {
         const other = await run(c, layout);
         expect({ layout, ...other }).toEqual({ layout, ...flat });
