@@ -30,7 +30,8 @@ function fakeService(answer: Answer): { ctx: Context; sent: SentPage[] } {
     lastCredits: {},
     close: async () => {},
   };
-  return { ctx: { client } as unknown as Context, sent };
+  // No base URL: no price is learnt or kept across runs (src/spend/prices.ts).
+  return { ctx: { client, config: {} } as unknown as Context, sent };
 }
 
 /** A run's caps without a ledger: --budget only. */
