@@ -148,6 +148,32 @@ const CASES: LayoutCase[] = [
     ],
   },
   {
+    name: 'enrich batch under --budget: stops after the same lookups, the same charge',
+    argv: [
+      'enrich',
+      '--input',
+      '/tmp/cdt-XXXXXX/found.csv',
+      '--budget',
+      '3',
+      '--concurrency',
+      '1',
+      '-o',
+      'csv',
+    ],
+    files: {
+      'found.csv': 'domain\nacme-shoes.com\nglobex.io\numbrella-health.de\ninitech.co.uk\nescape-test.com\n',
+    },
+    code: 4,
+  },
+  {
+    name: 'spend after a missing domain: nothing charged',
+    argv: ['spend', '-o', 'csv'],
+    before: [
+      ['enrich', 'no-such-company.example'],
+      ['enrich', 'acme-shoes.com'],
+    ],
+  },
+  {
     name: 'spend after a lookup and a search',
     argv: ['spend', '-o', 'csv'],
     before: [
@@ -209,8 +235,8 @@ describe('every command reads every sandbox layout as it reads flat', () => {
       const flat = await run(c, 'flat');
       expect({ code: flat.code, printed: flat.stdout !== '' }).toEqual({
         code: c.code ?? 0,
-        // A batch with an invalid row (exit 6) still writes every row.
-        printed: c.quiet !== true && [0, 6].includes(c.code ?? 0),
+        // A batch with an invalid row (exit 6) or stopped by its budget (4) still writes every row.
+        printed: c.quiet !== true && [0, 4, 6].includes(c.code ?? 0),
       });
       for (const layout of ALL_LAYOUTS) {
         const other = await run(c, layout);
