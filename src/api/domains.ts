@@ -5,7 +5,7 @@
 // product (`{ "found": true, "profile": {...}, "tech": {...} }`), and charges under `credits`, a
 // flat `credits_charged`, or only in the headers. A body it cannot read is an
 // `unexpected_response` problem, never a crash; a found answer that does not hold the fields asked
-// for comes back marked `unreadable`, so that no caller writes it as blank cells.
+// for comes back marked `fieldsUnread`, so that no caller writes it as blank cells.
 
 import { readBodyCredits } from '../http/credits.js';
 import { oneLine } from '../output/sanitize.js';
@@ -71,7 +71,7 @@ export interface DomainLookupOptions extends EnrichCallOptions {
   fields?: readonly string[];
   /**
    * The fields the request asks for (its `include`, or the fields of its products): a found
-   * answer that lacks one is marked `unreadable`. Defaults to `fields`.
+   * answer that lacks them all is marked `fieldsUnread`. Defaults to `fields`.
    */
   expected?: readonly string[];
 }
@@ -161,7 +161,7 @@ export function adaptDomainResult(
   // Field names come from the user and the service: own members only, on an object without a
   // prototype (a field named `constructor` or `__proto__` is a field like any other).
   const record: Record<string, unknown> = Object.create(null);
-  let unreadableAnswer: DomainResult['unreadable'];
+  let unreadableAnswer: DomainResult['fieldsUnread'];
   if (found) {
     const source = nested ?? body;
     // The usual case, the flat layout: every field asked for is a member, read without a copy.
@@ -202,7 +202,7 @@ export function adaptDomainResult(
   // The figures as sent: src/spend/charges.ts decides what they are worth.
   const result: DomainResult = { found, domain, record, reported: readBodyCredits(body) };
   if (productCharges) result.productCharges = productCharges;
-  if (unreadableAnswer) result.unreadable = unreadableAnswer;
+  if (unreadableAnswer) result.fieldsUnread = unreadableAnswer;
   return result;
 }
 

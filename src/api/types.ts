@@ -68,5 +68,5 @@ export interface DomainResult {
    * Set on a found answer whose layout did not yield the fields asked for (src/api/domains.ts):
    * never written as blank cells; the caller stops and saves `body` (src/api/unreadable.ts).
    */
-  unreadable?: { missing: string[]; members: string[]; body: unknown };
+  fieldsUnread?: { missing: string[]; members: string[]; body: unknown };
 }

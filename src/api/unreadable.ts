@@ -1,5 +1,5 @@
 // A found domain answer whose layout did not yield the fields asked for (src/api/domains.ts marks
-// it `unreadable`). It is never written as blank cells: the command stops before it buys more,
+// it `fieldsUnread`). It is never written as blank cells: the command stops before it buys more,
 // keeps the answer in a file for the report, and says what was asked, what came back and how to
 // report it (README, "Troubleshooting": a service in a layout company-data does not know).
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -37,8 +37,8 @@ export function keepUnreadable(
     const kept = {
       endpoint: `GET /api/domains/${domain}`,
       asked: asked ?? null,
-      missing: result.unreadable?.missing ?? [],
-      body: result.unreadable?.body,
+      missing: result.fieldsUnread?.missing ?? [],
+      body: result.fieldsUnread?.body,
     };
     writeFileSync(path, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
     return path;
@@ -58,8 +58,8 @@ export function unreadableProblem(
   asked: readonly string[] | undefined,
   saved: string | undefined,
 ): Problem {
-  const missing = result.unreadable?.missing ?? [];
-  const members = result.unreadable?.members ?? [];
+  const missing = result.fieldsUnread?.missing ?? [];
+  const members = result.fieldsUnread?.members ?? [];
   const what =
     missing.length > 0
       ? `the fields asked for (${list(missing)}) are not in it`

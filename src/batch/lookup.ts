@@ -355,7 +355,7 @@ export class Lookups {
           along: ({ result }, charged, settlement) => {
             // An answer that could not be read is charged (in the ledger) but never kept: its
             // cells would be blank, and a re-run would reuse them.
-            if (result.unreadable) return this.options.store.settle(settlement);
+            if (result.fieldsUnread) return this.options.store.settle(settlement);
             record = result.found ? this.recordOf(domain, result.record) : null;
             return this.options.store.save(
               domain,
@@ -376,7 +376,7 @@ export class Lookups {
       // A charge above the hold: the caps the run believed it held no longer hold.
       if (bought.unreadable?.aboveHold) this.stop('charge_above_hold');
       if (typeof response.credits.remaining === 'number') this.balance = response.credits.remaining;
-      if (response.result.unreadable) {
+      if (response.result.fieldsUnread) {
         // The first answer the run cannot read stops it before it buys more (exit 5).
         const problem =
           this.options.onUnreadable?.(domain, response.result) ??

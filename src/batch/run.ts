@@ -5,7 +5,6 @@
 // window is full. Memory therefore holds the window only: the domains met are in a private
 // temporary SQLite database of the run (src/batch/seen.ts), the results in the result store
 // (src/store/).
-
 import { setMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -141,7 +141,7 @@ export async function lookupDomains(
       reprice: (_refused, held) => repriceSelection(ctx, flags, selection, held),
     });
     const { result, credits } = response;
-    if (result.unreadable) {
+    if (result.fieldsUnread) {
       // Bought (the ledger has its charge) but not readable: nothing is written or kept for it,
       // and no further domain is bought.
       const asked = selection.resultFields;

@@ -21,7 +21,7 @@ describe('a found record', () => {
     };
     const read = adaptDomainResult(body, 'a.com', {}, asked);
     expect({ ...read.record }).toEqual({ domain: 'a.com', company_name: 'A', country: 'US', tech: ['x'] });
-    expect(read.unreadable).toBeUndefined();
+    expect(read.fieldsUnread).toBeUndefined();
   });
 
   it('under an envelope whose own `found` says it', () => {
@@ -40,12 +40,12 @@ describe('a found record', () => {
       {},
       asked,
     );
-    expect(none.unreadable).toMatchObject({
+    expect(none.fieldsUnread).toMatchObject({
       missing: ['company_name', 'country', 'tech'],
       members: ['found', 'domain', 'attributes'],
     });
     const some = adaptDomainResult({ found: true, company_name: 'A' }, 'a.com', {}, asked);
-    expect(some.unreadable).toBeUndefined();
+    expect(some.fieldsUnread).toBeUndefined();
     expect({ ...some.record }).toEqual({ domain: 'a.com', company_name: 'A', country: null, tech: null });
   });
 
@@ -56,7 +56,7 @@ describe('a found record', () => {
       {},
       asked,
     );
-    expect(missing.unreadable).toBeUndefined();
+    expect(missing.fieldsUnread).toBeUndefined();
     const found = adaptDomainResult(
       { found: true, company_name: 'A', usage: { cost: 1, balance: 9 } },
       'a.com',
