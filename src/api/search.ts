@@ -139,8 +139,9 @@ const READ_MEMBERS = new Set([...TOTAL, ...LIMIT, ...PAGING, ...NEXT, 'has_more'
 
 /** The rows and total of a search response, or undefined when no row array can be found. */
 export function adaptSearchResponse(body: unknown, headerCredits?: Credits): SearchResult | undefined {
-  const found = findRows(body);
-  if (!found) return undefined;
+  const listed = findRows(body);
+  if (!listed) return undefined;
+  const found = { key: listed.key, rows: withoutGroups(listed.rows) };
   const members = isPlainObject(body) ? body : {};
   const paging = PAGING.map((name) => members[name]).find(isPlainObject) ?? {};
   const reported = numberMember(members, TOTAL) ?? numberMember(paging, TOTAL);
@@ -169,6 +170,28 @@ export function adaptSearchResponse(body: unknown, headerCredits?: Credits): Sea
   const more = moreSignal(members) ?? moreSignal(paging);
   if (more !== undefined) result.more = more;
   return result;
+}
+
+/**
+ * Rows whose fields come grouped (`{ "domain": ..., "profile": { "company_name": ... } }`, as a
+ * record may be) with each group's members in its place, one level deep, so that no row writes a
+ * JSON object into a CSV cell. Rows without an object member are returned as they are.
+ */
+function withoutGroups(rows: Row[]): Row[] {
+  if (!rows.some((row) => Object.values(row).some(isPlainObject))) return rows;
+  return rows.map((row) => {
+    // Names come from the service: a field named `__proto__` is a field like any other.
+    const flat: Row = Object.create(null);
+    for (const [key, value] of Object.entries(row)) {
+      if (!isPlainObject(value)) {
+        if (!Object.hasOwn(flat, key)) flat[key] = value;
+        continue;
+      }
+      for (const [inner, innerValue] of Object.entries(value))
+        if (!Object.hasOwn(flat, inner)) flat[inner] = innerValue;
+    }
+    return flat;
+  });
 }
 
 /** has_more, or a next cursor (null: the last page). */

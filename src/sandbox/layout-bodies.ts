@@ -54,6 +54,17 @@ export function reshape(
   }
 }
 
+/** Fields grouped under their products, in the order the fields come. */
+function byProduct(fields: Json): Record<string, Json> {
+  const groups: Record<string, Json> = {};
+  for (const [field, value] of Object.entries(fields)) {
+    const product = PRODUCT_OF.get(field) ?? 'other';
+    groups[product] ??= {};
+    groups[product][field] = value;
+  }
+  return groups;
+}
+
 /** Fields of the record: the flat answer without its members about the lookup. */
 function recordOf(json: Json): Json {
   const { found: _found, domain: _domain, code: _code, credits: _credits, ...record } = json;
@@ -64,16 +75,8 @@ function domainBody(layout: Layout, json: Json): Json {
   const head: Json = { found: json.found, domain: json.domain };
   if (json.found !== true) return { ...head, ...(json.code === undefined ? {} : { code: json.code }) };
   const record = recordOf(json);
-  if (layout.name === 'grouped') {
-    // { found, domain, profile: {...}, tech: {...} }: each field under its product.
-    const groups: Record<string, Json> = {};
-    for (const [field, value] of Object.entries(record)) {
-      const product = PRODUCT_OF.get(field) ?? 'other';
-      groups[product] ??= {};
-      groups[product][field] = value;
-    }
-    return { ...head, ...groups };
-  }
+  // { found, domain, profile: {...}, tech: {...} }: each field under its product.
+  if (layout.name === 'grouped') return { ...head, ...byProduct(record) };
   // enveloped and metered: the record under `data`, its domain with it.
   return { found: true, data: { domain: json.domain, ...record } };
 }
@@ -84,14 +87,15 @@ function searchBody(layout: Layout, json: Json): Json {
   const pageSize = Math.min(Number(json.limit ?? rows.length), layout.pageCap ?? Number.POSITIVE_INFINITY);
   const more = total > rows.length;
   if (layout.name === 'grouped') {
-    // Rows under `hits`, figures as strings (`limit` says what was asked, not the page's cap), and
-    // a cursor naming the next page (null on the last).
+    // Rows under `hits`, each row's fields but its domain grouped by product as a record's are,
+    // figures as strings (`limit` says what was asked, not the page's cap), and a cursor naming
+    // the next page (null on the last).
     return {
       query: json.query,
       query_operator: json.query_operator,
       total: text(total),
       limit: text(json.limit),
-      hits: rows,
+      hits: (rows as Json[]).map(({ domain, ...fields }) => ({ domain, ...byProduct(fields) })),
       next_cursor: more ? Buffer.from(`after:${rows.length}`).toString('base64url') : null,
     };
   }

@@ -71,6 +71,15 @@ describe('search rows, totals and paging signals', () => {
     expect(findRows({ a: [], b: [] })).toBeUndefined();
   });
 
+  it('rows whose fields come grouped by product are read flat', () => {
+    const read = adaptSearchResponse({
+      hits: [{ domain: 'a.com', profile: { company_name: 'A' }, tech: { tech: ['x'] } }],
+    });
+    expect(read?.rows.map((row) => ({ ...row }))).toEqual([
+      { domain: 'a.com', company_name: 'A', tech: ['x'] },
+    ]);
+  });
+
   it('a total as text, under meta, and the service’s word on more pages', () => {
     const grouped = adaptSearchResponse({
       query: 'q',
