@@ -11,6 +11,7 @@ import { readBodyCredits } from '../http/credits.js';
 import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
 import type { Client, Credits, RequestOptions } from '../types.js';
+import { flattenGroups } from './read.js';
 import type { DomainResult } from './types.js';
 
 export interface EnrichQuery {
@@ -209,28 +210,20 @@ export function adaptDomainResult(
 /**
  * The fields of a found record, by meaning: the members of `source` that are not about the lookup,
  * and the members of each group in it (an object member that is not itself a field asked for:
- * `{ "profile": { "company_name": ... }, "tech": {...} }`), one level deep. A field met twice
- * keeps its first value.
+ * `{ "profile": { "company_name": ... }, "tech": {...} }`), one level deep.
  */
 function recordMembers(
   source: Record<string, unknown>,
   isBody: boolean,
   expected: readonly string[] | undefined,
 ): Record<string, unknown> {
-  const all: Record<string, unknown> = Object.create(null);
-  const put = (key: string, value: unknown) => {
-    if (key === 'found' || key === 'domain' || Object.hasOwn(all, key)) return;
-    all[key] = value ?? null;
-  };
+  const aboutLookup = (key: string) => key === 'found' || key === 'domain';
   // An object member is a group unless it is itself a field asked for that holds no such field
   // (`tech` is a product and a field: `{ "tech": { "tech": [...] } }` is the group).
   const isGroup = (key: string, value: Record<string, unknown>) =>
     !expected?.includes(key) || Object.keys(value).some((inner) => expected.includes(inner));
-  for (const [key, value] of Object.entries(source)) {
-    if (isBody ? META.has(key) : key === 'found' || key === 'domain') continue;
-    if (isObject(value) && isGroup(key, value)) {
-      for (const [inner, innerValue] of Object.entries(value)) put(inner, innerValue);
-    } else put(key, value);
-  }
-  return all;
+  return flattenGroups(source, isGroup, {
+    top: isBody ? (key) => META.has(key) : aboutLookup,
+    inner: aboutLookup,
+  });
 }

@@ -86,3 +86,28 @@ export function noListProblem(endpoint: string, what: string, looked: readonly s
       'company-data does not know this layout of the service: report it with the output of `company-data -v` for the same command (README, "Troubleshooting").',
   });
 }
+
+/**
+ * The members of `source` with each group's members in its place, one level deep: a record or a
+ * row whose fields come grouped (`{ "profile": { "company_name": ... }, "tech": {...} }`) read as
+ * a flat one. A member named twice keeps its first value. The result has no prototype: names come
+ * from the service, and `__proto__` is a name like any other.
+ */
+export function flattenGroups(
+  source: Row,
+  isGroup: (key: string, value: Row) => boolean,
+  skip: { top?: (key: string) => boolean; inner?: (key: string) => boolean } = {},
+): Row {
+  const flat: Row = Object.create(null);
+  const put = (key: string, value: unknown) => {
+    if (!Object.hasOwn(flat, key)) flat[key] = value;
+  };
+  for (const [key, value] of Object.entries(source)) {
+    if (skip.top?.(key)) continue;
+    if (isPlainObject(value) && isGroup(key, value)) {
+      for (const [inner, innerValue] of Object.entries(value))
+        if (!skip.inner?.(inner)) put(inner, innerValue);
+    } else put(key, value);
+  }
+  return flat;
+}

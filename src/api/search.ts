@@ -6,7 +6,7 @@ import { usageError } from '../problem.js';
 import type { ApiResponse, Context, Credits, RequestOptions } from '../types.js';
 import { catalogRetryHook } from './catalogs.js';
 import { countFilterValues, type Filters } from './filters.js';
-import { findRows, isPlainObject, numberMember, ROW_MEMBERS, type Row } from './read.js';
+import { findRows, flattenGroups, isPlainObject, numberMember, ROW_MEMBERS, type Row } from './read.js';
 
 export type Operator = 'and' | 'or';
 
@@ -172,26 +172,10 @@ export function adaptSearchResponse(body: unknown, headerCredits?: Credits): Sea
   return result;
 }
 
-/**
- * Rows whose fields come grouped (`{ "domain": ..., "profile": { "company_name": ... } }`, as a
- * record may be) with each group's members in its place, one level deep, so that no row writes a
- * JSON object into a CSV cell. Rows without an object member are returned as they are.
- */
+/** Rows whose fields come grouped by product, as a record's may: each read flat (no JSON object in a CSV cell). */
 function withoutGroups(rows: Row[]): Row[] {
   if (!rows.some((row) => Object.values(row).some(isPlainObject))) return rows;
-  return rows.map((row) => {
-    // Names come from the service: a field named `__proto__` is a field like any other.
-    const flat: Row = Object.create(null);
-    for (const [key, value] of Object.entries(row)) {
-      if (!isPlainObject(value)) {
-        if (!Object.hasOwn(flat, key)) flat[key] = value;
-        continue;
-      }
-      for (const [inner, innerValue] of Object.entries(value))
-        if (!Object.hasOwn(flat, inner)) flat[inner] = innerValue;
-    }
-    return flat;
-  });
+  return rows.map((row) => flattenGroups(row, () => true));
 }
 
 /** has_more, or a next cursor (null: the last page). */
