@@ -108,3 +108,8 @@ export function describeFields(body: unknown): {
     facetCount: fields.filter((f) => f.facet === true).length,
   };
 }
+
+/** The fields the catalog types as whole numbers (`integer`): their values sent as text are read as numbers. */
+export function integerFields(fields: readonly FieldEntry[]): ReadonlySet<string> {
+  return new Set(fields.filter((f) => /^(integer|int|long|number)$/i.test(f.type)).map((f) => f.name));
+}

@@ -59,7 +59,8 @@ export async function enrichDomain(
   ctx: { client: Client },
   domain: string,
   query: EnrichQuery = {},
-  options: EnrichCallOptions & { maxCredits?: number; expected?: readonly string[] } = {},
+  options: EnrichCallOptions &
+    Pick<DomainLookupOptions, 'expected' | 'integers'> & { maxCredits?: number } = {},
 ): Promise<EnrichResponse> {
   return domainLookup(ctx, query, options)(domain, options.onRetry, options.maxCredits);
 }
@@ -75,6 +76,8 @@ export interface DomainLookupOptions extends EnrichCallOptions {
    * answer that lacks them all is marked `fieldsUnread`. Defaults to `fields`.
    */
   expected?: readonly string[];
+  /** Fields the catalog types as whole numbers: a value sent as text ("2009") is read as one. */
+  integers?: ReadonlySet<string>;
 }
 
 /**
@@ -110,7 +113,7 @@ export function domainLookup(
     if (options.spinner === false) request.spinner = false;
     const response = await ctx.client.request<unknown>(request);
     return {
-      result: adaptDomainResult(response.data, domain, response.credits, fields, expected),
+      result: adaptDomainResult(response.data, domain, response.credits, fields, expected, options.integers),
       credits: response.credits,
       attempts: response.attempts,
     };
@@ -147,6 +150,7 @@ export function adaptDomainResult(
   _headerCredits: Credits = {},
   fields?: readonly string[],
   expected: readonly string[] | undefined = fields,
+  integers?: ReadonlySet<string>,
 ): DomainResult {
   if (!isObject(body)) throw unreadable('the body is not a JSON object');
   const nestedKey = NESTED.find((key) => isObject(body[key]));
@@ -184,6 +188,13 @@ export function adaptDomainResult(
         for (const field of fields)
           record[field] = field === 'domain' ? requested : Object.hasOwn(all, field) ? all[field] : null;
       } else Object.assign(record, all);
+    }
+  }
+
+  if (integers) {
+    for (const field of integers) {
+      const value = record[field];
+      if (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value)) record[field] = Number(value);
     }
   }
 

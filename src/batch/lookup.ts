@@ -61,6 +61,8 @@ export interface LookupOptions {
    * (src/api/unreadable.ts, which also keeps the answer in a file). Without it, a plain one.
    */
   onUnreadable?: (domain: string, result: EnrichResponse['result']) => Problem;
+  /** Fields the catalog types as whole numbers (src/api/catalog-views.ts `integerFields`). */
+  integers?: ReadonlySet<string>;
 }
 
 export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 25;
@@ -149,6 +151,7 @@ export class Lookups {
       signal: options.signal,
       // The record is narrowed as it is read, so the store keeps what the output shows.
       fields: options.resultFields,
+      integers: options.integers,
       onRetry: this.retryHook,
       pacesRefusals: () => scheduler.pacesRefusals(),
     };

@@ -9,6 +9,7 @@ import { setMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { integerFields } from '../api/catalog-views.js';
 import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
 import { keepUnreadable, unreadableDir, unreadableProblem } from '../api/unreadable.js';
 import { doubtfulTitle } from '../csv/domain-columns.js';
@@ -229,6 +230,7 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
         reader,
         size: source.size,
         selection,
+        integers: integerFields(fields),
         format,
         store: runStoreOf(store, scopeId, fresh(run.id, run.startedAt), run, ctx.now),
         storePath: ctx.store.path === false ? undefined : store.path,
@@ -259,6 +261,8 @@ interface RunPlan {
   reader: Awaited<ReturnType<typeof openInput>>;
   size: number | undefined;
   selection: ReturnType<typeof resolveSelection>;
+  /** Fields the catalog types as whole numbers: read as numbers when sent as text. */
+  integers: ReadonlySet<string>;
   format: Format;
   store: RunStore;
   /** The user's store; undefined with --no-store (nothing kept: a re-run buys again). */
@@ -322,6 +326,7 @@ async function runWithStore(
     },
     // A catalog changing under the run: later commands must not read the old one from the cache.
     onRetry: catalogRetryHook(ctx),
+    integers: plan.integers,
     onUnreadable: (domain, result) =>
       unreadableProblem(
         domain,

@@ -5,7 +5,8 @@
 // bought_at. An answer younger than its age limit comes from the result store, at no cost, with a
 // line on stderr saying so; an answer bought goes to the store.
 
-import { catalogRetryHook } from '../api/catalogs.js';
+import { integerFields } from '../api/catalog-views.js';
+import { catalogRetryHook, loadFields } from '../api/catalogs.js';
 import { type EnrichQuery, type EnrichResponse, enrichDomain } from '../api/domains.js';
 import type { DomainResult } from '../api/types.js';
 import { keepUnreadable, unreadableDir, unreadableProblem } from '../api/unreadable.js';
@@ -99,7 +100,8 @@ export async function lookupDomains(
 ): Promise<Lookups> {
   const domains = normaliseArguments(inputs);
   // The catalog (cached) says the worst case that each lookup holds and sends as max_credits.
-  const selection = await selectionOf(ctx, flags);
+  const [selection, fields] = await Promise.all([selectionOf(ctx, flags), loadFields(ctx)]);
+  const integers = integerFields(fields);
   checkMaxCredits(selection, flags.maxCredits);
   const query: EnrichQuery = {
     products: flags.products,
@@ -134,7 +136,7 @@ export async function lookupDomains(
       purse,
       worstCase: selection.worstCase,
       send: (maxCredits, onRetry) =>
-        enrichDomain(ctx, domain, query, { onRetry, maxCredits, expected: selection.resultFields }),
+        enrichDomain(ctx, domain, query, { onRetry, maxCredits, expected: selection.resultFields, integers }),
       reported: domainReported,
       backed: true,
       onRetry: catalogHook,

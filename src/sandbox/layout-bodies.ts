@@ -10,6 +10,8 @@ type Json = Record<string, unknown>;
 
 /** The product each field belongs to (the catalog's). */
 const PRODUCT_OF = new Map(FIELDS.map((f) => [f.name, f.product]));
+/** The fields the catalog types as integers. */
+const INTEGERS = new Set(FIELDS.filter((f) => f.type === 'integer').map((f) => f.name));
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -75,8 +77,13 @@ function domainBody(layout: Layout, json: Json): Json {
   const head: Json = { found: json.found, domain: json.domain };
   if (json.found !== true) return { ...head, ...(json.code === undefined ? {} : { code: json.code }) };
   const record = recordOf(json);
-  // { found, domain, profile: {...}, tech: {...} }: each field under its product.
-  if (layout.name === 'grouped') return { ...head, ...byProduct(record) };
+  // { found, domain, profile: {...}, tech: {...} }: each field under its product, whole numbers
+  // as text ("founded_year": "2009").
+  if (layout.name === 'grouped') {
+    for (const field of INTEGERS)
+      if (typeof record[field] === 'number') record[field] = String(record[field]);
+    return { ...head, ...byProduct(record) };
+  }
   // enveloped and metered: the record under `data`, its domain with it.
   return { found: true, data: { domain: json.domain, ...record } };
 }

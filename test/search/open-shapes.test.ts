@@ -49,6 +49,12 @@ describe('a found record', () => {
     expect({ ...some.record }).toEqual({ domain: 'a.com', company_name: 'A', country: null, tech: null });
   });
 
+  it('a field the catalog types as an integer, sent as text, is read as a number', () => {
+    const body = { found: true, profile: { founded_year: '2009', company_name: '1999' } };
+    const read = adaptDomainResult(body, 'a.com', {}, undefined, undefined, new Set(['founded_year']));
+    expect({ ...read.record }).toEqual({ founded_year: 2009, company_name: '1999' });
+  });
+
   it('a missing domain is never unreadable, nor are the credits a field', () => {
     const missing = adaptDomainResult(
       { found: false, code: 'domain_not_found', usage: { cost: 0 } },
