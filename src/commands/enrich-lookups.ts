@@ -6,18 +6,18 @@
 // line on stderr saying so; an answer bought goes to the store.
 
 import { integerFields } from '../api/catalog-views.js';
-import { catalogRetryHook, loadFields } from '../api/catalogs.js';
+import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
 import { type EnrichQuery, type EnrichResponse, enrichDomain } from '../api/domains.js';
 import type { DomainResult } from '../api/types.js';
 import { keepUnreadable, unreadableDir, unreadableProblem } from '../api/unreadable.js';
 import { isoSecond } from '../batch/run-store.js';
-import { checkMaxCredits, type Selection } from '../batch/selection.js';
+import { checkMaxCredits, resolveSelection, type Selection } from '../batch/selection.js';
 import { normaliseDomain } from '../domain.js';
 import { formatOf, printCredits, printJson, printList, printRecord } from '../output/format.js';
 import { oneLine } from '../output/sanitize.js';
 import { isProblem, Problem } from '../problem.js';
 import { domainReported } from '../spend/charges.js';
-import { repriceSelection, selectionOf } from '../spend/pricing.js';
+import { repriceSelection } from '../spend/pricing.js';
 import { purchase } from '../spend/purchase.js';
 import { type Purse, purseOf } from '../spend/purse.js';
 import { ageText, freshnessAt, isPostgresUrl, scopeOf } from '../store/location.js';
@@ -100,7 +100,9 @@ export async function lookupDomains(
 ): Promise<Lookups> {
   const domains = normaliseArguments(inputs);
   // The catalog (cached) says the worst case that each lookup holds and sends as max_credits.
-  const [selection, fields] = await Promise.all([selectionOf(ctx, flags), loadFields(ctx)]);
+  // Read once for both: a second read of an empty cache would ask the service again.
+  const [products, fields] = await Promise.all([loadProducts(ctx), loadFields(ctx)]);
+  const selection = resolveSelection({ products, fields }, flags);
   const integers = integerFields(fields);
   checkMaxCredits(selection, flags.maxCredits);
   const query: EnrichQuery = {
