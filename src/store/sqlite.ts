@@ -10,15 +10,30 @@
 // Claims, runs and month reservations carry an owner (host, pid, a random token) and a lease the
 // owner renews while it lives. Another process takes them over when the lease ran out, or at once
 // when the owner is a process of this host that no longer exists (a run killed with SIGKILL).
+// What the store decides (freshness, leases, runs, the month cap, settling, lost holds) is
+// src/store/rules.ts; this file maps it to SQLite.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, linkSync, mkdirSync, openSync, rmSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { Problem } from '../problem.js';
-import { processIsGone } from '../processes.js';
 import { isWriteFailure, writeProblem } from '../write-failures.js';
 import { selectionOf } from './location.js';
+import {
+  describeOwner,
+  entryToRecord,
+  isFresh as freshAnswer,
+  holdFits,
+  holdInMonth,
+  LEASE_MS,
+  lostEntry as lostEntryOf,
+  ownerAlive,
+  ownerProcessIsGone,
+  ownerText,
+  RENEW_MS,
+  recordable,
+  runDecision,
+} from './rules.js';
 import * as sqliteAdmin from './sqlite-admin.js';
 import type {
   AnswerAges,
@@ -42,9 +57,6 @@ import type {
 
 /** The schema this release reads and writes (PRAGMA user_version). */
 export const SCHEMA_VERSION = 2;
-/** How long a claim, run or reservation outlives its last renewal. */
-export const LEASE_MS = 20_000;
-const RENEW_MS = 5_000;
 const BUSY_TIMEOUT_MS = 10_000;
 
 const SCHEMA = `
@@ -155,35 +167,19 @@ export function storeProblem(path: string, error: unknown): Problem {
   });
 }
 
-/** The owner text of this process: host, pid and a token (a reused pid is another owner). */
-function ownerOf(): string {
-  return `${hostname()}\t${process.pid}\t${randomBytes(6).toString('hex')}`;
-}
-
-/** Whether the owner still holds what it owns: its lease runs, and its process exists. */
+/** The rules' liveness test on a row: its lease runs, and its process is not known to be gone. */
 function alive(owned: Owned | undefined, me: string, now: number): boolean {
-  if (!owned || owned.owner === me) return false;
-  if (owned.expires_at <= now) return false;
-  const [host, pid] = owned.owner.split('\t');
-  return !(host === hostname() && processIsGone(Number(pid)));
+  return ownerAlive(
+    owned && { owner: owned.owner, expiresAt: owned.expires_at },
+    me,
+    now,
+    ownerProcessIsGone,
+  );
 }
 
-/** The possibly-charged ledger entry of a hold nobody will settle. */
+/** The possibly-charged ledger entry of a hold nobody will settle (rules.ts, lostEntry). */
 function lostEntry(r: HeldRow, baseUrl: string, keyId: string): LedgerEntry {
-  return {
-    at: r.at || Date.now(),
-    baseUrl,
-    keyId,
-    command: r.command || 'unknown',
-    credits: r.amount,
-    outcome: 'unknown',
-  };
-}
-
-/** Who holds a run, for the message of a second run on the same output. */
-export function describeOwner(owner: string): string {
-  const [host, pid] = owner.split('\t');
-  return host === hostname() ? `process ${pid}` : `process ${pid} on ${host}`;
+  return lostEntryOf({ at: r.at, baseUrl, keyId, command: r.command, amount: r.amount }, Date.now());
 }
 
 /** A write waiting for the transaction of this turn of the event loop. */
@@ -204,8 +200,7 @@ function answerOf(row: AnswerRow): StoredAnswer {
 }
 
 function isFresh(row: AnswerRow, fresh: Freshness): boolean {
-  if (fresh.run !== undefined && row.run === fresh.run) return true;
-  return row.bought_at >= (row.found === 1 ? fresh.foundSince : fresh.notFoundSince);
+  return freshAnswer({ found: row.found === 1, boughtAt: row.bought_at, run: row.run }, fresh);
 }
 
 /** The mark of a store found without its tables: its month caps cannot be trusted (ledgerLost). */
@@ -298,7 +293,9 @@ export async function openSqliteStore(path: string): Promise<SqliteStore> {
 
 export class SqliteStore implements AnswerStore {
   readonly backend = 'sqlite' as const;
-  private readonly me = ownerOf();
+  /** The owner of what this store claims, holds and runs (rules.ts, ownerText). */
+  readonly owner = ownerText(randomBytes(6).toString('hex'));
+  private readonly me = this.owner;
   private readonly statements;
   private readonly beginRunTx;
   private readonly reserveTx;
@@ -336,6 +333,9 @@ export class SqliteStore implements AnswerStore {
         'INSERT OR REPLACE INTO claims (scope, domain, owner, expires_at) VALUES (?, ?, ?, ?)',
       ),
       claimDrop: db.prepare('DELETE FROM claims WHERE scope = ? AND domain = ? AND owner = ?'),
+      othersClaims: db.prepare<[string], Owned & { scope: number; domain: string }>(
+        'SELECT scope, domain, owner, expires_at FROM claims WHERE owner <> ?',
+      ),
       runGet: db.prepare<[string], Owned & { id: number; started_at: number; detail: string }>(
         "SELECT id, owner, expires_at, started_at, detail FROM runs WHERE fingerprint = ? AND state = 'open' ORDER BY id DESC LIMIT 1",
       ),
@@ -383,24 +383,24 @@ export class SqliteStore implements AnswerStore {
       (fingerprint: string, detail: string, now: number): RunHandle | { busy: string } => {
         const open = s.runGet.get(fingerprint);
         const expires = Date.now() + LEASE_MS;
-        if (open) {
-          if (alive(open, this.me, Date.now())) return { busy: describeOwner(open.owner) };
-          if (open.detail === detail) {
-            s.runTake.run(this.me, expires, open.id);
-            return { id: open.id, startedAt: open.started_at, resumed: true };
-          }
-          // The same output with another input or other options: a new run (the answers the old
-          // one bought stay in the store, reused like any other).
-          s.runAbandon.run(open.id);
+        const decision = runDecision(
+          open && { detail: open.detail, alive: alive(open, this.me, Date.now()) },
+          detail,
+        );
+        if (open && decision === 'busy') return { busy: describeOwner(open.owner) };
+        if (open && decision === 'resume') {
+          s.runTake.run(this.me, expires, open.id);
+          return { id: open.id, startedAt: open.started_at, resumed: true };
         }
+        if (open && decision === 'abandon') s.runAbandon.run(open.id);
         const id = Number(s.runPut.run(fingerprint, detail, this.me, expires, now).lastInsertRowid);
         return { id, startedAt: now, resumed: false };
       },
     );
     this.reserveTx = (hold: HoldRequest): MonthReservation | null => {
       if (hold.cap !== undefined) {
-        const { spent, held } = this.usage(hold.keyId, hold.window.from, hold.window.to);
-        if (spent + held + hold.amount > hold.cap) return null;
+        if (!holdFits(this.usage(hold.keyId, hold.window.from, hold.window.to), hold.amount, hold.cap))
+          return null;
       }
       const id = Number(
         s.reservationPut.run(
@@ -415,10 +415,10 @@ export class SqliteStore implements AnswerStore {
       );
       return { id, amount: hold.amount };
     };
-    this.settleTx = ({ reservation, entry }: Settlement): void => {
-      // A reservation already turned into a possibly-charged entry (its lease ran out while this
-      // process was stalled) keeps that entry, which is at least the charge: no second entry.
-      if (reservation && s.reservationSettle.run(reservation.id, this.me).changes === 0) return;
+    this.settleTx = (settlement: Settlement): void => {
+      const { reservation } = settlement;
+      const ours = reservation ? s.reservationSettle.run(reservation.id, this.me).changes === 1 : true;
+      const entry = entryToRecord(settlement, ours);
       if (entry) this.putLedger(entry);
     };
     this.timer = setInterval(() => this.renew(), RENEW_MS);
@@ -512,16 +512,7 @@ export class SqliteStore implements AnswerStore {
 
   /** Turns every reservation whose owner is gone into a possibly-charged entry of the ledger. */
   async sweep(): Promise<void> {
-    this.write(() =>
-      this.db
-        .transaction(() => {
-          const now = Date.now();
-          for (const r of this.statements.allReservations.all()) {
-            if (r.owner !== this.me && !alive(r, this.me, now)) this.orphan(r, r.base_url, r.key_id);
-          }
-        })
-        .immediate(),
-    );
+    this.write(() => this.db.transaction(() => this.sweepTx()).immediate());
   }
 
   async lostHolds(): Promise<LedgerEntry[]> {
@@ -567,15 +558,34 @@ export class SqliteStore implements AnswerStore {
     return this.write(() => sqliteAdmin.counts(this.path, this.db, now, ages));
   }
 
-  /** The holds of owners that are gone become ledger entries first: a prune never drops one. */
+  /**
+   * One transaction, as on PostgreSQL: the holds of owners that are gone become ledger entries (a
+   * prune never drops one), the claims of owners that are gone are dropped, and the expired
+   * answers are removed; a failure keeps all of it as it was.
+   */
   async prune(now: number, ages: AnswerAges): Promise<Removed> {
-    await this.sweep();
-    return this.write(() => sqliteAdmin.prune(this.db, now, ages));
+    return this.write(() =>
+      this.db
+        .transaction(() => {
+          this.dropLapsed();
+          return sqliteAdmin.pruneAnswers(this.db, now, ages);
+        })
+        .immediate(),
+    );
   }
 
+  /** One transaction as prune: lost holds become entries first, so `ledger` clears them too. */
   async clear(ledger: boolean): Promise<Cleared> {
-    await this.sweep();
-    return this.write(() => sqliteAdmin.clear(this.db, ledger));
+    const cleared = this.write(() =>
+      this.db
+        .transaction(() => {
+          this.dropLapsed();
+          return sqliteAdmin.clearRows(this.db, ledger);
+        })
+        .immediate(),
+    );
+    sqliteAdmin.vacuum(this.db);
+    return cleared;
   }
 
   async *exportAnswers(): AsyncIterable<ExportedAnswer> {
@@ -628,11 +638,33 @@ export class SqliteStore implements AnswerStore {
     let held = 0;
     for (const r of s.reservations.all(keyId)) {
       if (r.owner === this.me || alive(r, this.me, now)) {
-        if (r.at === 0 || (r.at >= from && r.at < to)) held += r.amount;
+        if (holdInMonth(r.at, from, to)) held += r.amount;
       } else this.orphan(r, r.base_url, keyId);
     }
     const spent = s.ledgerSum.get(keyId, from, to)?.total ?? 0;
     return { spent, held };
+  }
+
+  /** Within a transaction: every reservation of an owner that is gone becomes a ledger entry. */
+  private sweepTx(): void {
+    const now = Date.now();
+    for (const r of this.statements.allReservations.all()) {
+      if (!alive(r, this.me, now) && r.owner !== this.me) this.orphan(r, r.base_url, r.key_id);
+    }
+  }
+
+  /**
+   * Within a transaction: the holds of owners that are gone become ledger entries, and their
+   * claims are dropped, judged by the same liveness test as a takeover (rules.ts, ownerAlive): a
+   * claim of a process of this host that no longer exists goes at once, not when its lease runs out.
+   */
+  private dropLapsed(): void {
+    this.sweepTx();
+    const now = Date.now();
+    const s = this.statements;
+    for (const c of s.othersClaims.all(this.me)) {
+      if (!alive(c, this.me, now)) s.claimDrop.run(c.scope, c.domain, c.owner);
+    }
   }
 
   /** A reservation nobody will settle: the ledger keeps it as possibly charged. */
@@ -641,8 +673,9 @@ export class SqliteStore implements AnswerStore {
     this.putLedger(lostEntry(r, baseUrl, keyId));
   }
 
-  private putLedger(e: LedgerEntry): void {
-    if (e.credits <= 0) return;
+  private putLedger(entry: LedgerEntry): void {
+    const e = recordable(entry);
+    if (!e) return;
     this.statements.ledgerPut.run(e.at, e.baseUrl, e.keyId, e.command, e.credits, e.outcome);
   }
 
