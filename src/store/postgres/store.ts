@@ -10,17 +10,7 @@
 // database's clock, never the hosts', whose clocks may differ.
 import type pg from 'pg';
 import { selectionOf } from '../location.js';
-import {
-  describeOwner,
-  entryToRecord,
-  holdFits,
-  isFresh,
-  lostEntry,
-  ownerText,
-  RENEW_MS,
-  recordable,
-  runDecision,
-} from '../rules.js';
+import { describeOwner, isFresh, ownerText, RENEW_MS, runDecision } from '../rules.js';
 import type {
   AnswerAges,
   AnswerStore,
@@ -43,25 +33,10 @@ import type {
 import * as admin from './admin.js';
 import { inTransaction, refOf } from './connection.js';
 import { failureProblem, lostProblem } from './errors.js';
+import { answerOf, dropLapsed, entryOf, holdIn, orphan, settleIn } from './ledger.js';
 import { type AnswerRow, type HeldRow, named, type Runner } from './sql.js';
 
-function answerOf(row: AnswerRow): StoredAnswer {
-  return {
-    found: row.found,
-    record: row.record,
-    credits: row.credits,
-    boughtAt: row.bought_at,
-    run: row.run,
-  };
-}
-
 const fresh = (row: AnswerRow, f: Freshness) => isFresh(answerOf(row), f);
-
-const entryOf = (r: HeldRow): LedgerEntry =>
-  lostEntry(
-    { at: r.at, baseUrl: r.base_url, keyId: r.key_id, command: r.command, amount: r.amount },
-    Date.now(),
-  );
 
 export class PostgresStore implements AnswerStore {
   readonly backend = 'postgres' as const;
@@ -151,7 +126,7 @@ export class PostgresStore implements AnswerStore {
     await this.transaction(async (db) => {
       await named(db, 'answerPut', [scope, domain, a.found, record, a.credits, a.boughtAt, a.run]);
       await named(db, 'claimDrop', [scope, domain, this.owner]);
-      if (settlement) await this.settleIn(db, settlement);
+      if (settlement) await settleIn(db, this.owner, settlement);
     });
   }
 
@@ -189,7 +164,7 @@ export class PostgresStore implements AnswerStore {
 
   async monthUsage(keyId: string, from: number, to: number): Promise<{ spent: number; held: number }> {
     return this.transaction(async (db) => {
-      await this.orphan(db, 'orphanKey', [this.owner, keyId]);
+      await orphan(db, 'orphanKey', [this.owner, keyId]);
       return (await named<{ spent: number; held: number }>(db, 'usage', [keyId, from, to])).rows[0];
     });
   }
@@ -200,7 +175,7 @@ export class PostgresStore implements AnswerStore {
   }
 
   async settle(settlement: Settlement): Promise<void> {
-    await this.transaction((db) => this.settleIn(db, settlement));
+    await this.transaction((db) => settleIn(db, this.owner, settlement));
   }
 
   /** A database's tables are made on first use: an emptied one cannot be told from a new one. */
@@ -214,7 +189,7 @@ export class PostgresStore implements AnswerStore {
   }
 
   async sweep(): Promise<void> {
-    await this.transaction((db) => this.orphan(db, 'orphanAll', [this.owner]));
+    await this.transaction((db) => orphan(db, 'orphanAll', [this.owner]));
   }
 
   async liveRuns(): Promise<string[]> {
@@ -233,7 +208,7 @@ export class PostgresStore implements AnswerStore {
   /** One transaction (rules as in SQLite): lost holds into the ledger, lapsed claims dropped, answers pruned. */
   async prune(now: number, ages: AnswerAges): Promise<Removed> {
     return this.transaction(async (db) => {
-      await this.dropLapsed(db);
+      await dropLapsed(db, this.owner);
       return admin.pruneAnswers(db, now, ages);
     });
   }
@@ -241,7 +216,7 @@ export class PostgresStore implements AnswerStore {
   /** One transaction as prune: lost holds become entries first, so `ledger` clears them too. */
   async clear(ledger: boolean): Promise<Cleared> {
     return this.transaction(async (db) => {
-      await this.dropLapsed(db);
+      await dropLapsed(db, this.owner);
       return admin.clearRows(db, ledger);
     });
   }
@@ -269,7 +244,7 @@ export class PostgresStore implements AnswerStore {
         await inTransaction(this.pool, async (db) => {
           await named(db, 'dropClaims', [this.owner]);
           // A hold never settled belongs to a request whose answer never came: maybe charged.
-          await this.orphan(db, 'orphanMine', [this.owner]);
+          await orphan(db, 'orphanMine', [this.owner]);
           await named(db, 'releaseRuns', [this.owner]);
         });
       } catch {
@@ -282,49 +257,12 @@ export class PostgresStore implements AnswerStore {
     await this.pool.end().catch(() => undefined);
   }
 
-  /** A hold under `hold.cap` (null when there is no room, rules.ts holdFits), in the caller's transaction. */
+  /** A hold (rules.ts), counted among what this store owns. */
   private async holdIn(db: Runner, hold: HoldRequest): Promise<MonthReservation | null> {
-    if (hold.cap !== undefined) {
-      await named(db, 'monthLock', [hold.keyId, hold.window.from]);
-      await this.orphan(db, 'orphanKey', [this.owner, hold.keyId]);
-      const values = [hold.keyId, hold.window.from, hold.window.to];
-      const usage = (await named<{ spent: number; held: number }>(db, 'usage', values)).rows[0];
-      if (!holdFits(usage, hold.amount, hold.cap)) return null;
-    }
-    const values = [hold.baseUrl, hold.keyId, this.owner, hold.amount, hold.command, hold.at];
-    const { id } = (await named<{ id: number }>(db, 'holdPut', values)).rows[0];
+    const id = await holdIn(db, this.owner, hold);
+    if (id === null) return null;
     this.owned++;
     return { id, amount: hold.amount };
-  }
-
-  /** Settle once (rules.ts, entryToRecord): the hold dropped by id and owner, then the entry. */
-  private async settleIn(db: Runner, settlement: Settlement): Promise<void> {
-    const { reservation } = settlement;
-    const ours = reservation
-      ? (await named(db, 'holdSettle', [reservation.id, this.owner])).rowCount === 1
-      : true;
-    const entry = entryToRecord(settlement, ours);
-    if (entry) await this.putLedger(db, entry);
-  }
-
-  private async putLedger(db: Runner, entry: LedgerEntry): Promise<void> {
-    const e = recordable(entry);
-    if (e) await named(db, 'ledgerPut', [e.at, e.baseUrl, e.keyId, e.command, e.credits, e.outcome]);
-  }
-
-  /** Takes out the holds a statement names, and records each as possibly charged (rules.ts, lostEntry). */
-  private async orphan(db: Runner, statement: 'orphanKey' | 'orphanAll' | 'orphanMine', values: unknown[]) {
-    for (const row of (await named<HeldRow>(db, statement, values)).rows)
-      await this.putLedger(db, entryOf(row));
-  }
-
-  /**
-   * The holds of owners that are gone become possibly-charged entries, and their claims are dropped:
-   * gone by the same test as a takeover (rules.ts, ownerAlive), in the caller's transaction.
-   */
-  private async dropLapsed(db: Runner): Promise<void> {
-    await this.orphan(db, 'orphanAll', [this.owner]);
-    await named(db, 'lapsedClaims', [this.owner]);
   }
 
   private transaction<T>(work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
