@@ -137,11 +137,15 @@ function postgresBackend(): Backend {
           // Its session ends, and with it the advisory lock that says it lives.
           const pid = await lockHolder(store.owner);
           if (pid === undefined) throw new Error(`no session holds the lock of ${store.owner}`);
-          await server!.admin('SELECT pg_terminate_backend($1)', [pid], 'company');
-          // A terminated backend leaves pg_locks as it exits: wait for that event, a bounded number of looks.
-          for (let look = 0; look < 500 && (await lockHolder(store.owner)) !== undefined; look++);
-          if ((await lockHolder(store.owner)) !== undefined)
+          // With a timeout, the server answers once the backend has exited (its locks gone with it).
+          const [ended] = await server!.admin<{ ok: boolean }>(
+            'SELECT pg_terminate_backend($1, 30000) AS ok',
+            [pid],
+            'company',
+          );
+          if (!ended.ok || (await lockHolder(store.owner)) !== undefined) {
             throw new Error('the killed session kept its lock');
+          }
         },
       };
     },
