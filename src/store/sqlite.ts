@@ -13,11 +13,7 @@
 // What the store decides (freshness, leases, runs, the month cap, settling, lost holds) is
 // src/store/rules.ts; this file maps it to SQLite.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, linkSync, mkdirSync, openSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import { Problem } from '../problem.js';
-import { isWriteFailure, writeProblem } from '../write-failures.js';
 import { selectionOf } from './location.js';
 import {
   describeOwner,
@@ -35,6 +31,14 @@ import {
   runDecision,
 } from './rules.js';
 import * as sqliteAdmin from './sqlite-admin.js';
+import { openStoreFile, storeProblem } from './sqlite-schema.js';
+import {
+  type AnswerRow,
+  type HeldRow,
+  type Owned,
+  prepareStatements,
+  type Statements,
+} from './sqlite-statements.js';
 import type {
   AnswerAges,
   AnswerStore,
@@ -55,117 +59,7 @@ import type {
   StoredAnswer,
 } from './types.js';
 
-/** The schema this release reads and writes (PRAGMA user_version). */
-export const SCHEMA_VERSION = 2;
-const BUSY_TIMEOUT_MS = 10_000;
-
-const SCHEMA = `
-CREATE TABLE scopes (
-  id INTEGER PRIMARY KEY,
-  base_url TEXT NOT NULL,
-  key_id TEXT NOT NULL,
-  selection TEXT NOT NULL,
-  UNIQUE (base_url, key_id, selection)
-);
-CREATE TABLE answers (
-  scope INTEGER NOT NULL,
-  domain TEXT NOT NULL,
-  found INTEGER NOT NULL,
-  record TEXT,
-  credits INTEGER NOT NULL,
-  bought_at INTEGER NOT NULL,
-  run INTEGER,
-  PRIMARY KEY (scope, domain)
-) WITHOUT ROWID;
-CREATE TABLE claims (
-  scope INTEGER NOT NULL,
-  domain TEXT NOT NULL,
-  owner TEXT NOT NULL,
-  expires_at INTEGER NOT NULL,
-  PRIMARY KEY (scope, domain)
-) WITHOUT ROWID;
-CREATE TABLE runs (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  fingerprint TEXT NOT NULL,
-  detail TEXT NOT NULL,
-  state TEXT NOT NULL,
-  owner TEXT,
-  expires_at INTEGER,
-  started_at INTEGER NOT NULL
-);
-CREATE INDEX runs_open ON runs (fingerprint) WHERE state = 'open';
-CREATE TABLE ledger (
-  id INTEGER PRIMARY KEY,
-  at INTEGER NOT NULL,
-  base_url TEXT NOT NULL,
-  key_id TEXT NOT NULL,
-  command TEXT NOT NULL,
-  credits INTEGER NOT NULL,
-  outcome TEXT NOT NULL
-);
-CREATE INDEX ledger_key_at ON ledger (key_id, at);
-CREATE TABLE reservations (
-  id INTEGER PRIMARY KEY,
-  base_url TEXT NOT NULL,
-  key_id TEXT NOT NULL,
-  owner TEXT NOT NULL,
-  amount INTEGER NOT NULL,
-  expires_at INTEGER NOT NULL,
-  command TEXT NOT NULL DEFAULT '',
-  at INTEGER NOT NULL DEFAULT 0
-);
-`;
-
-/**
- * From version 1: a reservation says which command took it and when, so that one whose process
- * is gone becomes a possibly-charged entry of the ledger, in its month, under its command.
- */
-const MIGRATIONS: Record<number, string> = {
-  1: `ALTER TABLE reservations ADD COLUMN command TEXT NOT NULL DEFAULT '';
-ALTER TABLE reservations ADD COLUMN at INTEGER NOT NULL DEFAULT 0;`,
-};
-
-interface AnswerRow {
-  found: number;
-  record: string | null;
-  credits: number;
-  bought_at: number;
-  run: number | null;
-}
-
-interface Owned {
-  owner: string;
-  expires_at: number;
-}
-
-interface HeldRow extends Owned {
-  id: number;
-  amount: number;
-  command: string;
-  at: number;
-}
-
-/** A failure of SQLite as a problem naming the store's file: exit 8 for a refused write, else exit 2. */
-export function storeProblem(path: string, error: unknown): Problem {
-  if (error instanceof Problem) return error;
-  if (isWriteFailure(error)) return writeProblem(error, path);
-  const code = (error as { code?: string }).code;
-  // SQLITE_ERROR at open: the tables are not the ones this schema version has (a damaged file,
-  // or one some other program wrote).
-  const notAStore = code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || code === 'SQLITE_ERROR';
-  return new Problem({
-    code: 'store_unavailable',
-    title: 'Cannot use the result store',
-    detail: notAStore
-      ? `${path} is not a company-data store (or is damaged)`
-      : `${path}: ${(error as Error).message ?? String(error)}`,
-    source: 'client',
-    hint: notAStore
-      ? `Move it aside with \`company-data store clear\` (it keeps the old file as ${path}.damaged-<time>), or give another file with --store <path>.`
-      : 'Give another file with --store <path> (or COMPANY_DATA_STORE), or run with --no-store.',
-    cause: error,
-  });
-}
+export { SCHEMA_VERSION, storeProblem } from './sqlite-schema.js';
 
 /** The rules' liveness test on a row: its lease runs, and its process is not known to be gone. */
 function alive(owned: Owned | undefined, me: string, now: number): boolean {
@@ -203,87 +97,11 @@ function isFresh(row: AnswerRow, fresh: Freshness): boolean {
   return freshAnswer({ found: row.found === 1, boughtAt: row.bought_at, run: row.run }, fresh);
 }
 
-/** The mark of a store found without its tables: its month caps cannot be trusted (ledgerLost). */
-const LOST_TABLE = 'CREATE TABLE IF NOT EXISTS store_marks (name TEXT PRIMARY KEY, at INTEGER NOT NULL)';
-const MARK_LOST = "INSERT OR REPLACE INTO store_marks (name, at) VALUES ('ledger_lost', ?)";
-
-/**
- * A new store is made whole under another name and linked into place, so a store file without
- * tables is never one of ours being created: it was emptied. Paid data: 0600 from the start
- * (SQLite gives its -wal and -shm files the permissions of the database).
- */
-function createIfMissing(path: string, Sqlite: typeof Database): void {
-  if (existsSync(path)) return;
-  const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.new`;
-  try {
-    closeSync(openSync(draft, 'wx', 0o600));
-    const db = new Sqlite(draft);
-    try {
-      db.pragma('journal_mode = WAL');
-      db.exec(SCHEMA);
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    } finally {
-      db.close();
-    }
-    try {
-      linkSync(draft, path);
-    } catch (error) {
-      // Another process made it meanwhile (EEXIST): theirs is as good. A file system without
-      // hard links: the file is made in place, as SQLite would.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') closeSync(openSync(path, 'a', 0o600));
-    }
-  } finally {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${draft}${suffix}`, { force: true });
-  }
-}
-
 /** Opens (creating it, 0600, in a 0700 directory) the store at `path`. */
 export async function openSqliteStore(path: string): Promise<SqliteStore> {
-  const { default: Sqlite } = await import('better-sqlite3');
-  let db: Database.Database;
+  const db = await openStoreFile(path);
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    createIfMissing(path, Sqlite);
-    db = new Sqlite(path, { timeout: BUSY_TIMEOUT_MS });
-  } catch (error) {
-    throw storeProblem(path, error);
-  }
-  try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > SCHEMA_VERSION) {
-      throw new Problem({
-        code: 'store_too_new',
-        title: 'The result store is newer than this company-data',
-        detail: `${path} has schema version ${version}; this release understands version ${SCHEMA_VERSION} at most`,
-        source: 'client',
-        hint: 'Upgrade company-data, or give another file with --store <path> (or run with --no-store).',
-      });
-    }
-    if (version < SCHEMA_VERSION) {
-      db.transaction(() => {
-        // A second process may have created or upgraded it between the check and the lock.
-        let current = db.pragma('user_version', { simple: true }) as number;
-        if (current === 0) {
-          // A store this release creates has its tables before it takes the store's name
-          // (createIfMissing): a file without them was emptied (cut to 0 bytes, overwritten), and
-          // its ledger is lost. The mark stays until `store clear --ledger` (ledgerLost()).
-          const tables = db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'").get() as {
-            n: number;
-          };
-          db.exec(SCHEMA);
-          if (tables.n === 0) {
-            db.exec(LOST_TABLE);
-            db.prepare(MARK_LOST).run(Date.now());
-          }
-          current = SCHEMA_VERSION;
-        }
-        for (; current < SCHEMA_VERSION; current++) db.exec(MIGRATIONS[current]);
-        db.pragma(`user_version = ${SCHEMA_VERSION}`);
-      }).immediate();
-    }
-    chmodSync(path, 0o600);
+    // Its statements are prepared here: a file with this version's number but not its tables fails.
     return new SqliteStore(path, db);
   } catch (error) {
     db.close();
@@ -296,7 +114,7 @@ export class SqliteStore implements AnswerStore {
   /** The owner of what this store claims, holds and runs (rules.ts, ownerText). */
   readonly owner = ownerText(randomBytes(6).toString('hex'));
   private readonly me = this.owner;
-  private readonly statements;
+  private readonly statements: Statements;
   private readonly beginRunTx;
   private readonly reserveTx;
   private readonly settleTx;
@@ -315,68 +133,7 @@ export class SqliteStore implements AnswerStore {
     /** For `store info|prune|clear|export` (src/store/admin.ts). */
     readonly db: Database.Database,
   ) {
-    const s = {
-      scopeGet: db.prepare<[string, string, string], { id: number }>(
-        'SELECT id FROM scopes WHERE base_url = ? AND key_id = ? AND selection = ?',
-      ),
-      scopePut: db.prepare('INSERT OR IGNORE INTO scopes (base_url, key_id, selection) VALUES (?, ?, ?)'),
-      answerGet: db.prepare<[number, string], AnswerRow>(
-        'SELECT found, record, credits, bought_at, run FROM answers WHERE scope = ? AND domain = ?',
-      ),
-      answerPut: db.prepare(
-        'INSERT OR REPLACE INTO answers (scope, domain, found, record, credits, bought_at, run) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
-      claimGet: db.prepare<[number, string], Owned>(
-        'SELECT owner, expires_at FROM claims WHERE scope = ? AND domain = ?',
-      ),
-      claimPut: db.prepare(
-        'INSERT OR REPLACE INTO claims (scope, domain, owner, expires_at) VALUES (?, ?, ?, ?)',
-      ),
-      claimDrop: db.prepare('DELETE FROM claims WHERE scope = ? AND domain = ? AND owner = ?'),
-      othersClaims: db.prepare<[string], Owned & { scope: number; domain: string }>(
-        'SELECT scope, domain, owner, expires_at FROM claims WHERE owner <> ?',
-      ),
-      runGet: db.prepare<[string], Owned & { id: number; started_at: number; detail: string }>(
-        "SELECT id, owner, expires_at, started_at, detail FROM runs WHERE fingerprint = ? AND state = 'open' ORDER BY id DESC LIMIT 1",
-      ),
-      runTake: db.prepare('UPDATE runs SET owner = ?, expires_at = ? WHERE id = ?'),
-      runPut: db.prepare(
-        "INSERT INTO runs (fingerprint, detail, state, owner, expires_at, started_at) VALUES (?, ?, 'open', ?, ?, ?)",
-      ),
-      runAbandon: db.prepare(
-        "UPDATE runs SET state = 'abandoned', owner = NULL, expires_at = NULL WHERE id = ?",
-      ),
-      runEnd: db.prepare(
-        'UPDATE runs SET state = ?, owner = NULL, expires_at = NULL WHERE id = ? AND owner = ?',
-      ),
-      ledgerPut: db.prepare(
-        'INSERT INTO ledger (at, base_url, key_id, command, credits, outcome) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
-      // The account is the key: a month is summed over every base URL the key was used through.
-      ledgerSum: db.prepare<[string, number, number], { total: number | null }>(
-        'SELECT SUM(credits) AS total FROM ledger WHERE key_id = ? AND at >= ? AND at < ?',
-      ),
-      reservations: db.prepare<[string], HeldRow & { base_url: string }>(
-        'SELECT id, owner, expires_at, amount, command, at, base_url FROM reservations WHERE key_id = ?',
-      ),
-      allReservations: db.prepare<[], HeldRow & { base_url: string; key_id: string }>(
-        'SELECT id, owner, expires_at, amount, command, at, base_url, key_id FROM reservations',
-      ),
-      ownReservations: db.prepare<[string], HeldRow & { base_url: string; key_id: string }>(
-        'SELECT id, owner, expires_at, amount, command, at, base_url, key_id FROM reservations WHERE owner = ?',
-      ),
-      reservationPut: db.prepare(
-        'INSERT INTO reservations (base_url, key_id, owner, amount, expires_at, command, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
-      reservationDrop: db.prepare('DELETE FROM reservations WHERE id = ?'),
-      // By id and owner: a row id freed by an orphaned hold may already be another owner's.
-      reservationSettle: db.prepare('DELETE FROM reservations WHERE id = ? AND owner = ?'),
-      renewClaims: db.prepare('UPDATE claims SET expires_at = ? WHERE owner = ?'),
-      renewRuns: db.prepare('UPDATE runs SET expires_at = ? WHERE owner = ?'),
-      renewReservations: db.prepare('UPDATE reservations SET expires_at = ? WHERE owner = ?'),
-      dropClaims: db.prepare('DELETE FROM claims WHERE owner = ?'),
-      releaseRuns: db.prepare('UPDATE runs SET owner = NULL, expires_at = NULL WHERE owner = ?'),
-    };
+    const s = prepareStatements(db);
     this.statements = s;
     this.queueTx = db.transaction((queued: Queued[]) => queued.map((q) => q.op()));
     this.beginRunTx = db.transaction(
