@@ -7,32 +7,13 @@
 // goes away) stays in sqlite*.test.ts and postgres.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Problem } from '../../src/problem.js';
-import type { HoldRequest, LedgerEntry, StoredAnswer } from '../../src/store/types.js';
 import { BACKENDS, type Place } from '../helpers/store-backends.js';
+import { answer, charge, fresh, hold, scope } from '../helpers/store-values.js';
 
 const DAY = 86_400_000;
-const scope = { baseUrl: 'b', keyId: 'k', products: undefined, include: undefined, maxCredits: undefined };
-const fresh = { foundSince: 0, notFoundSince: 0 };
 const me = `process ${process.pid}`;
-const hold: HoldRequest = {
-  baseUrl: 'https://api.example.com',
-  keyId: 'k1',
-  amount: 3,
-  cap: 10,
-  window: { from: 0, to: 10_000 },
-  command: 'enrich',
-  at: 1_000,
-};
 const LEDGER = 'SELECT credits, outcome, command, at FROM $S.ledger ORDER BY id';
 const COUNT = (table: string) => `SELECT CAST(COUNT(*) AS INTEGER) AS n FROM $S.${table}`;
-
-function answer(boughtAt: number, found = true, run: number | null = null): StoredAnswer {
-  return { found, record: found ? { domain: 'x', name: 'X' } : null, credits: found ? 1 : 0, boughtAt, run };
-}
-
-function charge(credits: number, at = 1_000, command = 'enrich'): LedgerEntry {
-  return { at, baseUrl: hold.baseUrl, keyId: hold.keyId, command, credits, outcome: 'charged' };
-}
 
 for (const backend of BACKENDS) {
   describe.skipIf(backend.missing())(`the store contract on ${backend.name}`, () => {

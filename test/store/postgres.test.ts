@@ -12,31 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodeFor, Problem } from '../../src/problem.js';
 import { isPostgresUrl, withoutPassword } from '../../src/store/location.js';
 import { openPostgresStore, POSTGRES_SCHEMA_VERSION, type PostgresStore } from '../../src/store/postgres.js';
-import type { HoldRequest, LedgerEntry, StoredAnswer } from '../../src/store/types.js';
 import { freePort, type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.js';
+import { answer, charge, fresh, hold, scope } from '../helpers/store-values.js';
 
-const scope = { baseUrl: 'b', keyId: 'k', products: undefined, include: undefined, maxCredits: undefined };
-const fresh = { foundSince: 0, notFoundSince: 0 };
 const env = {};
 const me = `process ${process.pid}`;
-
-const hold: HoldRequest = {
-  baseUrl: 'https://api.example.com',
-  keyId: 'k1',
-  amount: 3,
-  cap: 10,
-  window: { from: 0, to: 10_000 },
-  command: 'enrich',
-  at: 1_000,
-};
-
-function answer(boughtAt: number, found = true, run: number | null = null): StoredAnswer {
-  return { found, record: found ? { domain: 'x', name: 'X' } : null, credits: found ? 1 : 0, boughtAt, run };
-}
-
-function charge(credits: number, at = 1_000, command = 'enrich'): LedgerEntry {
-  return { at, baseUrl: hold.baseUrl, keyId: hold.keyId, command, credits, outcome: 'charged' };
-}
 
 async function rejection(promise: Promise<unknown>): Promise<Problem> {
   return promise.then(
