@@ -17,28 +17,16 @@ import type Database from 'better-sqlite3';
 import { selectionOf } from './location.js';
 import {
   describeOwner,
-  entryToRecord,
   isFresh as freshAnswer,
-  holdFits,
-  holdInMonth,
   LEASE_MS,
-  lostEntry as lostEntryOf,
-  ownerAlive,
-  ownerProcessIsGone,
   ownerText,
   RENEW_MS,
-  recordable,
   runDecision,
 } from './rules.js';
 import * as sqliteAdmin from './sqlite-admin.js';
+import { alive, SqliteLedger } from './sqlite-ledger.js';
 import { openStoreFile, storeProblem } from './sqlite-schema.js';
-import {
-  type AnswerRow,
-  type HeldRow,
-  type Owned,
-  prepareStatements,
-  type Statements,
-} from './sqlite-statements.js';
+import { type AnswerRow, type Owned, prepareStatements, type Statements } from './sqlite-statements.js';
 import type {
   AnswerAges,
   AnswerStore,
@@ -60,21 +48,6 @@ import type {
 } from './types.js';
 
 export { SCHEMA_VERSION, storeProblem } from './sqlite-schema.js';
-
-/** The rules' liveness test on a row: its lease runs, and its process is not known to be gone. */
-function alive(owned: Owned | undefined, me: string, now: number): boolean {
-  return ownerAlive(
-    owned && { owner: owned.owner, expiresAt: owned.expires_at },
-    me,
-    now,
-    ownerProcessIsGone,
-  );
-}
-
-/** The possibly-charged ledger entry of a hold nobody will settle (rules.ts, lostEntry). */
-function lostEntry(r: HeldRow, baseUrl: string, keyId: string): LedgerEntry {
-  return lostEntryOf({ at: r.at, baseUrl, keyId, command: r.command, amount: r.amount }, Date.now());
-}
 
 /** A write waiting for the transaction of this turn of the event loop. */
 interface Queued {
@@ -116,8 +89,8 @@ export class SqliteStore implements AnswerStore {
   private readonly me = this.owner;
   private readonly statements: Statements;
   private readonly beginRunTx;
-  private readonly reserveTx;
-  private readonly settleTx;
+  /** Month holds and the ledger, inside this store's transactions. */
+  private readonly ledger: SqliteLedger;
   /** The writes queued in this turn, and the one transaction that commits them (flush). */
   private queue: Queued[] = [];
   private flushing: NodeJS.Immediate | undefined;
@@ -135,6 +108,7 @@ export class SqliteStore implements AnswerStore {
   ) {
     const s = prepareStatements(db);
     this.statements = s;
+    this.ledger = new SqliteLedger(s, this.me);
     this.queueTx = db.transaction((queued: Queued[]) => queued.map((q) => q.op()));
     this.beginRunTx = db.transaction(
       (fingerprint: string, detail: string, now: number): RunHandle | { busy: string } => {
@@ -154,30 +128,6 @@ export class SqliteStore implements AnswerStore {
         return { id, startedAt: now, resumed: false };
       },
     );
-    this.reserveTx = (hold: HoldRequest): MonthReservation | null => {
-      if (hold.cap !== undefined) {
-        if (!holdFits(this.usage(hold.keyId, hold.window.from, hold.window.to), hold.amount, hold.cap))
-          return null;
-      }
-      const id = Number(
-        s.reservationPut.run(
-          hold.baseUrl,
-          hold.keyId,
-          this.me,
-          hold.amount,
-          Date.now() + LEASE_MS,
-          hold.command,
-          hold.at,
-        ).lastInsertRowid,
-      );
-      return { id, amount: hold.amount };
-    };
-    this.settleTx = (settlement: Settlement): void => {
-      const { reservation } = settlement;
-      const ours = reservation ? s.reservationSettle.run(reservation.id, this.me).changes === 1 : true;
-      const entry = entryToRecord(settlement, ours);
-      if (entry) this.putLedger(entry);
-    };
     this.timer = setInterval(() => this.renew(), RENEW_MS);
     this.timer.unref();
   }
@@ -213,7 +163,7 @@ export class SqliteStore implements AnswerStore {
       const now = Date.now();
       if (alive(s.claimGet.get(scope, domain), this.me, now)) return { kind: 'busy' };
       s.claimPut.run(scope, domain, this.me, now + LEASE_MS);
-      return hold ? { kind: 'claimed', reservation: this.reserveTx(hold) } : { kind: 'claimed' };
+      return hold ? { kind: 'claimed', reservation: this.ledger.reserve(hold) } : { kind: 'claimed' };
     });
     if (claim.kind === 'claimed') this.owned++;
     return claim;
@@ -233,7 +183,7 @@ export class SqliteStore implements AnswerStore {
         a.run,
       );
       s.claimDrop.run(scope, domain, this.me);
-      if (settlement) this.settleTx(settlement);
+      if (settlement) this.ledger.settle(settlement);
     });
   }
 
@@ -253,33 +203,29 @@ export class SqliteStore implements AnswerStore {
 
   async monthUsage(keyId: string, from: number, to: number): Promise<{ spent: number; held: number }> {
     // A write transaction: the holds of owners that are gone become ledger entries on the way.
-    return this.write(() => this.db.transaction(() => this.usage(keyId, from, to)).immediate());
+    return this.write(() => this.db.transaction(() => this.ledger.usage(keyId, from, to)).immediate());
   }
 
   async reserve(hold: HoldRequest): Promise<MonthReservation | null> {
-    const reservation = this.write(() => this.db.transaction(this.reserveTx).immediate(hold));
+    const reservation = this.write(() =>
+      this.db.transaction((h: HoldRequest) => this.ledger.reserve(h)).immediate(hold),
+    );
     if (reservation) this.owned++;
     return reservation;
   }
 
   /** Queued, like a save. */
   async settle(settlement: Settlement): Promise<void> {
-    await this.queued(() => this.settleTx(settlement));
+    await this.queued(() => this.ledger.settle(settlement));
   }
 
   /** Turns every reservation whose owner is gone into a possibly-charged entry of the ledger. */
   async sweep(): Promise<void> {
-    this.write(() => this.db.transaction(() => this.sweepTx()).immediate());
+    this.write(() => this.db.transaction(() => this.ledger.sweep()).immediate());
   }
 
   async lostHolds(): Promise<LedgerEntry[]> {
-    const now = Date.now();
-    return this.guard(() =>
-      this.statements.allReservations
-        .all()
-        .filter((r) => r.owner !== this.me && !alive(r, this.me, now))
-        .map((r) => lostEntry(r, r.base_url, r.key_id)),
-    );
+    return this.guard(() => this.ledger.lostHolds());
   }
 
   async ledgerLost(): Promise<number | undefined> {
@@ -324,7 +270,7 @@ export class SqliteStore implements AnswerStore {
     return this.write(() =>
       this.db
         .transaction(() => {
-          this.dropLapsed();
+          this.ledger.dropLapsed();
           return sqliteAdmin.pruneAnswers(this.db, now, ages);
         })
         .immediate(),
@@ -336,7 +282,7 @@ export class SqliteStore implements AnswerStore {
     const cleared = this.write(() =>
       this.db
         .transaction(() => {
-          this.dropLapsed();
+          this.ledger.dropLapsed();
           return sqliteAdmin.clearRows(this.db, ledger);
         })
         .immediate(),
@@ -372,9 +318,7 @@ export class SqliteStore implements AnswerStore {
         this.db
           .transaction(() => {
             s.dropClaims.run(this.me);
-            // A reservation never settled belongs to a request whose answer never came: the
-            // service may have charged it.
-            for (const r of s.ownReservations.all(this.me)) this.orphan(r, r.base_url, r.key_id);
+            this.ledger.orphanOwn();
             s.releaseRuns.run(this.me);
           })
           .immediate();
@@ -383,57 +327,6 @@ export class SqliteStore implements AnswerStore {
       // A full disk, say: the leases run out on their own.
     }
     this.db.close();
-  }
-
-  /**
-   * This key's month: the ledger, and the reservations of live owners. A reservation whose owner is
-   * gone (killed, or its lease ran out) becomes a possibly-charged entry first: never dropped.
-   */
-  private usage(keyId: string, from: number, to: number): { spent: number; held: number } {
-    const s = this.statements;
-    const now = Date.now();
-    let held = 0;
-    for (const r of s.reservations.all(keyId)) {
-      if (r.owner === this.me || alive(r, this.me, now)) {
-        if (holdInMonth(r.at, from, to)) held += r.amount;
-      } else this.orphan(r, r.base_url, keyId);
-    }
-    const spent = s.ledgerSum.get(keyId, from, to)?.total ?? 0;
-    return { spent, held };
-  }
-
-  /** Within a transaction: every reservation of an owner that is gone becomes a ledger entry. */
-  private sweepTx(): void {
-    const now = Date.now();
-    for (const r of this.statements.allReservations.all()) {
-      if (!alive(r, this.me, now) && r.owner !== this.me) this.orphan(r, r.base_url, r.key_id);
-    }
-  }
-
-  /**
-   * Within a transaction: the holds of owners that are gone become ledger entries, and their
-   * claims are dropped, judged by the same liveness test as a takeover (rules.ts, ownerAlive): a
-   * claim of a process of this host that no longer exists goes at once, not when its lease runs out.
-   */
-  private dropLapsed(): void {
-    this.sweepTx();
-    const now = Date.now();
-    const s = this.statements;
-    for (const c of s.othersClaims.all(this.me)) {
-      if (!alive(c, this.me, now)) s.claimDrop.run(c.scope, c.domain, c.owner);
-    }
-  }
-
-  /** A reservation nobody will settle: the ledger keeps it as possibly charged. */
-  private orphan(r: HeldRow, baseUrl: string, keyId: string): void {
-    this.statements.reservationDrop.run(r.id);
-    this.putLedger(lostEntry(r, baseUrl, keyId));
-  }
-
-  private putLedger(entry: LedgerEntry): void {
-    const e = recordable(entry);
-    if (!e) return;
-    this.statements.ledgerPut.run(e.at, e.baseUrl, e.keyId, e.command, e.credits, e.outcome);
   }
 
   private renew(): void {
