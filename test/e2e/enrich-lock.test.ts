@@ -46,7 +46,11 @@ describe('one run per output', () => {
     const domains = sandbox.dataset.companies.slice(0, 300).map((c) => c.domain);
     const output = join(home, 'out.csv');
     const store = join(home, 'store.db');
-    const lines = (from: number, to: number) => domains.slice(from, to).map((d) => `${d}\n`).join('');
+    const lines = (from: number, to: number) =>
+      domains
+        .slice(from, to)
+        .map((d) => `${d}\n`)
+        .join('');
     // Every run reads its input from stdin, so they are the same run (one input, one output) and
     // the re-run resumes the one the killed process left open.
     const args = ['enrich', '--input', '-', '--output', output, '--concurrency', '2'];
