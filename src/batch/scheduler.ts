@@ -22,7 +22,8 @@ export interface SchedulerOptions {
   /** The configured --concurrency. */
   concurrency: number;
   now?: () => number;
-  setTimer?: (fn: () => void, ms: number) => { unref?(): void };
+  setTimer?: (fn: () => void, ms: number) => unknown;
+  clearTimer?: (timer: unknown) => void;
   /** Paces the requests of the run (--rate); none: no pacing. */
   pacer?: Pacer;
 }
@@ -81,6 +82,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const limit = Math.max(1, Math.floor(options.concurrency));
   const now = options.now ?? Date.now;
   const setTimer = options.setTimer ?? ((fn: () => void, ms: number) => setTimeout(fn, ms));
+  const clearTimer =
+    options.clearTimer ??
+    (options.setTimer ? () => {} : (timer: unknown) => clearTimeout(timer as NodeJS.Timeout));
   const { pacer } = options;
   // Without a pacer, a hold of its own on this clock: a Retry-After still pauses the slots.
   const hold = pacer?.hold ?? createHold(now);
@@ -91,7 +95,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   let cuts = 0;
   let lastProgressAt = now();
   let stopped = false;
-  let timerArmed = false;
+  /** The timer that ends a pause for the acquirers waiting it out; undefined when none is armed. */
+  let timer: unknown;
   // A FIFO of waiting acquirers: an array read from `head`, compacted now and then, because
   // shift() on a queue of hundreds costs a copy per request.
   let queue: Array<((slot: Slot | null) => void) | undefined> = [];
@@ -112,15 +117,14 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   let idleWaiters: Array<() => void> = [];
 
   const armTimer = () => {
-    if (timerArmed) return;
-    timerArmed = true;
-    const timer = setTimer(() => {
-      timerArmed = false;
+    if (timer !== undefined) return;
+    // A timer that keeps the process alive: lookups waiting out a pause for a slot may be all a
+    // run has left (a RateLimit header's pause leaves no retry sleeping). It is armed only while
+    // someone waits, and stop() clears it, so it keeps no finished run alive.
+    timer = setTimer(() => {
+      timer = undefined;
       pump();
     }, hold.remaining());
-    // A pause must not keep a finished process alive, nor end a busy one early: the run awaits
-    // its own work, so an unref'd timer is enough.
-    timer.unref?.();
   };
 
   const pump = () => {
@@ -232,6 +236,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     },
     stop() {
       stopped = true;
+      if (timer !== undefined) clearTimer(timer);
+      timer = undefined;
       pacer?.stop();
       pump();
     },

@@ -7,12 +7,14 @@
 // than 25 ms later, relative to the one 50 turns before it, than that one did (a stalled event
 // loop at either end). The counts are asserted, never the time taken.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/cli.js';
 import { nextRateWindow, sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { listenLocal } from '../helpers/server.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
@@ -133,5 +135,75 @@ describe('enrich --input --rate', () => {
       log.filter((e) => e.path !== '/api/me'),
       rows,
     );
+  }, 60_000);
+});
+
+describe("a pause the service's RateLimit headers ask for", () => {
+  it('holds the lookups waiting for a slot until the window resets, and the process lives through it to the end', async ({
+    onTestFinished,
+  }) => {
+    // The sandbox behind a front whose answer to the first lookup says: nothing left in this
+    // window (someone else used the key), it resets in 2 s. Nothing is retried, nothing else
+    // sleeps: the run has only its lookups waiting out the pause for their slot.
+    let first = true;
+    const front = await listenLocal(
+      createServer((req, res) => {
+        const target = new URL(sandbox.url);
+        const onward = request(
+          {
+            host: target.hostname,
+            port: target.port,
+            path: req.url,
+            method: req.method,
+            headers: req.headers,
+          },
+          (answer) => {
+            const headers = { ...answer.headers };
+            if (first && req.url?.startsWith('/api/domains/')) {
+              first = false;
+              headers['ratelimit-policy'] = '"key";q=100;w=1';
+              headers.ratelimit = '"key";r=0;t=2';
+            }
+            res.writeHead(answer.statusCode ?? 502, headers);
+            answer.pipe(res);
+          },
+        );
+        onward.on('error', () => res.destroy());
+        req.pipe(onward);
+      }),
+    );
+    onTestFinished(front.close);
+    const rows = domains(600, 5);
+    const input = join(dir, 'held.csv');
+    writeFileSync(input, `domain\n${rows.join('\n')}\n`);
+    const start = lastSeq();
+    const r = await runCli(
+      [
+        '--base-url',
+        front.url,
+        'enrich',
+        '--input',
+        input,
+        '--output',
+        join(dir, 'held-out.csv'),
+        '--concurrency',
+        '1',
+        '--rate',
+        '0',
+      ],
+      { env: env() },
+    );
+    // A pause nothing kept the process alive through would end it early, without a result.
+    expect(r.code, r.stderr).toBe(0);
+    const out = parse(readFileSync(join(dir, 'held-out.csv')), { columns: true }) as Array<
+      Record<string, string>
+    >;
+    expect(out.map((row) => row.found)).toEqual(rows.map(() => 'true'));
+    const log = since(start);
+    expectLookups(log, rows);
+    // The other four waited for the reset: none left sooner than 2 s after the first arrived
+    // (less the rounding of two clocks). A lower bound: a slow machine only adds to it.
+    const [head, ...rest] = log;
+    expect(rest.filter((e) => e.at - head.at < 1_950)).toEqual([]);
   }, 60_000);
 });
