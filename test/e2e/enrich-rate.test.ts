@@ -48,18 +48,21 @@ const domains = (from: number, count: number) =>
  * Enriches these domains (written to `name.csv`) into `name-out.csv` and checks that the run
  * succeeded with every row found; returns its stderr and the requests the sandbox logged meanwhile.
  */
-async function batch(name: string, rows: string[], args: string[], timeoutMs = 60_000) {
+async function batch(
+  name: string,
+  rows: string[],
+  args: string[],
+  timeoutMs = 60_000,
+  baseUrl = sandbox.url,
+) {
   const input = join(dir, `${name}.csv`);
   writeFileSync(input, `domain\n${rows.join('\n')}\n`);
   const output = join(dir, `${name}-out.csv`);
   const start = lastSeq();
-  const r = await runCli(
-    ['--base-url', sandbox.url, 'enrich', '--input', input, '--output', output, ...args],
-    {
-      env: env(),
-      timeoutMs,
-    },
-  );
+  const r = await runCli(['--base-url', baseUrl, 'enrich', '--input', input, '--output', output, ...args], {
+    env: env(),
+    timeoutMs,
+  });
   expect(r.code, r.stderr).toBe(0);
   const out = parse(readFileSync(output), { columns: true }) as Array<Record<string, string>>;
   expect(out.map((row) => row.found)).toEqual(rows.map(() => 'true'));
@@ -174,32 +177,8 @@ describe("a pause the service's RateLimit headers ask for", () => {
     );
     onTestFinished(front.close);
     const rows = domains(600, 5);
-    const input = join(dir, 'held.csv');
-    writeFileSync(input, `domain\n${rows.join('\n')}\n`);
-    const start = lastSeq();
-    const r = await runCli(
-      [
-        '--base-url',
-        front.url,
-        'enrich',
-        '--input',
-        input,
-        '--output',
-        join(dir, 'held-out.csv'),
-        '--concurrency',
-        '1',
-        '--rate',
-        '0',
-      ],
-      { env: env() },
-    );
     // A pause nothing kept the process alive through would end it early, without a result.
-    expect(r.code, r.stderr).toBe(0);
-    const out = parse(readFileSync(join(dir, 'held-out.csv')), { columns: true }) as Array<
-      Record<string, string>
-    >;
-    expect(out.map((row) => row.found)).toEqual(rows.map(() => 'true'));
-    const log = since(start);
+    const { log } = await batch('held', rows, ['--concurrency', '1', '--rate', '0'], 60_000, front.url);
     expectLookups(log, rows);
     // The other four waited for the reset: none left sooner than 2 s after the first arrived
     // (less the rounding of two clocks). A lower bound: a slow machine only adds to it.
