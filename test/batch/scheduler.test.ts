@@ -220,6 +220,28 @@ describe('createScheduler', () => {
     expect([turned, s.pausedUntil]).toEqual([true, 0]);
   });
 
+  it('a stop clears the timer that ends a pause, so a stopped run waits for nothing', async () => {
+    const clock = manualClock();
+    const armed: unknown[] = [];
+    const cleared: unknown[] = [];
+    const s = createScheduler({
+      concurrency: 1,
+      now: clock.now,
+      setTimer: (fn, ms) => {
+        const timer = clock.setTimer(fn, ms);
+        armed.push(timer);
+        return timer;
+      },
+      clearTimer: (timer) => cleared.push(timer),
+    });
+    s.rateLimited(60);
+    const waiter = s.acquire();
+    expect(armed).toHaveLength(1);
+    s.stop();
+    expect(cleared).toEqual(armed);
+    expect(await waiter).toBeNull();
+  });
+
   it('releases the requests waiting for their turn in --rate when it stops', async () => {
     const { scheduler: s } = pacedScheduler(0.1, 4);
     expect(s.pace()).toBeUndefined();
