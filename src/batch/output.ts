@@ -1,11 +1,14 @@
-// Writes batch results in input order: each input row exactly as it was read, then the result
-// columns. Input cells are never modified (the user's data goes back as it came); result cells are
-// server text, so they lose control characters and, in CSV, anything a spreadsheet would run:
-// the cells and lines of `-o csv` (src/output/csv.ts), written a row at a time.
+// Writes batch results in input order: each input row as it was read, then the result columns.
+// Input cells are not modified (the user's data goes back as it came), with one exception in CSV:
+// a cell a spreadsheet would run as a formula is neutralised, as every cell of `-o csv` is, unless
+// --csv-raw (src/output/csv.ts holds the one rule). Result cells are server text, so they also
+// lose control characters. With --merge, result fields go into the input's own columns
+// (merge.ts). A workbook output (workbook-output.ts) shares the columns and rows built here.
 
 import type { Writable } from 'node:stream';
-import { csvCell, csvLine } from '../output/csv.js';
+import { csvCell, csvInputCell, csvLine } from '../output/csv.js';
 import { escapeForTerminal } from '../text.js';
+import { type MergeOptions, mergeTargets, replaces } from './merge.js';
 
 /** The outcome of one row. */
 export interface RowResult {
@@ -23,9 +26,13 @@ export interface RowResult {
   bought_at: string | null;
   error_code: string | null;
   error_detail: string | null;
+  /** Requests sent for the domain by this run, retries included (0 or absent: none). */
+  attempts?: number;
+  /** How long the purchase took, in ms (absent: nothing was bought). */
+  ms?: number;
 }
 
-export type BatchFormat = 'csv' | 'json' | 'ndjson';
+export type BatchFormat = 'csv' | 'tsv' | 'json' | 'ndjson' | 'xlsx';
 
 export interface BatchWriterOptions {
   /** Not ended by the writer: its owner closes it (a file is renamed into place, stdout stays). */
@@ -35,6 +42,12 @@ export interface BatchWriterOptions {
   inputHeader: string[] | null;
   /** The returned field names, in order. */
   resultFields: string[];
+  /** --merge and --map: result fields written into matching input columns. */
+  merge?: MergeOptions;
+  /** The input's domain column (never a merge target). */
+  domainColumn?: number;
+  /** A workbook output's sheet name. */
+  sheetName?: string;
   /** A UTF-8 byte order mark first, for spreadsheets that need it (CSV only). */
   bom?: boolean;
   /** Leave result cells that start like a formula as they are (CSV only). */
@@ -65,6 +78,8 @@ export interface BatchWriter {
   flush(): Promise<void>;
   /** Completes the document (header of an empty CSV, closing bracket of JSON); does not end `out`. */
   end(): Promise<void>;
+  /** Cells filled (empty before) and changed (overwritten) by --merge so far, by input column. */
+  merged(): Record<string, { filled: number; changed: number }>;
 }
 
 const PLAIN_LIST_HEADER = ['domain'];
@@ -141,19 +156,74 @@ function waitForDrain(out: Writable): Promise<void> {
   });
 }
 
-export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
-  const { out, format, resultFields } = options;
+/** The columns of a batch output and the values of each row: CSV, JSON and workbooks alike. */
+export interface RowShape {
+  columns: string[];
+  /** JSON member names: input columns made unique, then the result columns. */
+  jsonKeys: string[];
+  inputWidth: number;
+  /** The result fields appended after the input columns (those not merged into one). */
+  appended: string[];
+  /** The input part of a row: its cells, with merged values in place (`replaced` marks them). */
+  inputOf(cells: string[], result: RowResult): { values: unknown[]; replaced: boolean[] | undefined };
+  /** The appended part of a row. */
+  resultOf(result: RowResult): unknown[];
+  merged(): Record<string, { filled: number; changed: number }>;
+}
+
+export function rowShape(options: BatchWriterOptions): RowShape {
   const inputHeader = options.inputHeader ?? PLAIN_LIST_HEADER;
+  const targets = mergeTargets(
+    inputHeader,
+    options.resultFields,
+    options.merge,
+    options.domainColumn ?? (options.inputHeader === null ? 0 : -1),
+  );
+  const appended = options.resultFields.filter((field) => !targets.has(field));
   const resultNames = resultColumnNames(inputHeader, [
     'found',
-    ...resultFields,
+    ...appended,
     'credits_charged',
     'bought_at',
     'error_code',
     'error_detail',
   ]);
-  const columns = [...inputHeader, ...resultNames];
-  const jsonKeys = [...uniqueKeys(inputHeader), ...resultNames];
+  const counts: Record<string, { filled: number; changed: number }> = {};
+  for (const at of targets.values()) counts[inputHeader[at]] = { filled: 0, changed: 0 };
+  const mode = options.merge?.mode ?? 'append';
+  const width = inputHeader.length;
+  return {
+    columns: [...inputHeader, ...resultNames],
+    jsonKeys: [...uniqueKeys(inputHeader), ...resultNames],
+    inputWidth: width,
+    appended,
+    inputOf(cells, result) {
+      const fitted = cells.length === width ? cells : toWidth(cells, width);
+      if (targets.size === 0 || result.found !== true || !result.record)
+        return { values: fitted, replaced: undefined };
+      const values: unknown[] = [...fitted];
+      const replaced: boolean[] = [];
+      for (const [field, at] of targets) {
+        const value = result.record[field];
+        if (!replaces(mode, fitted[at], value)) continue;
+        const count = counts[inputHeader[at]];
+        if (fitted[at].trim() === '') count.filled++;
+        else if (String(value) !== fitted[at]) count.changed++;
+        values[at] = value;
+        replaced[at] = true;
+      }
+      return { values, replaced };
+    },
+    resultOf: (result) => resultValues(result, appended),
+    merged: () => counts,
+  };
+}
+
+export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
+  const { out, format } = options;
+  const shape = rowShape(options);
+  const { columns, jsonKeys } = shape;
+  const delimiter = format === 'tsv' ? '\t' : ',';
   let started = false;
   let rows = 0;
   const chunkChars = Math.max(0, options.chunkChars ?? 0);
@@ -196,33 +266,39 @@ export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
     return undefined;
   };
 
+  const raw = { raw: options.csvRaw === true };
+  const isCsv = format === 'csv' || format === 'tsv';
   const opening = (): string => {
-    if (format === 'csv') return (options.bom ? '\ufeff' : '') + csvLine(columns);
+    if (isCsv)
+      return (
+        (options.bom ? '\ufeff' : '') +
+        csvLine(
+          columns.map((name, i) => (i < shape.inputWidth ? csvInputCell(name, raw) : name)),
+          delimiter,
+        )
+      );
     return format === 'json' ? '[\n' : '';
   };
 
   const csvRow = (cells: string[], result: RowResult): string => {
-    const raw = { raw: options.csvRaw === true };
-    const record = result.record;
-    const line = [...cells, csvCell(result.found, raw)];
-    for (const field of resultFields) line.push(csvCell(record?.[field] ?? null, raw));
-    line.push(
-      csvCell(result.credits_charged, raw),
-      csvCell(result.bought_at, raw),
-      csvCell(result.error_code, raw),
-      csvCell(result.error_detail, raw),
-    );
-    return csvLine(line);
+    const { values, replaced } = shape.inputOf(cells, result);
+    const line: string[] = [];
+    for (let i = 0; i < values.length; i++)
+      line.push(replaced?.[i] ? csvCell(values[i], raw) : csvInputCell(values[i] as string, raw));
+    for (const value of shape.resultOf(result)) line.push(csvCell(value, raw));
+    return csvLine(line, delimiter);
   };
 
   const add = (cells: string[], result: RowResult): Promise<void> | undefined => {
     const prefix = started ? '' : opening();
     started = true;
-    const inputCells = cells.length === inputHeader.length ? cells : toWidth(cells, inputHeader.length);
     let text: string;
-    if (format === 'csv') text = csvRow(inputCells, result);
+    if (isCsv) text = csvRow(cells, result);
     else {
-      const object = jsonObject(jsonKeys, [...inputCells, ...resultValues(result, resultFields)]);
+      const object = jsonObject(jsonKeys, [
+        ...shape.inputOf(cells, result).values,
+        ...shape.resultOf(result),
+      ]);
       const shown = options.terminal ? escapeForTerminal(object) : object;
       text = format === 'json' ? `${rows === 0 ? '' : ',\n'}${shown}` : `${shown}\n`;
     }
@@ -236,6 +312,7 @@ export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
     async write({ cells, result }) {
       await add(cells, result);
     },
+    merged: shape.merged,
     flush: sendGathered,
     async end() {
       const prefix = started ? '' : opening();

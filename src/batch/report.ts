@@ -1,0 +1,98 @@
+// --report FILE: one line per input row, in input order, saying what happened to it: bought,
+// reused from the store, a duplicate of an earlier row, not found, invalid, refused by a cap, or
+// failed, with its credits, attempts and time. JSON lines, or CSV (TSV) by the file's extension.
+// Written beside the output as the output is (a temporary file renamed into place when the run
+// writes its output), so the two always describe the same rows.
+import { extname } from 'node:path';
+import { csvCell, csvLine } from '../output/csv.js';
+import type { IO } from '../types.js';
+import { type OutputTarget, openOutputTarget } from './files.js';
+import type { RowResult } from './output.js';
+
+export const OUTCOMES = [
+  'bought',
+  'stored',
+  'duplicate',
+  'not_found',
+  'invalid',
+  'capped',
+  'failed',
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+const INVALID = new Set(['invalid_domain', 'invalid_input']);
+/** Rows not requested because a credit cap was reached. */
+const CAPPED = new Set(['budget_exhausted', 'insufficient_credits', 'max_credits_exceeded']);
+
+export function outcomeOf(result: RowResult, duplicate: boolean): Outcome {
+  const code = result.error_code;
+  if (code) return INVALID.has(code) ? 'invalid' : CAPPED.has(code) ? 'capped' : 'failed';
+  if (result.found === false) return 'not_found';
+  if (duplicate) return 'duplicate';
+  return result.bought_at === null ? 'bought' : 'stored';
+}
+
+export interface ReportLine {
+  /** 1-based data row of the input (the output's row). */
+  row: number;
+  /** Where the row is in the input: its line in a CSV file, its row in a sheet. */
+  line: number;
+  /** The normalised domain, or the cell as given when it is not one. */
+  domain: string;
+  outcome: Outcome;
+  result: RowResult;
+}
+
+const COLUMNS = ['row', 'line', 'domain', 'outcome', 'error_code', 'credits', 'attempts', 'ms', 'bought_at'];
+
+function valuesOf(line: ReportLine): unknown[] {
+  const { result } = line;
+  return [
+    line.row,
+    line.line,
+    line.domain,
+    line.outcome,
+    result.error_code,
+    result.credits_charged,
+    line.outcome === 'duplicate' ? 0 : (result.attempts ?? 0),
+    line.outcome === 'duplicate' ? null : (result.ms ?? null),
+    result.bought_at,
+  ];
+}
+
+export interface RowReport {
+  add(line: ReportLine): void;
+  commit(): Promise<void>;
+  discard(): Promise<void>;
+}
+
+/** Opens --report's file (a temporary file until commit). */
+export async function openReport(path: string, io: IO, csvRaw: boolean): Promise<RowReport> {
+  const extension = extname(path).toLowerCase();
+  const delimiter = extension === '.csv' ? ',' : extension === '.tsv' ? '\t' : undefined;
+  const target: OutputTarget = await openOutputTarget(path, io);
+  const raw = { raw: csvRaw };
+  let pending = '';
+  if (delimiter) pending = csvLine(COLUMNS, delimiter);
+  const send = () => {
+    target.stream.write(pending);
+    pending = '';
+  };
+  return {
+    add(line) {
+      const values = valuesOf(line);
+      if (delimiter)
+        pending += csvLine(
+          values.map((value) => csvCell(value, raw)),
+          delimiter,
+        );
+      else pending += `${JSON.stringify(Object.fromEntries(COLUMNS.map((name, i) => [name, values[i]])))}\n`;
+      if (pending.length >= 64 * 1024) send();
+    },
+    async commit() {
+      send();
+      await target.commit();
+    },
+    discard: () => target.discard(),
+  };
+}
