@@ -135,13 +135,14 @@ export function register(program: Command, kit: CommandKit): void {
       'after',
       `
 Batch output (format from --output's extension, else -o/--format: csv by default, json or
-ndjson): every input row once, in input order, input columns as read (in CSV, a cell a spreadsheet
-would run as a formula gets a ' first unless --csv-raw), then found, the result fields (or, with
---merge, into the matching input columns), credits_charged, bought_at, error_code, error_detail. Duplicated domains are looked up once; credits_charged is what
-this run paid, on the first row naming the domain. Every answer goes to the result store as it
-arrives (see --store): re-running the same command after a crash, kill, Ctrl-C or exit 4/5
-continues where it stopped, and later runs reuse answers younger than --max-age (found) or
---not-found-max-age (no record) at no cost, with bought_at telling when they were bought.
+ndjson): every input row once, in input order, input columns as read (in CSV a cell a spreadsheet
+would run as a formula gets a ' first, unless --csv-raw), then found, the result fields (with
+--merge, into the matching input columns), credits_charged, bought_at, error_code, error_detail.
+Duplicated domains are looked up once; credits_charged is what this run paid, on the first row
+naming the domain. Every answer goes to the result store as it arrives (see --store): re-running
+the same command after a crash, kill, Ctrl-C or exit 4/5 continues where it stopped, and later
+runs reuse answers younger than --max-age (found) or --not-found-max-age (no record) at no cost,
+with bought_at telling when they were bought.
 Failures are never stored. See docs/batch.md.
 
 Examples:
@@ -149,8 +150,8 @@ Examples:
   $ company-data --sandbox enrich https://www.Acme-Shoes.com/about globex.io --products profile,tech
   $ company-data --sandbox enrich --input examples/companies.csv --output enriched.csv
   $ company-data --sandbox enrich --input examples/companies.csv --dry-run
-  $ company-data --sandbox enrich --input leads.xlsx --output enriched.xlsx --merge fill-empty --head 20
-  $ company-data enrich --input crm.csv --output out.csv --report rows.jsonl --summary-json run.json
+  $ company-data --sandbox enrich --input examples/companies.xlsx --output enriched.xlsx --head 5
+  $ company-data enrich --input crm.csv --output crm.csv.out.csv --merge fill-empty --report rows.jsonl
   $ company-data enrich --input big.csv --output out.csv --budget 5000 --concurrency 16 --progress
   $ company-data enrich --input big.csv --output out.csv --rate 45
 

@@ -18,7 +18,7 @@ import { delimiterName, SNIFF_BYTES, SNIFF_RECORDS, sniffDelimiter, sniffEncodin
 const SNIFF_LINES = SNIFF_RECORDS + 1;
 
 /** The values --encoding accepts. */
-export const ENCODING_CHOICES = ['utf8', 'utf16le', 'windows-1252', 'latin1'] as const;
+export const ENCODING_CHOICES = ['utf8', 'utf16le', 'windows-1252', 'iso-8859-15', 'latin1'] as const;
 export type EncodingChoice = (typeof ENCODING_CHOICES)[number];
 
 export interface CsvAsked {
@@ -46,12 +46,13 @@ const ENCODING_NAMES: Record<CsvEncoding, string> = {
   utf16le: 'UTF-16LE',
   utf16be: 'UTF-16BE',
   'windows-1252': 'Windows-1252',
+  'iso-8859-15': 'ISO-8859-15',
   latin1: 'Latin-1 (as Windows-1252)',
 };
 
 /** The hint of every reading that could not be decided: both options, with their values. */
 const OPTIONS_HINT =
-  'Say how to read it: --delimiter with "," ";" tab or "|", and --encoding with utf8, utf16le, windows-1252 or latin1.';
+  'Say how to read it: --delimiter with "," ";" tab or "|", and --encoding with utf8, utf16le, windows-1252, iso-8859-15 or latin1.';
 
 function undecided(detail: string): Problem {
   return new Problem({
