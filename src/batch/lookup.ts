@@ -329,6 +329,11 @@ export class Lookups {
         return this.stoppedResult();
       }
       this.requests++;
+      // For --report: the requests this domain took, and how long (src/batch/report.ts).
+      const sentAt = performance.now();
+      let attempts = 1;
+      const timed = (row: RowResult): RowResult =>
+        Object.assign(row, { attempts, ms: Math.round(performance.now() - sentAt) });
       let bought: Purchase<EnrichResponse>;
       let record: Record<string, unknown> | null = null;
       try {
@@ -338,7 +343,10 @@ export class Lookups {
           hold,
           send: (maxCredits, onRetry) => this.lookup(domain, onRetry, maxCredits),
           chargeOf: (response) => response.result.charged ?? response.credits.charged,
-          onRetry: (problem, attempt, delayMs) => this.beforeRetry(problem, attempt, delayMs),
+          onRetry: (problem, attempt, delayMs) => {
+            attempts++;
+            return this.beforeRetry(problem, attempt, delayMs);
+          },
           reprice: this.reprice,
           // Committed with the charge, before the slot is released: once the run sees nothing
           // in flight, every answer is in the store.
@@ -357,18 +365,18 @@ export class Lookups {
         if (typeof balance === 'number') this.balance = balance;
         // Failures are never stored: the next run (or a run waiting for this domain) asks again.
         this.releaseClaim(domain);
-        return this.failed(domain, error, slot);
+        return timed(this.failed(domain, error, slot));
       }
       const { response, charged } = bought;
       if (typeof response.credits.remaining === 'number') this.balance = response.credits.remaining;
-      const row: RowResult = {
+      const row: RowResult = timed({
         found: response.result.found,
         record: response.result.found ? (record ?? this.recordOf(domain, response.result.record)) : null,
         credits_charged: charged,
         bought_at: null,
         error_code: null,
         error_detail: null,
-      };
+      });
       scheduler.release(slot, 'success');
       if (bought.storeError !== undefined) {
         this.unkept++;

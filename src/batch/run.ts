@@ -226,10 +226,9 @@ async function runBatchOnce(ctx: Context, options: BatchOptions, figures: RunFig
     return runDryRun(ctx, {
       reader: { ...reader, rows },
       selection,
-      isStored:
-        stored && scopeId !== undefined
-          ? async (domain) => (await stored.find(scopeId, domain, fresh())) !== undefined
-          : undefined,
+      storedAnswer:
+        stored && scopeId !== undefined ? async (domain) => stored.find(scopeId, domain, fresh()) : undefined,
+      merge: options.merge,
       storeNote: stored ? stored.path : ctx.store.path === false ? 'none (--no-store)' : 'none yet',
       budget: options.budget,
     });
