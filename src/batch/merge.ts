@@ -53,6 +53,7 @@ export function checkMerge(
   if (header === null)
     throw usageError(
       '--merge needs an input with a header row: a plain list of domains has no columns to fill',
+      'Leave out --merge: the results are appended as new columns.',
     );
   for (const [field, column] of entries) {
     if (!knownFields.has(field))
@@ -65,6 +66,7 @@ export function checkMerge(
     if (loose === -1)
       throw usageError(
         `--map ${field}=${column}: the input has no column ${JSON.stringify(column)}; its columns are ${header.map((name) => JSON.stringify(name)).join(', ')}`,
+        'Name one of the columns after the =.',
       );
     if (loose === domainColumn)
       throw usageError(

@@ -51,7 +51,10 @@ export async function openBatchInput(source: Readable, options: BatchInputOption
   if (kind.kind === 'text') {
     if (options.sheet !== undefined) {
       replay.destroy();
-      throw usageError(`--sheet applies to a workbook, and ${options.name} is read as CSV text`);
+      throw usageError(
+        `--sheet applies to a workbook, and ${options.name} is read as CSV text`,
+        'Leave out --sheet for a CSV file.',
+      );
     }
     return openInput(replay, options);
   }
