@@ -47,7 +47,8 @@ export function checkMerge(
   const entries = Object.entries(merge.map);
   if (entries.length > 0 && merge.mode === 'append')
     throw usageError(
-      '--map names the columns that --merge fills: add --merge fill-empty or --merge overwrite',
+      '--map names the columns that --merge fills, and --merge is append',
+      'Add --merge fill-empty (or --merge overwrite).',
     );
   if (merge.mode === 'append') return;
   if (header === null)
