@@ -387,3 +387,28 @@ describe('examples/companies.csv', () => {
     ]);
   });
 });
+
+describe('ISO-8859-15 (LibreOffice "Western Europe (ISO-8859-15)")', () => {
+  const bytes = Buffer.from([
+    ...Buffer.from('company,domain\nCaf', 'latin1'),
+    0xe9,
+    0x20,
+    0xa4,
+    ...Buffer.from(',acme-shoes.com\n'),
+  ]);
+
+  it('is told from Windows-1252 by its euro sign, and read with it', async () => {
+    const reader = await openInput(Readable.from([bytes]));
+    expect(reader.choice.encoding).toBe('iso-8859-15');
+    const rows: InputRow[] = [];
+    for await (const row of reader.rows) rows.push(row);
+    expect(rows.map((row) => row.cells)).toEqual([['Café €', 'acme-shoes.com']]);
+  });
+
+  it('--encoding windows-1252 reads the same bytes the other way', async () => {
+    const { rows } = await readAll(Readable.from([bytes]), { encoding: 'windows-1252' });
+    expect(rows.map((row) => row.cells)).toEqual([['Café ¤', 'acme-shoes.com']]);
+    const asked = await readAll(Readable.from([bytes]), { encoding: 'iso-8859-15' });
+    expect(asked.rows.map((row) => row.cells)).toEqual([['Café €', 'acme-shoes.com']]);
+  });
+});
