@@ -5,8 +5,9 @@
 // writes its output), so the two always describe the same rows.
 import { extname } from 'node:path';
 import { csvCell, csvLine } from '../output/csv.js';
+import { usageError } from '../problem.js';
 import type { IO } from '../types.js';
-import { type OutputTarget, openOutputTarget } from './files.js';
+import { assertOutputFolder, identity, type OutputTarget, openOutputTarget } from './files.js';
 import type { RowResult } from './output.js';
 
 export const OUTCOMES = [
@@ -64,6 +65,23 @@ export interface RowReport {
   add(line: ReportLine): void;
   commit(): Promise<void>;
   discard(): Promise<void>;
+}
+
+/** --report must name a file of its own: not the input, the output or the summary. */
+export async function assertReportPath(
+  report: string,
+  others: Array<[string | undefined, string]>,
+): Promise<void> {
+  await assertOutputFolder(report);
+  const target = await identity(report);
+  for (const [path, flag] of others) {
+    if (path === undefined || path === '-') continue;
+    if ((await identity(path)) === target)
+      throw usageError(
+        `--report and ${flag} are the same file (${report})`,
+        'Name another file for --report (for example rows.jsonl).',
+      );
+  }
 }
 
 /** Opens --report's file (a temporary file until commit). */

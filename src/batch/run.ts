@@ -36,7 +36,7 @@ import type { BatchFormat, RowResult } from './output.js';
 import { outputFormatOf } from './output-format.js';
 import { ownCopy } from './own-copy.js';
 import { type BatchCounts, formatSummary, logLine, progressModeFor, startProgress } from './progress.js';
-import { openReport, outcomeOf } from './report.js';
+import { assertReportPath, openReport, outcomeOf } from './report.js';
 import { isoSecond, type RunStore, runStoreOf } from './run-store.js';
 import { createScheduler } from './scheduler.js';
 import { type SeenSet, seenSet } from './seen.js';
@@ -185,6 +185,13 @@ async function runBatchOnce(ctx: Context, options: BatchOptions, figures: RunFig
     output: options.output,
     store: ctx.store.path || undefined,
   });
+  if (options.report !== undefined)
+    await assertReportPath(options.report, [
+      [options.input, '--input'],
+      [options.output, '--output'],
+      [options.summaryJson, '--summary-json'],
+      [ctx.store.path || undefined, 'the result store'],
+    ]);
   // Checked in a dry run too: a name and a format that disagree are refused before anything else.
   const written = outputFormatOf(ctx, options.output);
   const catalogs = Promise.all([loadProducts(ctx), loadFields(ctx)]);

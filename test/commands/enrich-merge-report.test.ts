@@ -370,6 +370,29 @@ describe('--report and --summary-json', () => {
   });
 });
 
+describe('--report names a file of its own', () => {
+  it('is refused when it is the output or the input, before anything is bought', async () => {
+    writeFileSync(file('same.csv'), 'domain\nacme-shoes.com\n');
+    for (const [report, flag] of [
+      [file('same-out.csv'), '--output'],
+      [file('same.csv'), '--input'],
+    ]) {
+      const r = await enrich([
+        '--input',
+        file('same.csv'),
+        '--output',
+        file('same-out.csv'),
+        '--report',
+        report,
+      ]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `{"code":"usage_error","status":0,"title":"Usage error","detail":"--report and ${flag} are the same file (${report})","retryable":false,"hint":"Name another file for --report (for example rows.jsonl)."}\n`,
+      );
+    }
+  });
+});
+
 describe('--head', () => {
   it('runs on the first rows only, saying first what they may cost', async () => {
     writeFileSync(file('head.csv'), 'domain\nacme-shoes.com\nacme-shoes.com\nglobex.io\ninitech.co.uk\n');
