@@ -220,6 +220,56 @@ describe('--output x.xlsx', () => {
   });
 });
 
+describe('--merge into a workbook', () => {
+  it('writes into the matching columns, a returned number as a number cell, a missing value erasing nothing', async () => {
+    const out = file('merged.xlsx');
+    const r = await enrich(
+      [
+        '--input',
+        fixture('companies.xlsx'),
+        '--output',
+        out,
+        '--include',
+        'country,employee_range,founded_year',
+        '--merge',
+        'overwrite',
+        '--map',
+        'founded_year=revenue',
+      ],
+      ['-q'],
+    );
+    expect(r.code, r.stderr).toBe(6);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(out);
+    const sheet = workbook.worksheets[0];
+    const values = (n: number) => (sheet.getRow(n).values as unknown[]).slice(1, 9);
+    // Every field went into a column of the input: none is appended.
+    expect((sheet.getRow(1).values as unknown[]).slice(9)).toEqual([
+      'found',
+      'credits_charged',
+      'bought_at',
+      'error_code',
+      'error_detail',
+    ]);
+    expect(values(2).slice(2, 6)).toEqual(['02134', 'US', '51-200', 2009]);
+    expect(values(3).slice(2, 6)).toEqual(['00501', 'US', '1001-5000', 1989]);
+    // Initech has no employee_range in the sandbox: the input's 51-200 stays.
+    expect(values(4).slice(2, 6)).toEqual(['SW1A 1AA', 'GB', '51-200', 1998]);
+    expect(sheet.getCell(2, 6).type).toBe(ExcelJS.ValueType.Number);
+    // The row without a domain keeps its cells as read.
+    expect(values(7)).toEqual([
+      'No Website',
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      '+49 30 1234',
+    ]);
+  });
+});
+
 describe('the output format follows the extension', () => {
   it('writes JSON for .json and tabs for .tsv', async () => {
     const input = fixture('companies.Second.csv');
