@@ -3,6 +3,7 @@
 // continues from where that stopped, so a million-row input is still read once, as it comes.
 import { Readable } from 'node:stream';
 import { Problem } from '../problem.js';
+import { inputKindOf } from '../workbook/signature.js';
 import {
   byteOrderMark,
   type CsvEncoding,
@@ -77,7 +78,27 @@ function checkMark(head: Uint8Array, asked: EncodingChoice): void {
   });
 }
 
+/**
+ * A workbook or another spreadsheet file given where CSV text is read (`--exclude`, `--seeds`):
+ * said as such, rather than sniffed as text and misread as UTF-16 or a list of domains.
+ * (`enrich --input` tells workbooks apart before it gets here: src/workbook/open-input.ts.)
+ */
+function notText(head: Uint8Array): Problem | undefined {
+  const kind = inputKindOf(head);
+  if (kind.kind === 'text') return undefined;
+  const what = kind.kind === 'xlsx' ? 'an Excel workbook (.xlsx)' : kind.what;
+  return new Problem({
+    code: 'invalid_input',
+    title: 'Cannot read the input',
+    detail: `the file is ${what}, not CSV text`,
+    hint: 'Save the sheet as CSV (or a list of domains, one a line) and pass that file; enrich --input reads .xlsx workbooks itself.',
+    source: 'client',
+  });
+}
+
 function choose(head: Uint8Array, complete: boolean, asked: CsvAsked): CsvChoice {
+  const refused = notText(head);
+  if (refused) throw refused;
   let encoding: CsvEncoding;
   let encodingWhy: CsvChoice['encodingWhy'];
   if (asked.encoding !== undefined) {

@@ -412,3 +412,23 @@ describe('ISO-8859-15 (LibreOffice "Western Europe (ISO-8859-15)")', () => {
     expect(asked.rows.map((row) => row.cells)).toEqual([['Café €', 'acme-shoes.com']]);
   });
 });
+
+describe('a spreadsheet file where CSV text is read (--exclude, --seeds)', () => {
+  const WORKBOOKS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'workbooks');
+  it.each([
+    ['companies.xlsx', 'an Excel workbook (.xlsx)'],
+    ['companies.ods', 'an OpenDocument spreadsheet (.ods)'],
+    ['companies.fods', 'a flat OpenDocument spreadsheet (.fods)'],
+  ])('%s is said to be %s, read whole or streamed', async (name, what) => {
+    const bytes = await readFile(path.join(WORKBOOKS, name));
+    for (const source of [bytes, Readable.from([bytes])]) {
+      const error = await openInput(source).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(Problem);
+      expect((error as Problem).code).toBe('invalid_input');
+      expect((error as Problem).detail).toBe(`the file is ${what}, not CSV text`);
+    }
+  });
+});
