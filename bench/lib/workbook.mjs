@@ -1,7 +1,8 @@
 // Workbooks: a 100,000-row .xlsx in and out (`enrich --input x.xlsx --output y.xlsx`) against the
 // same rows as CSV in and out, for peak RSS and time. The input is the memory figure's
 // (memory.mjs: half the rows repeat a domain), written as a workbook with ExcelJS's streaming
-// writer, with a leading-zero text column as spreadsheets' lists have.
+// writer, with a leading-zero text column as spreadsheets' lists have, and its text in a table of
+// shared strings as Excel and LibreOffice write it (the reader holds that table in memory).
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ export async function workbookInput({ rows, known, scratch }) {
   const domainOf = (k) => (k < domains.length ? domains[k] : `nf-${k}-bench.example`);
   const path = join(scratch, `workbook-${rows}.xlsx`);
   const stream = createWriteStream(path);
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useSharedStrings: false });
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useSharedStrings: true });
   const sheet = workbook.addWorksheet('Leads');
   sheet.addRow(['id', 'domain', 'zip', 'note']).commit();
   for (let i = 0; i < rows; i++) {
