@@ -46,7 +46,9 @@ function cellsOf(values: unknown): string[] {
 
 function unreadable(error: unknown): Problem {
   if (error instanceof Problem) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const raw = error instanceof Error ? error.message : String(error);
+  // unzipper's word for a ZIP that stops before its end.
+  const message = raw === 'FILE_ENDED' ? 'the file ends before the workbook does (was it cut short?)' : raw;
   return new Problem({
     code: 'invalid_input',
     title: 'Cannot read the workbook',

@@ -2,7 +2,7 @@
 // (test/fixtures/workbooks/README.md) read as LibreOffice's own CSV export of the same sheet,
 // spreadsheet formats the tool does not read refused by their signature, and --output x.xlsx read
 // back with the library: text cells keep leading zeros and formula-like text, numbers are numbers.
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
@@ -89,6 +89,22 @@ describe('an .xlsx input', () => {
       ['', '', '', '+49 30 1234'],
       ['00000', '0.000123', '', '-minus text'],
     ]);
+  });
+
+  it('a workbook cut short is refused (exit 2), before any lookup', async () => {
+    writeFileSync(file('cut.xlsx'), readFileSync(fixture('companies.xlsx')).subarray(0, 3000));
+    const before = domainRequests();
+    const r = await enrich(['--input', file('cut.xlsx'), '--output', file('cut.csv')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      problemLine(
+        'invalid_input',
+        'Cannot read the workbook',
+        'the input is not a readable .xlsx workbook: the file ends before the workbook does (was it cut short?)',
+        'Open it in your spreadsheet program and save it again as .xlsx, or as CSV.',
+      ),
+    );
+    expect(domainRequests()).toBe(before);
   });
 
   it('names the sheets when --sheet names none of them', async () => {
