@@ -22,8 +22,16 @@ export const OUTCOMES = [
 export type Outcome = (typeof OUTCOMES)[number];
 
 const INVALID = new Set(['invalid_domain', 'invalid_input']);
-/** Rows not requested because a credit cap was reached. */
-const CAPPED = new Set(['budget_exhausted', 'insufficient_credits', 'max_credits_exceeded']);
+/**
+ * Rows not requested because a credit cap was reached, or could no longer be trusted (a charge
+ * above its hold stops the run for the caps' sake).
+ */
+const CAPPED = new Set([
+  'budget_exhausted',
+  'insufficient_credits',
+  'max_credits_exceeded',
+  'charge_above_hold',
+]);
 
 export function outcomeOf(result: RowResult, duplicate: boolean): Outcome {
   const code = result.error_code;
