@@ -43,7 +43,7 @@ import { createScheduler } from './scheduler.js';
 import { type SeenSet, seenSet } from './seen.js';
 import { checkMaxCredits, resolveSelection } from './selection.js';
 import { watchSignals } from './signals.js';
-import { emptyOutcomes, type RunFigures, summaryOf, writeSummary } from './summary.js';
+import { emptyOutcomes, type RunFigures, withSummary } from './summary.js';
 import { WriteFailures } from './unwritable.js';
 
 export interface BatchOptions {
@@ -153,29 +153,9 @@ function asDuplicate(result: RowResult): RowResult {
 export async function runBatch(ctx: Context, options: BatchOptions): Promise<number> {
   const figures: RunFigures = { outcomes: emptyOutcomes() };
   if (options.summaryJson === undefined || options.dryRun) return runBatchOnce(ctx, options, figures);
-  let exitCode = 1;
-  let problem: Problem | undefined;
-  try {
-    exitCode = await runBatchOnce(ctx, options, figures);
-    return exitCode;
-  } catch (error) {
-    if (error instanceof Problem) {
-      problem = error;
-      exitCode = error.exitCode;
-    }
-    throw error;
-  } finally {
-    const summary = summaryOf(
-      figures,
-      { exitCode, problem },
-      {
-        input: options.input,
-        output: options.output,
-        report: options.report,
-      },
-    );
-    await writeSummary(ctx.io, options.summaryJson, summary);
-  }
+  return withSummary(ctx.io, options.summaryJson, figures, options, () =>
+    runBatchOnce(ctx, options, figures),
+  );
 }
 
 async function runBatchOnce(ctx: Context, options: BatchOptions, figures: RunFigures): Promise<number> {

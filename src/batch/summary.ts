@@ -2,7 +2,7 @@
 // cron job alerts on numbers instead of parsing the human summary. Written however the run ends
 // (complete, stopped by a cap, interrupted, aborted), with the exit code it ends with.
 import { writeFile } from 'node:fs/promises';
-import type { Problem } from '../problem.js';
+import { Problem } from '../problem.js';
 import type { IO } from '../types.js';
 import type { BatchCounts } from './progress.js';
 import { OUTCOMES, type Outcome } from './report.js';
@@ -66,5 +66,33 @@ export async function writeSummary(io: IO, target: string, summary: Record<strin
     io.warn(
       `warning: --summary-json ${target} could not be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
     );
+  }
+}
+
+/**
+ * Runs a batch and writes its summary to `target` however it ends: its exit code, or the code of
+ * the problem it ends with (which is thrown on).
+ */
+export async function withSummary(
+  io: IO,
+  target: string,
+  figures: RunFigures,
+  files: { input: string; output?: string; report?: string },
+  run: () => Promise<number>,
+): Promise<number> {
+  let exitCode = 1;
+  let problem: Problem | undefined;
+  try {
+    exitCode = await run();
+    return exitCode;
+  } catch (error) {
+    if (error instanceof Problem) {
+      problem = error;
+      exitCode = error.exitCode;
+    }
+    throw error;
+  } finally {
+    const { input, output, report } = files;
+    await writeSummary(io, target, summaryOf(figures, { exitCode, problem }, { input, output, report }));
   }
 }
