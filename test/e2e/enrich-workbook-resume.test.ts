@@ -2,7 +2,7 @@
 // again, it ends with the workbook an uninterrupted run writes (cell for cell: a workbook's bytes
 // carry its creation time), pays again only for what never reached the store, and a second
 // process on the same output is refused while the first runs (exit 7), as for a CSV output.
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -136,5 +136,36 @@ describe('a workbook output and a kill', () => {
     const done = await first.done;
     expect(done.code, done.stderr).toBe(0);
     expect(await cellsOf(output)).toEqual(reference);
+  });
+
+  it('SIGINT: exit 130, no workbook, and --summary-json says the run was interrupted', async () => {
+    const output = join(dir, 'interrupted.xlsx');
+    const summaryFile = join(dir, 'interrupted-summary.json');
+    const from = domainRequests();
+    const r = await startCli(
+      [...args(output), '--summary-json', summaryFile, '--report', join(dir, 'interrupted.jsonl')],
+      {
+        env: env('interrupted.db'),
+        input: 'ignore',
+        timeoutMs: 40_000,
+        signalWhen: { when: () => domainRequests() - from >= 8, signal: 'SIGINT' },
+      },
+    ).done;
+    expect(r.code, r.stderr).toBe(130);
+    expect(existsSync(output)).toBe(false);
+    // The report goes with the output: an interrupted run leaves neither.
+    expect(existsSync(join(dir, 'interrupted.jsonl'))).toBe(false);
+    const summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
+    expect(summary).toMatchObject({
+      status: 'interrupted',
+      exit_code: 130,
+      error_code: 'interrupted',
+      output,
+    });
+    expect(summary.credits_charged).toBeGreaterThan(0);
+    // Outcomes count the rows written; answers bought for rows after the last one written are
+    // charged (and stored) but have no row yet.
+    expect(summary.outcomes.bought).toBeLessThanOrEqual(summary.credits_charged);
+    expect(summary.rows).toBe(Object.values(summary.outcomes).reduce((a: number, b) => a + Number(b), 0));
   });
 });
