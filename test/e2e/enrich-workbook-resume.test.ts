@@ -124,7 +124,8 @@ describe('a workbook output and a kill', () => {
   it('a second process on the same workbook output is refused while the first runs (exit 7)', async () => {
     const output = join(dir, 'locked.xlsx');
     const from = domainRequests();
-    const first = startCli([...args(output), '--concurrency', '1'], {
+    // Paced at 10 lookups a second: the first run lasts 4 s, however slowly the second starts.
+    const first = startCli([...args(output), '--concurrency', '1', '--rate', '10'], {
       env: env('locked.db'),
       input: 'ignore',
       timeoutMs: 40_000,
