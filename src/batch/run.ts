@@ -6,6 +6,7 @@
 // temporary SQLite database of the run (src/batch/seen.ts), the results in the result store
 // (src/store/).
 import { setMaxListeners } from 'node:events';
+import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -195,6 +196,7 @@ async function runBatchOnce(ctx: Context, options: BatchOptions, figures: RunFig
     delimiter: options.delimiter,
     encoding: options.encoding,
     sheet: options.sheet,
+    reopen: options.input === '-' ? undefined : () => createReadStream(options.input),
   });
   const note = choiceNote(options.input === '-' ? 'stdin' : options.input, reader.choice);
   if (note !== undefined) io.info(note);

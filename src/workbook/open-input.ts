@@ -3,7 +3,7 @@
 // are refused by their signature (signature.ts) before anything is bought.
 import { Readable } from 'node:stream';
 import { type InputOptions, type InputReader, openInput, readerOfRecords } from '../csv/input.js';
-import { usageError } from '../problem.js';
+import { Problem, usageError } from '../problem.js';
 import { inputKindOf, refusedWorkbook, SIGNATURE_BYTES } from './signature.js';
 
 export interface BatchInputOptions extends InputOptions {
@@ -11,7 +11,12 @@ export interface BatchInputOptions extends InputOptions {
   name: string;
   /** --sheet: a workbook's sheet by name or position (1 is the first); default the first. */
   sheet?: string;
+  /** The input from its start again (a file, not stdin): a workbook read that went wrong is retried. */
+  reopen?: () => Readable;
 }
+
+/** Reads of a workbook before its fault is given up on (read.ts SharedStringsLost). */
+const WORKBOOK_ATTEMPTS = 3;
 
 /** The first bytes of a stream, and a stream that gives them again followed by the rest. */
 async function peek(source: Readable, bytes: number): Promise<{ head: Buffer; replay: Readable }> {
@@ -70,18 +75,32 @@ export async function openBatchInput(source: Readable, options: BatchInputOption
       );
     }
   }
-  const { openSheetRecords } = await import('./read.js');
-  const sheet = await openSheetRecords(replay, options.sheet);
-  const workbook = { format: 'xlsx' as const, sheet: '' };
-  const reader = await readerOfRecords(sheet.records, {
-    column: options.column,
-    choice: { encoding: 'utf8', encodingWhy: 'option', delimiter: ',', delimiterWhy: 'option' },
-    joiner: ',',
-    padShort: true,
-    close: sheet.close,
-    position: sheet.position,
-    workbook,
-  });
-  workbook.sheet = sheet.sheetName() ?? '';
-  return reader;
+  const { openSheetRecords, SharedStringsLost } = await import('./read.js');
+  let bytes = replay;
+  for (let attempt = 1; ; attempt++) {
+    const sheet = await openSheetRecords(bytes, options.sheet);
+    const workbook = { format: 'xlsx' as const, sheet: '' };
+    try {
+      // Reads the header: a fault of the reader shows there, before any row is used.
+      const reader = await readerOfRecords(sheet.records, {
+        column: options.column,
+        choice: { encoding: 'utf8', encodingWhy: 'option', delimiter: ',', delimiterWhy: 'option' },
+        joiner: ',',
+        padShort: true,
+        close: sheet.close,
+        position: sheet.position,
+        workbook,
+      });
+      workbook.sheet = sheet.sheetName() ?? '';
+      return reader;
+    } catch (error) {
+      sheet.close();
+      // readerOfRecords gives a read's failure as a problem, its cause kept.
+      const lost =
+        error instanceof SharedStringsLost ||
+        (error instanceof Problem && error.cause instanceof SharedStringsLost);
+      if (!lost || !options.reopen || attempt >= WORKBOOK_ATTEMPTS) throw error;
+      bytes = options.reopen();
+    }
+  }
 }

@@ -35,17 +35,38 @@ function wantedSheet(sheets: SheetEntry[], asked: string | undefined): string {
   );
 }
 
+/**
+ * ExcelJS 4.4's streaming reader now and then misses a workbook's table of shared strings and
+ * gives their indexes for the text (exceljs/exceljs#683, a fix not yet released): the cells would
+ * read as empty. Thrown instead, so that the read is started again (open-input.ts) or fails
+ * loudly, never read as blanks.
+ */
+export class SharedStringsLost extends Error {
+  constructor() {
+    super(
+      "the workbook's shared strings were not read (a known fault of ExcelJS's streaming reader, exceljs/exceljs#683); run the same command again",
+    );
+  }
+}
+
+function isUnresolved(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && 'sharedString' in value;
+}
+
 /** A row's cells, trailing empty ones dropped (a sheet's rows end where their last value does). */
 function cellsOf(values: unknown): string[] {
   const cells: string[] = [];
   if (!Array.isArray(values)) return cells;
-  for (let i = 1; i < values.length; i++) cells.push(cellText(values[i]));
+  for (let i = 1; i < values.length; i++) {
+    if (isUnresolved(values[i])) throw new SharedStringsLost();
+    cells.push(cellText(values[i]));
+  }
   while (cells.length > 0 && cells[cells.length - 1] === '') cells.pop();
   return cells;
 }
 
-function unreadable(error: unknown): Problem {
-  if (error instanceof Problem) return error;
+function unreadable(error: unknown): Problem | SharedStringsLost {
+  if (error instanceof Problem || error instanceof SharedStringsLost) return error;
   const raw = error instanceof Error ? error.message : String(error);
   // unzipper's word for a ZIP that stops before its end.
   const message = raw === 'FILE_ENDED' ? 'the file ends before the workbook does (was it cut short?)' : raw;

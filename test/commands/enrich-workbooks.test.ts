@@ -2,11 +2,12 @@
 // (test/fixtures/workbooks/README.md) read as LibreOffice's own CSV export of the same sheet,
 // spreadsheet formats the tool does not read refused by their signature, and --output x.xlsx read
 // back with the library: text cells keep leading zeros and formula-like text, numbers are numbers.
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
+import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runPiped } from '../helpers/in-process.js';
@@ -104,6 +105,21 @@ describe('an .xlsx input', () => {
         'Open it in your spreadsheet program and save it again as .xlsx, or as CSV.',
       ),
     );
+    expect(domainRequests()).toBe(before);
+  });
+
+  it('a workbook whose shared strings ExcelJS did not read fails loudly rather than read as blanks', async () => {
+    // Without its table of shared strings, every text cell of the sheet is an unresolved index:
+    // what ExcelJS's streaming reader gives now and then (exceljs/exceljs#683).
+    const zip = await JSZip.loadAsync(readFileSync(fixture('companies.xlsx')));
+    zip.remove('xl/sharedStrings.xml');
+    writeFileSync(file('no-strings.xlsx'), await zip.generateAsync({ type: 'nodebuffer' }));
+    const before = domainRequests();
+    const r = await enrich(['--input', file('no-strings.xlsx'), '--output', file('no-strings.csv')]);
+    expect(r.code).toBe(2);
+    // ExcelJS reads such a file in more than one wrong way; either way a problem, no blank cells.
+    expect(JSON.parse(r.stderr)).toMatchObject({ code: 'invalid_input' });
+    expect(existsSync(file('no-strings.csv'))).toBe(false);
     expect(domainRequests()).toBe(before);
   });
 
