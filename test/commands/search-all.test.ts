@@ -229,7 +229,7 @@ describe('search --help', () => {
         '                                 (default: sniffed)',
         '  --encoding <enc>               --exclude: text encoding (default: sniffed)',
         '                                 (choices: "utf8", "utf16le", "windows-1252",',
-        '                                 "latin1")',
+        '                                 "iso-8859-15", "latin1")',
         '  --include <fields>             comma-separated fields per row (see',
         '                                 `company-data fields`)',
         '  --limit <n>                    number of rows, 1-1000 (service default 25)',
