@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import {
   type CommandKit,
   commandKit,
+  LOG_FORMATS,
   type Invocation,
   ioOf,
   newInvocation,
@@ -28,6 +29,8 @@ import * as search from './commands/search.js';
 import * as spend from './commands/spend.js';
 import * as store from './commands/store.js';
 import type { GlobalFlags } from './config.js';
+import { terminalColumns } from './io.js';
+import { reflowHelpText } from './output/wrap.js';
 import { Problem } from './problem.js';
 import { version } from './version.js';
 
@@ -59,6 +62,8 @@ export function buildProgram(invocation: Invocation = newInvocation([])): Comman
   invocation.program = program;
   const stdout = () => invocation.streams.stdout ?? process.stdout;
   const stderr = () => invocation.streams.stderr ?? process.stderr;
+  const outWidth = () => terminalColumns(stdout(), invocation.env);
+  const errWidth = () => terminalColumns(stderr(), invocation.env);
   program
     .description(
       'Command-line client for the Company Data Service: enrichment, search, breakdowns and lookalikes.',
@@ -93,6 +98,12 @@ export function buildProgram(invocation: Invocation = newInvocation([])): Comman
     .option('-q, --quiet', 'no progress or summaries on stderr')
     .option('-v, --verbose', 'log each request on stderr (key redacted)')
     .option('--no-color', 'no colour (also NO_COLOR)')
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'stderr for a log: timestamped starts every line with the UTC time, and puts it in a JSON problem line as "time" (env: COMPANY_DATA_LOG_FORMAT; default plain)',
+      ).choices(LOG_FORMATS),
+    )
     .option(
       '--no-pager',
       'no pager: on a terminal, output longer than the screen otherwise goes through COMPANY_DATA_PAGER, PAGER or less -FRX',
@@ -107,6 +118,9 @@ export function buildProgram(invocation: Invocation = newInvocation([])): Comman
     .configureOutput({
       writeOut: (text) => stdout().write(text),
       writeErr: (text) => stderr().write(text),
+      // Help fits the terminal it is read on; 80 columns in a file or a pipe (issue 46).
+      getOutHelpWidth: outWidth,
+      getErrHelpWidth: errWidth,
       // A usage error is held until main() knows whether it is reported as text or as JSON.
       outputError: (text) => {
         invocation.usageError = (invocation.usageError ?? '') + text;
@@ -129,7 +143,37 @@ written, 130 interrupted.`,
   for (const command of COMMANDS) command.register(program, kit);
   addHelpCommand(program);
   helpWhenBare(program);
+  fitHelpText(program, (error) => (error ? errWidth() : outWidth()));
   return program;
+}
+
+/**
+ * The text each command adds after its options (addHelpText) is written by hand for no width in
+ * particular: it is filled again to the terminal's width when printed (src/output/wrap.ts), as
+ * Commander already does for the descriptions of options and commands.
+ */
+function fitHelpText(command: Command, widthFor: (error: boolean) => number): void {
+  // A Command is an EventEmitter (addHelpText listens on it), which its type declarations omit.
+  const emitter = command as unknown as import('node:events').EventEmitter;
+  for (const event of ['afterHelp', 'beforeHelp'] as const) {
+    const listeners = emitter.listeners(event) as Array<(context: HelpEventContext) => void>;
+    emitter.removeAllListeners(event);
+    for (const listener of listeners) {
+      emitter.on(event, (context: HelpEventContext) =>
+        listener({
+          ...context,
+          write: (text: string) => context.write(reflowHelpText(text, widthFor(context.error))),
+        }),
+      );
+    }
+  }
+  for (const sub of command.commands) fitHelpText(sub, widthFor);
+}
+
+interface HelpEventContext {
+  error: boolean;
+  write: (text: string) => void;
+  command: Command;
 }
 
 /**
@@ -273,7 +317,7 @@ async function reportUsageError(text: string, program: Command, invocation: Invo
   const format = failureFormat(invocation, flags);
   const io = await ioOf(invocation, flags);
   if ((format !== 'json' && format !== 'ndjson') || io.isStderrTTY) {
-    io.stderr.write(`${text}(add --help for usage)\n`);
+    io.error(`${text}(add --help for usage)`);
     return;
   }
   const [{ reportProblem }, { usageError }] = await Promise.all([

@@ -1,6 +1,7 @@
 // What a batch tells the person or the log watching it: a spinner on a terminal, plain progress
 // lines with --progress (for cron logs), and one summary line at the end.
 
+import { logTimestamp } from '../io.js';
 import { groupDigits } from '../output/numbers.js';
 import { plural } from '../text.js';
 import type { IO } from '../types.js';
@@ -112,9 +113,12 @@ export function progressModeFor(io: IO, forceLines: boolean): ProgressMode {
   return io.isStderrTTY && !io.quiet ? 'spinner' : 'off';
 }
 
-/** A line for a log: off a terminal it starts with the time, so a cron log shows when it was. */
+/**
+ * A line for a log: off a terminal it starts with the time, so a cron log shows when it was
+ * (with --log-format timestamped every stderr line does, and the IO adds it).
+ */
 export function logLine(io: IO, now: () => number, text: string): string {
-  return io.isStderrTTY ? text : `${new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z')} ${text}`;
+  return io.isStderrTTY || io.logTime ? text : `${logTimestamp(now())} ${text}`;
 }
 
 export function startProgress(io: IO, options: ProgressOptions): ProgressReporter {
