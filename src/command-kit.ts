@@ -161,6 +161,12 @@ export const BUDGET_MONTH_OPTION = [
   parseIntOption('--budget-month'),
 ] as const;
 
+/** --dry-run of search, breakdown and lookalike (src/commands/cost-preview.ts). */
+export const DRY_RUN_OPTION = [
+  '--dry-run',
+  'print what would be sent and its worst-case credits against the caps and the balance; buy nothing',
+] as const;
+
 /**
  * An error of SQLite that reached a command unconverted (a page found damaged while reading, say)
  * is a problem of the store, named with its file: exit 2 or 8, never a bug.
