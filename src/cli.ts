@@ -6,9 +6,9 @@ import { Command, CommanderError, Option } from 'commander';
 import {
   type CommandKit,
   commandKit,
-  LOG_FORMATS,
   type Invocation,
   ioOf,
+  LOG_FORMATS,
   newInvocation,
   type Surroundings,
 } from './command-kit.js';

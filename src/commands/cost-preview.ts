@@ -14,7 +14,7 @@ export interface CostPreview {
   /** How many requests at most (more than `calls` for a paging search: every page). */
   requests: number;
   /** Said of the requests after the ones shown ("each next page: ..."). */
-  then?: string;
+  nextRequests?: string;
   /** --budget of this run. */
   budget?: number;
   budgetMonth?: number;
@@ -46,7 +46,7 @@ export async function printCostPreview(ctx: Context, preview: CostPreview): Prom
   preview.calls.forEach((call, i) => {
     summary[preview.calls.length === 1 ? 'request' : `request_${i + 1}`] = describeCall(call);
   });
-  if (preview.then) summary.then = preview.then;
+  if (preview.nextRequests) summary.next_requests = preview.nextRequests;
   summary.request_count = preview.requests;
   summary.worst_case_per_request = REQUEST_PRICE_ESTIMATE;
   summary.worst_case_credits = worst;
@@ -62,7 +62,10 @@ export async function printCostPreview(ctx: Context, preview: CostPreview): Prom
   if (Number.isFinite(room)) {
     summary.caps_cover_worst_case = room >= worst;
     // A run stops before a request its caps have no room for: this is the most it can charge.
-    summary.at_most_charged = Math.min(worst, Math.floor(room / REQUEST_PRICE_ESTIMATE) * REQUEST_PRICE_ESTIMATE);
+    summary.at_most_charged = Math.min(
+      worst,
+      Math.floor(room / REQUEST_PRICE_ESTIMATE) * REQUEST_PRICE_ESTIMATE,
+    );
   }
   if (ctx.config.apiKey) {
     try {

@@ -209,7 +209,11 @@ async function previewSearch(
     import('./cost-preview.js'),
   ]);
   if (!paging) {
-    return printCostPreview(ctx, { calls: [buildSearchCall(request)], requests: 1, budgetMonth: flags.budgetMonth });
+    return printCostPreview(ctx, {
+      calls: [buildSearchCall(request)],
+      requests: 1,
+      budgetMonth: flags.budgetMonth,
+    });
   }
   const own = request.excludeDomains?.length ?? 0;
   const reach = Math.floor((MAX_EXCLUSIONS - own) / MAX_SEARCH_LIMIT) + 1;
@@ -218,7 +222,7 @@ async function previewSearch(
   return printCostPreview(ctx, {
     calls: [buildSearchCall(first)],
     requests: pages,
-    then:
+    nextRequests:
       pages > 1
         ? `up to ${pages - 1} more pages, each a POST /api/search excluding the companies already received`
         : undefined,

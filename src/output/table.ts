@@ -156,7 +156,11 @@ export function renderTable(
  * word boundaries under itself (a path after a `/`), never cut (issue 46). Where even the longest
  * word has no room beside the names, one block of `name │ value` lines.
  */
-export function renderRecordTable(head: [string, string], rows: Array<[string, TableCell]>, style: TableStyle): string {
+export function renderRecordTable(
+  head: [string, string],
+  rows: Array<[string, TableCell]>,
+  style: TableStyle,
+): string {
   const label = Math.max(textWidth(head[0]), ...rows.map(([name]) => textWidth(name)));
   const room = style.columns - label - 3 * PADDING - 1;
   const longest = Math.max(textWidth(head[1]), ...rows.map(([, value]) => longestWord(value ?? '')));

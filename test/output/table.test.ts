@@ -49,11 +49,11 @@ describe('renderTable', () => {
   it('a value without a space to break at becomes one block per record, never cut', () => {
     const word = 'x'.repeat(45);
     expect(renderTable(['id', 'value'], [['a', word]], style)).toBe(
-      `─[ RECORD 1 ]${"─".repeat(27)}\nid    │ a\nvalue │ ${word}\n`,
+      `─[ RECORD 1 ]${'─'.repeat(27)}\nid    │ a\nvalue │ ${word}\n`,
     );
   });
 
-  it('wrapValue breaks after a space, a path\'s / or a list\'s comma, never inside a word', () => {
+  it("wrapValue breaks after a space, a path's / or a list's comma, never inside a word", () => {
     expect(wrapValue('/home/someone/.local/state/company-data/store.db', 20)).toEqual([
       '/home/someone/',
       '.local/state/',
