@@ -137,11 +137,13 @@ Examples:
 
 Exit codes: 0 ok, 1 bug, 2 usage/input, 3 key/permission, 4 credits/budget, 5 unavailable,
 6 batch finished with row errors, 7 another run holds the batch's output, 8 output could not be
-written, 130 interrupted.`,
+written, 130 interrupted.
+
+Environment variables: company-data help environment. Manual: man company-data.`,
   );
   const kit = commandKit(invocation);
   for (const command of COMMANDS) command.register(program, kit);
-  addHelpCommand(program);
+  addHelpCommand(program, outWidth);
   helpWhenBare(program);
   fitHelpText(program, (error) => (error ? errWidth() : outWidth()));
   return program;
@@ -198,13 +200,23 @@ function helpWhenBare(command: Command): void {
  * prints. Commander's own help command reads only the first name, so `help config set-key`
  * would show the help of `config`.
  */
-function addHelpCommand(program: Command): void {
+function addHelpCommand(program: Command, width: () => number): void {
   program.helpCommand(false);
   program
     .command('help')
-    .description('Show the help of a command, or of a subcommand (help config set-key)')
-    .argument('[command...]', 'the command and subcommands')
-    .action((path: string[]) => {
+    .description(
+      'Show the help of a command, or of a subcommand (help config set-key); help environment lists the environment variables',
+    )
+    .argument('[command...]', 'the command and subcommands, or environment')
+    .action(async (path: string[]) => {
+      if (path.length === 1 && path[0] === 'environment') {
+        const [{ environmentHelp }, { wrapLine }] = await Promise.all([
+          import('./environment.js'),
+          import('./output/wrap.js'),
+        ]);
+        program.configureOutput().writeOut?.(environmentHelp(width(), wrapLine));
+        return;
+      }
       let target = program;
       for (const name of path) {
         const next = target.commands.find((c) => c.name() === name || c.aliases().includes(name));
