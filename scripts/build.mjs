@@ -3,7 +3,8 @@
 // dependency is in the bundle except the package's runtime dependencies (better-sqlite3, a native
 // module: its compiled addon cannot be bundled), which an install puts in node_modules. The build goes to a fresh sibling directory that is swapped in at the end, so a program
 // started during a rebuild (a test, a cron job) never sees a half-written dist/.
-import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -47,6 +48,14 @@ await Promise.all([
   // Third-party code only, loaded by one command: minified, it weighs half as much in the package.
   build({ ...common, entryPoints: { 'mcp-sdk': 'src/mcp/sdk.ts' }, minify: true }),
 ]);
+
+// company-data(1), from the command declarations of the bundle just built (src/man-page.ts), read
+// at 80 columns whatever the terminal of the build: package.json's `man` installs it.
+{
+  const cli = createRequire(import.meta.url)(`${staging}/cli.cjs`);
+  const invocation = { argv: [], env: { COLUMNS: '80' }, now: Date.now, streams: {}, exitCode: 0, cleanups: [] };
+  writeFileSync(`${staging}/company-data.1`, cli.renderManPage(cli.buildProgram(invocation), pkg.version));
+}
 
 try {
   renameSync(dist, retired);
