@@ -464,6 +464,9 @@ async function runWithStore(
   }
 
   if (outcome !== 'done') {
+    // The rows gathered for the next write go out first (stdout keeps what a stopped run wrote),
+    // so that the output holds every row the summary counts.
+    if (outcome !== 'unwritable') await writer.flush().catch(() => {});
     await target.discard();
     const why =
       outcome === 'aborted'
