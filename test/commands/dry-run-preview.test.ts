@@ -1,0 +1,150 @@
+// --dry-run of search (with --all too), breakdown and lookalike (issue 46): what would be sent, the
+// worst case against the caps and the balance, and nothing bought: the sandbox receives only the
+// free catalog and GET /api/me, its balance does not move, and the ledger stays empty.
+import { describe, expect, it } from 'vitest';
+import { runCase } from '../helpers/command-cases.js';
+
+const FREE_ONLY = ['GET /api/fields no key -> 200', 'GET /api/me bearer:full -> 200'];
+
+async function dryRun(argv: string[], tty = false, env: Record<string, string> = {}) {
+  const r = await runCase({
+    name: argv.join(' '),
+    argv,
+    tty,
+    env,
+    wantCode: 0,
+    wantStdout: '',
+    wantStderr: '',
+  });
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr, requests: r.requests };
+}
+
+describe('--dry-run buys nothing and prints the worst case', () => {
+  it('search on a terminal: the request, one credit at most, the balance that covers it', async () => {
+    const r = await dryRun(['search', 'shoes', '--filter', 'country=US', '--limit', '5', '--dry-run'], true);
+    expect(r.code).toBe(0);
+    expect(r.requests).toEqual(FREE_ONLY);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatchInlineSnapshot(`
+      "Dry run: nothing was sent or charged
+      ─[ RECORD 1 ]───────────────────────────────────────────────────────────────────────────
+      field │ request
+      value │ GET /api/search?query=shoes&filters=%7B%22country%22%3A%5B%22US%22%5D%7D&limit=5
+      ─[ RECORD 2 ]───────────────────────────────────────────────────────────────────────────
+      field │ request_count
+      value │ 1
+      ─[ RECORD 3 ]───────────────────────────────────────────────────────────────────────────
+      field │ worst_case_per_request
+      value │ 1
+      ─[ RECORD 4 ]───────────────────────────────────────────────────────────────────────────
+      field │ worst_case_credits
+      value │ 1
+      ─[ RECORD 5 ]───────────────────────────────────────────────────────────────────────────
+      field │ balance
+      value │ 1000000
+      ─[ RECORD 6 ]───────────────────────────────────────────────────────────────────────────
+      field │ balance_covers_worst_case
+      value │ yes
+      "
+    `);
+  });
+
+  it('search --all piped: every page the exclusion limit allows, held against --budget', async () => {
+    const r = await dryRun(['search', 'shoes', '--all', '--budget', '5', '--dry-run']);
+    expect(r.requests).toEqual(FREE_ONLY);
+    expect(JSON.parse(r.stdout)).toEqual({
+      request: 'GET /api/search?query=shoes&limit=1000',
+      next_requests: 'up to 20 more pages, each a POST /api/search excluding the companies already received',
+      request_count: 21,
+      worst_case_per_request: 1,
+      worst_case_credits: 21,
+      budget: 5,
+      caps_cover_worst_case: false,
+      at_most_charged: 5,
+      balance: 1_000_000,
+      balance_covers_worst_case: true,
+    });
+  });
+
+  it('search --max-rows with exclusions: a POST, its pages counted from --max-rows', async () => {
+    const r = await dryRun([
+      'search',
+      'shoes',
+      '--max-rows',
+      '2500',
+      '--exclude-domain',
+      'acme-shoes.com',
+      '--dry-run',
+    ]);
+    expect(r.requests).toEqual(FREE_ONLY);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      request: 'POST /api/search {"query":"shoes","limit":1000,"exclude_domains":["acme-shoes.com"]}',
+      request_count: 3,
+      worst_case_credits: 3,
+    });
+  });
+
+  it('breakdown with --budget-month: the month left, from the ledger', async () => {
+    const r = await dryRun(['breakdown', 'country', 'shoes', '--budget-month', '100', '--dry-run']);
+    expect(r.requests).toEqual(FREE_ONLY);
+    expect(JSON.parse(r.stdout)).toEqual({
+      request: 'GET /api/search?query=shoes&breakdown=country',
+      request_count: 1,
+      worst_case_per_request: 1,
+      worst_case_credits: 1,
+      budget_month: 100,
+      budget_month_left: 100,
+      caps_cover_worst_case: true,
+      at_most_charged: 1,
+      balance: 1_000_000,
+      balance_covers_worst_case: true,
+    });
+  });
+
+  it('lookalike with several seeds: one request per seed', async () => {
+    const r = await dryRun([
+      'lookalike',
+      'acme-shoes.com',
+      'globex.io',
+      '--evidence',
+      '--dry-run',
+      '-o',
+      'ndjson',
+    ]);
+    expect(r.requests).toEqual(FREE_ONLY);
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      request_1: 'GET /api/lookalike/acme-shoes.com?k=12&include_evidence=true',
+      request_2: 'GET /api/lookalike/globex.io?k=12&include_evidence=true',
+      request_count: 2,
+      worst_case_credits: 2,
+    });
+  });
+
+  it('the balance and the ledger after a dry run: unchanged, empty', async () => {
+    const r = await runCase({
+      name: 'me after a dry run',
+      argv: ['me'],
+      tty: false,
+      before: [
+        ['search', 'shoes', '--all', '--dry-run'],
+        ['lookalike', 'acme-shoes.com', '--dry-run'],
+        ['breakdown', 'country', '--dry-run'],
+      ],
+      wantCode: 0,
+      wantStdout: '',
+      wantStderr: '',
+    });
+    expect(JSON.parse(r.stdout).balance).toBe(1_000_000);
+    const spend = await runCase({
+      name: 'spend after a dry run',
+      argv: ['spend'],
+      tty: false,
+      before: [['search', 'shoes', '--dry-run']],
+      wantCode: 0,
+      wantStdout: '',
+      wantStderr: '',
+    });
+    expect(JSON.parse(spend.stdout)).toMatchObject({ rows: [], total: { charged: 0, calls: 0 } });
+  });
+});
