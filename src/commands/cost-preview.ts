@@ -25,10 +25,11 @@ const SHOWN_BODY = 200;
 
 /** `GET /api/search?query=shoes&limit=5`, or `POST /api/search {...}`: a request as a person reads it. */
 export function describeCall(call: RequestOptions): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(call.query ?? {}))
-    if (value !== undefined) params.set(name, String(value));
-  const query = params.size > 0 ? `?${params}` : '';
+  // The values as a person reads them, not percent-encoded (the client encodes them when sending).
+  const params = Object.entries(call.query ?? {})
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name}=${value}`);
+  const query = params.length > 0 ? `?${params.join('&')}` : '';
   const line = `${call.method} ${call.path}${query}`;
   const body = call.bodyJson ?? (call.body === undefined ? undefined : JSON.stringify(call.body));
   if (body === undefined) return line;

@@ -164,7 +164,15 @@ export function renderRecordTable(
   const label = Math.max(textWidth(head[0]), ...rows.map(([name]) => textWidth(name)));
   const room = style.columns - label - 3 * PADDING - 1;
   const longest = Math.max(textWidth(head[1]), ...rows.map(([, value]) => longestWord(value ?? '')));
-  if (room < longest) return renderExpanded(head, rows, style);
+  if (room < longest) {
+    // One block: the record's own fields, a line each (the table's head names nothing here).
+    return renderExpanded(
+      rows.map(([name]) => name),
+      [rows.map(([, value]) => value)],
+      style,
+      { rule: false },
+    );
+  }
   return renderTable(head, rows, style, { shrinkable: [false, true] });
 }
 
@@ -190,7 +198,12 @@ function wrapWords(text: string, width: number): string {
  * line per column, "name | value". A value wider than the terminal continues on the next lines
  * (broken at a word boundary, never shortened), so nothing is lost on a narrow terminal.
  */
-export function renderExpanded(head: string[], rows: TableCell[][], style: TableStyle): string {
+export function renderExpanded(
+  head: string[],
+  rows: TableCell[][],
+  style: TableStyle,
+  options: { rule?: boolean } = {},
+): string {
   const placeholder = style.unicode ? '—' : '-';
   const rule = style.unicode ? '─' : '-';
   const bar = style.unicode ? '│' : '|';
@@ -201,7 +214,7 @@ export function renderExpanded(head: string[], rows: TableCell[][], style: Table
   const out: string[] = [];
   rows.forEach((row, r) => {
     const title = `${rule}[ RECORD ${r + 1} ]`;
-    out.push(title + rule.repeat(Math.max(0, ruleWidth - textWidth(title))));
+    if (options.rule !== false) out.push(title + rule.repeat(Math.max(0, ruleWidth - textWidth(title))));
     head.forEach((h, i) => {
       const name = h + ' '.repeat(label - textWidth(h));
       const shownName = style.color ? `${BOLD_CYAN}${name}${RESET}` : name;
@@ -223,9 +236,9 @@ function longestWord(text: string): number {
   return Math.max(0, ...text.split(BREAK_AFTER).map((word) => textWidth(word.trimEnd())));
 }
 
-// Where a value may continue on the next line: after a space, or after the `/` of a path and the
-// `,` of a list written without spaces. Never inside a word.
-const BREAK_AFTER = /(?<=[ /,])/;
+// Where a value may continue on the next line: after a space, after the `/` of a path (not inside
+// `//`), the `,` of a list written without spaces, or the `&` of a URL's query. Never inside a word.
+const BREAK_AFTER = /(?<=[ ,&])|(?<=\/)(?!\/)/;
 
 /**
  * Lines of at most `width` characters, broken where BREAK_AFTER allows: nothing is lost or cut.

@@ -27,24 +27,16 @@ describe('--dry-run buys nothing and prints the worst case', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatchInlineSnapshot(`
       "Dry run: nothing was sent or charged
-      ─[ RECORD 1 ]───────────────────────────────────────────────────────────────────────────
-      field │ request
-      value │ GET /api/search?query=shoes&filters=%7B%22country%22%3A%5B%22US%22%5D%7D&limit=5
-      ─[ RECORD 2 ]───────────────────────────────────────────────────────────────────────────
-      field │ request_count
-      value │ 1
-      ─[ RECORD 3 ]───────────────────────────────────────────────────────────────────────────
-      field │ worst_case_per_request
-      value │ 1
-      ─[ RECORD 4 ]───────────────────────────────────────────────────────────────────────────
-      field │ worst_case_credits
-      value │ 1
-      ─[ RECORD 5 ]───────────────────────────────────────────────────────────────────────────
-      field │ balance
-      value │ 1000000
-      ─[ RECORD 6 ]───────────────────────────────────────────────────────────────────────────
-      field │ balance_covers_worst_case
-      value │ yes
+      ┌───────────────────────────┬────────────────────────────────────────────────────────────────┐
+      │ field                     │ value                                                          │
+      ├───────────────────────────┼────────────────────────────────────────────────────────────────┤
+      │ request                   │ GET /api/search?query=shoes&filters={"country":["US"]}&limit=5 │
+      │ request_count             │ 1                                                              │
+      │ worst_case_per_request    │ 1                                                              │
+      │ worst_case_credits        │ 1                                                              │
+      │ balance                   │ 1000000                                                        │
+      │ balance_covers_worst_case │ yes                                                            │
+      └───────────────────────────┴────────────────────────────────────────────────────────────────┘
       "
     `);
   });
