@@ -14,8 +14,40 @@ function width(text: string): number {
 export function wrapLine(line: string, columns: number, hang = 0): string[] {
   if (width(line) <= columns) return [line];
   const indent = /^ */.exec(line)?.[0] ?? '';
-  const words = line.slice(indent.length).split(/ +/);
-  return pack(words, indent, indent + ' '.repeat(hang), columns, '');
+  return pack(
+    unbreakable(line.slice(indent.length).split(/ +/)),
+    indent,
+    indent + ' '.repeat(hang),
+    columns,
+    '',
+  );
+}
+
+/**
+ * Words joined where a break would spoil a copy: a `quoted command` stays one piece, and so does a
+ * command given bare (from `company-data` to the end of the line, as "Resume with: company-data
+ * enrich ..."): a terminal wraps a line too long by itself, and copying it gives one line back,
+ * where a line broken here would paste as two commands.
+ */
+function unbreakable(words: string[]): string[] {
+  const out: string[] = [];
+  let open: string | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (open !== undefined) {
+      open += ` ${word}`;
+      if (word.includes('`')) {
+        out.push(open);
+        open = undefined;
+      }
+    } else if (word === 'company-data') {
+      out.push(words.slice(i).join(' '));
+      return out;
+    } else if ((word.match(/`/g) ?? []).length === 1) open = word;
+    else out.push(word);
+  }
+  if (open !== undefined) out.push(open);
+  return out;
 }
 
 /** Words laid into lines: `first` starts the first line, `next` the rest; `suffix` ends all but the last. */
