@@ -50,10 +50,17 @@ await Promise.all([
 ]);
 
 // company-data(1), from the command declarations of the bundle just built (src/man-page.ts), read
-// at 80 columns whatever the terminal of the build: package.json's `man` installs it.
+// with its examples fitted to 80 columns once man has indented them (10): `man` in package.json installs it.
 {
   const cli = createRequire(import.meta.url)(`${staging}/cli.cjs`);
-  const invocation = { argv: [], env: { COLUMNS: '80' }, now: Date.now, streams: {}, exitCode: 0, cleanups: [] };
+  const invocation = {
+    argv: [],
+    env: { COLUMNS: '68' },
+    now: Date.now,
+    streams: {},
+    exitCode: 0,
+    cleanups: [],
+  };
   writeFileSync(`${staging}/company-data.1`, cli.renderManPage(cli.buildProgram(invocation), pkg.version));
 }
 

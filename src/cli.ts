@@ -34,9 +34,9 @@ import { reflowHelpText } from './output/wrap.js';
 import { Problem } from './problem.js';
 import { version } from './version.js';
 
-export { version };
 // For scripts/build.mjs, which writes the man page from the same declarations as --help.
 export { renderManPage } from './man-page.js';
+export { version };
 
 /** Every command, in the order `--help` lists them. */
 export const COMMANDS: ReadonlyArray<{ register(program: Command, kit: CommandKit): void }> = [

@@ -83,7 +83,15 @@ function choicesOf(option: Option): string {
 function commandSection(command: Command): string[] {
   const path = pathOf(command);
   const usage = `company-data ${path} ${command.usage()}`.trim();
-  const out = ['.SS', `.B ${roff(path)}`, '', `.PP`, `\\fB${roff(usage)}\\fR`, '.PP', roff(command.description())];
+  const out = [
+    '.SS',
+    `.B ${roff(path)}`,
+    '',
+    `.PP`,
+    `\\fB${roff(usage)}\\fR`,
+    '.PP',
+    roff(command.description()),
+  ];
   const own = command.options.filter((o) => o.long !== '--help');
   if (own.length > 0) out.push('.PP', 'Options:', '.RS 2', ...options(own), '.RE');
   const after = afterText(command);

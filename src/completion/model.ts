@@ -82,7 +82,8 @@ function positionalValues(
   catalogs: CompletionValues,
 ): ValueSpec {
   if (argument.argChoices) return words(argument.argChoices);
-  if ((path === 'config use' || path === 'config delete-profile') && index === 0) return words(catalogs.profiles);
+  if ((path === 'config use' || path === 'config delete-profile') && index === 0)
+    return words(catalogs.profiles);
   if (path === 'breakdown' && index === 0) return words(catalogs.facets);
   if (path === 'api' && index === 0) return words(HTTP_METHODS);
   if (path === 'api' && index === 1) return words(API_PATHS);
