@@ -21,14 +21,22 @@ export default defineConfig({
           // test/commands alone 108 s -> 54 s).
           isolate: false,
           // Property tests from a fixed seed, printed, replayable (test/helpers/seed.ts).
-          setupFiles: ['test/helpers/fast-check-seed.ts'],
+          setupFiles: ['test/helpers/fast-check-seed.ts', 'test/helpers/state-cleanup.ts'],
         },
       },
       // The files that start the built binary as a process. They too leave no globals behind (what
       // they start, they stop; a working directory they change, they restore), so a worker keeps
       // the helpers and src/ modules it loaded from one file to the next: measured side by side on
       // the 2-core box, the whole run took about 20 CPU-seconds less (docs/performance.md).
-      { test: { ...common, name: 'e2e', include: ['test/e2e/**/*.test.ts'], isolate: false } },
+      {
+        test: {
+          ...common,
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          isolate: false,
+          setupFiles: ['test/helpers/state-cleanup.ts'],
+        },
+      },
     ],
   },
 });

@@ -38,6 +38,8 @@ export interface ProfileMembers {
   format?: string;
   timeout?: number | string;
   retries?: number | string;
+  credits_charged_header?: string;
+  credits_remaining_header?: string;
   [member: string]: unknown;
 }
 
@@ -257,6 +259,23 @@ function pick(
     return { raw: stored.raw, origin: { source: 'config file', label: stored.label } };
   }
   return undefined;
+}
+
+/** The name of an HTTP header (a token: letters, digits and !#$%&'*+.^_`|~-). */
+export function parseHeaderName(raw: unknown, origin: Origin): string {
+  const name = String(raw).trim();
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+    throw invalid(origin, `must be the name of an HTTP header, got ${JSON.stringify(raw)}`);
+  return name;
+}
+
+/** The credit header names a profile (or the environment) gives. */
+function creditHeadersOf(
+  ...picked: Array<{ raw: unknown; origin: Origin } | undefined>
+): { charged?: string; remaining?: string } | undefined {
+  const [charged, remaining] = picked.map((p) => (p ? parseHeaderName(p.raw, p.origin) : undefined));
+  if (charged === undefined && remaining === undefined) return undefined;
+  return { ...(charged ? { charged } : {}), ...(remaining ? { remaining } : {}) };
 }
 
 function setting<T>(
@@ -487,6 +506,10 @@ export async function resolveConfig(
       from(flags.retries, '--retries', 'COMPANY_DATA_RETRIES', 'retries'),
       parseRetries,
       DEFAULT_RETRIES,
+    ),
+    creditHeaders: creditHeadersOf(
+      from(undefined, '', 'COMPANY_DATA_CREDITS_CHARGED_HEADER', 'credits_charged_header'),
+      from(undefined, '', 'COMPANY_DATA_CREDITS_REMAINING_HEADER', 'credits_remaining_header'),
     ),
     allowInsecureHttp: Boolean(flags.allowInsecureHttp),
     csvRaw: Boolean(flags.csvRaw),

@@ -40,6 +40,10 @@ export async function createContext(
   // catalog (errors, products, fields) never loads it.
   let real: Client | undefined;
   let loading: Promise<Client> | undefined;
+  // Listeners of the service's RateLimit headers asked for before the client exists (a batch
+  // whose catalogs came from the cache): attached when it is made, so its first answer counts.
+  type Watch = { listener: Parameters<NonNullable<Client['watchRateLimits']>>[0]; unwatch?: () => void };
+  const watches = new Set<Watch>();
   const load = (): Promise<Client> => {
     loading ??= Promise.all([import('./http/client.js'), import('./spinning-client.js')]).then(
       ([{ createClient }, { spinningClient }]) => {
@@ -53,6 +57,7 @@ export async function createContext(
         // Charges reach the ledger through the purchase path (src/spend/), not here.
         const created = spinningClient(http, io, config);
         state.cleanups.push(() => created.close());
+        for (const watch of watches) watch.unwatch = created.watchRateLimits?.(watch.listener);
         real = created;
         return created;
       },
@@ -65,6 +70,15 @@ export async function createContext(
     },
     get lastCredits(): Credits {
       return real ? real.lastCredits : {};
+    },
+    watchRateLimits(listener) {
+      if (real?.watchRateLimits) return real.watchRateLimits(listener);
+      const watch: Watch = { listener };
+      watches.add(watch);
+      return () => {
+        watches.delete(watch);
+        watch.unwatch?.();
+      };
     },
     async close(): Promise<void> {
       if (loading) await (await loading).close();

@@ -25,6 +25,7 @@ export type LocalCode =
   | 'unknown_endpoint' // `api` with a path (404) or method (405) the service does not have
   | 'unexpected_fields' // a batch answer with fields outside the columns its first answer decided
   | 'budget_exhausted' // the --budget of a batch is reached (or --budget-month, or mcp's --allow-spend)
+  | 'charge_above_hold' // an answer reported a charge above what was held for it: the caps cannot be trusted
   | 'spending_not_allowed' // a paid tool called on a read-only `company-data mcp` (no --allow-spend)
   | 'too_many_failures' // a batch stopped after a long run of consecutive failures
   | 'interrupted' // SIGINT / SIGTERM
@@ -48,6 +49,7 @@ const LOCAL_TITLES: Partial<Record<LocalCode, string>> = {
   retry_after_too_long: 'Service asked to wait too long',
   redirect_refused: 'Redirect refused',
   budget_exhausted: 'Budget reached',
+  charge_above_hold: 'Charge above what was held',
   too_many_failures: 'Too many failures',
   interrupted: 'Interrupted',
   internal_bug: 'Unexpected failure',
@@ -131,7 +133,12 @@ export function usageError(detail: string, hint?: string): Problem {
 }
 
 const KEY_CODES = new Set(['invalid_api_key', 'api_key_restricted', 'upgrade_required']);
-const CREDIT_CODES = new Set(['insufficient_credits', 'max_credits_exceeded', 'budget_exhausted']);
+const CREDIT_CODES = new Set([
+  'insufficient_credits',
+  'max_credits_exceeded',
+  'budget_exhausted',
+  'charge_above_hold',
+]);
 /**
  * Set-up mistakes on the way to the service: no retry can fix them and the user can, so each is
  * named with its cause, tried once, and exits 2 (docs/contract.md, "Set-up mistakes").
@@ -212,6 +219,8 @@ const HINTS: Record<string, string> = {
   budget_exhausted:
     'Raise --budget (or --budget-month) and re-run the same command; answers already bought are reused from the store at no cost.',
   interrupted: 'Re-run the same command to resume.',
+  charge_above_hold:
+    'Check `company-data spend` and the account balance with the service; re-run only once the service (or a proxy in front of it) reports charges within max_credits.',
   run_busy: 'Wait for the other run to finish, or give this one another --output.',
   store_busy:
     'Wait for the run to finish (or stop it: it resumes where it stopped), then run this command again.',

@@ -79,6 +79,11 @@ export interface Config {
     missing?: boolean;
   };
   baseUrl?: Setting<string>;
+  /**
+   * The names of the credit headers, for a service whose names nothing recognises
+   * (credits_charged_header, credits_remaining_header; src/http/credits.ts reads the rest by meaning).
+   */
+  creditHeaders?: { charged?: string; remaining?: string };
   /** The key itself; never printed. */
   apiKey?: Setting<string>;
   authHeader: Setting<AuthHeader>;
@@ -97,6 +102,10 @@ export interface Config {
 export interface Credits {
   /** Credits charged by the last response, when the server said so. */
   charged?: number;
+  /** The header the charge was read from (as sent), for messages. */
+  chargedName?: string;
+  /** A charge header whose value is not a number, as sent: it counts as possibly charged. */
+  chargedText?: string;
   /** Balance left after the last response, when the server said so. */
   remaining?: number;
 }

@@ -5,6 +5,7 @@
 // flat `credits_charged`, or only in the headers. A body it cannot read is an
 // `unexpected_response` problem, never a crash.
 
+import { readBodyCredits } from '../http/credits.js';
 import { oneLine } from '../output/sanitize.js';
 import { Problem } from '../problem.js';
 import type { Client, Credits, RequestOptions } from '../types.js';
@@ -119,7 +120,7 @@ function unreadable(detail: string): Problem {
 export function adaptDomainResult(
   body: unknown,
   requested: string,
-  headerCredits: Credits = {},
+  _headerCredits: Credits = {},
   fields?: readonly string[],
 ): DomainResult {
   if (!isObject(body)) throw unreadable('the body is not a JSON object');
@@ -155,11 +156,6 @@ export function adaptDomainResult(
   const domain = typeof domainValue === 'string' && domainValue !== '' ? oneLine(domainValue) : requested;
 
   const credits = isObject(body.credits) ? body.credits : undefined;
-  const charged =
-    finiteNumber(credits?.charged) ??
-    finiteNumber(body.credits_charged) ??
-    finiteNumber(body.credits) ??
-    headerCredits.charged;
   let productCharges: Record<string, number> | undefined;
   if (isObject(credits?.products)) {
     productCharges = {};
@@ -169,8 +165,8 @@ export function adaptDomainResult(
     }
   }
 
-  const result: DomainResult = { found, domain, record };
-  if (charged !== undefined) result.charged = charged;
+  // The figures as sent: src/spend/charges.ts decides what they are worth.
+  const result: DomainResult = { found, domain, record, reported: readBodyCredits(body) };
   if (productCharges) result.productCharges = productCharges;
   return result;
 }

@@ -1,6 +1,8 @@
 // One type per JSON shape of docs/contract.md. Adapters (src/api/*.ts) turn whatever the server
 // sends into these, tolerating other plausible envelopes.
 
+import type { BodyCredits } from '../http/credits.js';
+
 export interface Product {
   id: string;
   description: string;
@@ -58,8 +60,8 @@ export interface DomainResult {
   domain: string;
   /** The record's fields (everything except found/domain/code/credits). */
   record: Record<string, unknown>;
-  /** Credits charged, from the body or the headers. */
-  charged?: number;
+  /** The credit figures the body reported, as sent (src/spend/charges.ts reads them). */
+  reported?: BodyCredits;
   /** Per-product charges when the server says. */
   productCharges?: Record<string, number>;
 }

@@ -8,6 +8,7 @@
 // or a claim of ours together with the hold of its worst case); the turn under --rate; the call
 // with max_credits; the answer saved, the charge settled and recorded in one more transaction.
 // Which failures stop or abort the run is src/spend/stops.ts's to say.
+
 import {
   type DomainLookupOptions,
   domainLookup,
@@ -16,6 +17,7 @@ import {
 } from '../api/domains.js';
 import { THROTTLE_STATUSES } from '../http/retry.js';
 import { isProblem, Problem } from '../problem.js';
+import { domainReported } from '../spend/charges.js';
 import type { Repriced } from '../spend/pricing.js';
 import { type Purchase, purchase } from '../spend/purchase.js';
 import { type Hold, isStoreProblem, type Purse } from '../spend/purse.js';
@@ -48,7 +50,7 @@ export interface LookupOptions {
    * Called once when the run must abort (`fatal` is set): the run then aborts `signal`, so that
    * no lookup still in flight holds the run up until its own timeout.
    */
-  onAbort?: () => void;
+  onAbort?: (problem: Problem) => void;
   /** Also called before each retry (the run passes the catalog-refresh hook of src/api/catalogs.ts). */
   onRetry?: NonNullable<DomainLookupOptions['onRetry']>;
   /** On max_credits_exceeded: the worst case after reading the catalog again (src/spend/pricing.ts). */
@@ -72,6 +74,7 @@ const STOP_DETAIL: Record<StopReason, string> = {
   max_credits_exceeded: 'not requested: the service refused the --max-credits of this run',
   too_many_failures: 'not requested: the run stopped after too many consecutive failures',
   retry_after_too_long: 'not requested: the service asked to wait longer than company-data waits',
+  charge_above_hold: 'not requested: an answer reported a charge above what was held for it',
   interrupted: 'not requested: the run was interrupted',
 };
 
@@ -249,7 +252,7 @@ export class Lookups {
     this.fatal = problem;
     this.options.scheduler.stop();
     this.options.purse.wake();
-    this.options.onAbort?.();
+    this.options.onAbort?.(problem);
   }
 
   private readonly stopped = (): boolean => this.stopReason !== undefined || this.fatal !== undefined;
@@ -337,7 +340,8 @@ export class Lookups {
           worstCase: this.worstCase,
           hold,
           send: (maxCredits, onRetry) => this.lookup(domain, onRetry, maxCredits),
-          chargeOf: (response) => response.result.charged ?? response.credits.charged,
+          reported: domainReported,
+          backed: true,
           onRetry: (problem, attempt, delayMs) => this.beforeRetry(problem, attempt, delayMs),
           reprice: this.reprice,
           // Committed with the charge, before the slot is released: once the run sees nothing
@@ -360,6 +364,8 @@ export class Lookups {
         return this.failed(domain, error, slot);
       }
       const { response, charged } = bought;
+      // A charge above the hold: the caps the run believed it held no longer hold.
+      if (bought.unreadable?.aboveHold) this.stop('charge_above_hold');
       if (typeof response.credits.remaining === 'number') this.balance = response.credits.remaining;
       const row: RowResult = {
         found: response.result.found,

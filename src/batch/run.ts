@@ -14,6 +14,7 @@ import { doubtfulTitle } from '../csv/domain-columns.js';
 import { openInput } from '../csv/input.js';
 import { choiceNote, type EncodingChoice } from '../csv/read.js';
 import { normaliseDomain } from '../domain.js';
+import { mayHaveBeenCharged } from '../http/outcome.js';
 import { oneLine } from '../output/sanitize.js';
 import { createPacer, type RateSource } from '../pace.js';
 import { Problem } from '../problem.js';
@@ -314,7 +315,12 @@ async function runWithStore(
     signal: drain.signal,
     // An abort (exit 2 or 3) cancels what is in flight at once, not after the rows before it
     // are written: the writer may be waiting for one of them, which could take until its timeout.
-    onAbort: () => drain.abort(),
+    // Not when the service answered the abort's problem (a 401, a 400 for every row): it is
+    // answering, so the requests in flight are finished and read, as after Ctrl-C; cancelled,
+    // their outcome would be unknown and counted as possibly charged.
+    onAbort: (problem) => {
+      if (mayHaveBeenCharged(problem)) drain.abort();
+    },
     // A catalog changing under the run: later commands must not read the old one from the cache.
     onRetry: catalogRetryHook(ctx),
   });
@@ -463,6 +469,9 @@ async function runWithStore(
     }
   }
 
+  // Told whatever the outcome: the figure is the service's, not the run's.
+  const unaccounted = purse.unaccountedWarning();
+  if (unaccounted) io.warn(unaccounted);
   if (outcome !== 'done') {
     // The rows gathered for the next write go out first (stdout keeps what a stopped run wrote),
     // so that the output holds every row the summary counts.
@@ -541,6 +550,12 @@ function finish(
           : `retry after ${at} (with --no-store the run starts over).`,
       });
     }
+    case 'charge_above_hold':
+      throw new Problem({
+        code: 'charge_above_hold',
+        detail: `an answer reported a charge above what was held for it (see -v); this run charged ${spent}.${resume}`,
+        source: 'client',
+      });
     case 'too_many_failures':
       throw new Problem({
         code: 'too_many_failures',

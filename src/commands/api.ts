@@ -1,16 +1,53 @@
 // `company-data api`: a raw request for endpoints and parameters the CLI does not model yet. It goes
 // through the same client as every command, so auth, retries, problems, credits and redaction
 // behave exactly as they do elsewhere; only the request is built from the command line.
+
 import { readFile } from 'node:fs/promises';
 import { Argument, type Command, InvalidArgumentError } from 'commander';
 import { BUDGET_MONTH_OPTION, type CommandKit } from '../command-kit.js';
 import { Problem, usageError } from '../problem.js';
+import { answerReported } from '../spend/charges.js';
 import type { ApiResponse, Context, HttpMethod, RequestOptions } from '../types.js';
 
 export const API_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** The catalogs are public: the key is never sent to them (DESIGN.md, safe by default). */
 export const PUBLIC_PATHS: readonly string[] = ['/api/products', '/api/fields', '/api/errors'];
+/**
+ * What `api` sends without buying: the catalogs and the account, matched after the normalisation a
+ * server may apply (normalisedApiPath). Every other path, on every method, is bought.
+ */
+export const FREE_PATHS: readonly string[] = [...PUBLIC_PATHS, '/api/me'];
+
+/**
+ * A path as a lenient server may read it: percent-escapes decoded, case folded, backslashes as
+ * slashes, runs of slashes collapsed, dot segments resolved, no trailing slash. Only used to
+ * decide what is free: the path is sent as typed.
+ */
+export function normalisedApiPath(path: string): string {
+  let text = path;
+  try {
+    text = decodeURIComponent(text);
+  } catch {
+    // A broken escape: the server reads it some other way; the path stays as typed.
+  }
+  const segments: string[] = [];
+  for (const segment of text.toLowerCase().replace(/\\/g, '/').split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') segments.pop();
+    else segments.push(segment);
+  }
+  return `/${segments.join('/')}`;
+}
+
+/** What a raw request to `path` buys: nothing (the catalogs, the account), a domain lookup, or another paid answer. */
+export function apiPurchaseOf(path: string): 'free' | 'domain' | 'lookalike' | 'paid' {
+  const normal = normalisedApiPath(path);
+  if (FREE_PATHS.includes(normal)) return 'free';
+  if (normal.startsWith('/api/domains/')) return 'domain';
+  if (normal.startsWith('/api/lookalike/')) return 'lookalike';
+  return 'paid';
+}
 
 export interface ApiFlags {
   budgetMonth?: number;
@@ -153,7 +190,7 @@ export async function buildApiRequest(
   if (flags.body !== undefined && method === 'GET')
     throw usageError('a GET request cannot carry --body; use POST.');
   const body = flags.body === undefined ? undefined : await bodyFrom(ctx, flags.body);
-  const isPublic = PUBLIC_PATHS.includes(path.replace(/\/+$/, ''));
+  const isPublic = PUBLIC_PATHS.includes(normalisedApiPath(path));
   return { method, path, query, body, auth: flags.auth !== false && !isPublic };
 }
 
@@ -185,12 +222,13 @@ export async function runApi(
     import('../api/catalogs.js'),
     import('../output/format.js'),
   ]);
-  const charging = request.auth && CHARGING_PATH.exec(request.path);
+  const bought = apiPurchaseOf(request.path);
   let response: Awaited<ReturnType<typeof ctx.client.request<unknown>>>;
   try {
-    response = charging
-      ? await buyRaw(ctx, request, charging[1] === 'domains', flags)
-      : await ctx.client.request<unknown>({ ...request, onRetry: catalogRetryHook(ctx) });
+    response =
+      bought !== 'free'
+        ? await buyRaw(ctx, request, bought, flags)
+        : await ctx.client.request<unknown>({ ...request, onRetry: catalogRetryHook(ctx) });
   } catch (error) {
     throw unknownEndpoint(error, method, request.path) ?? error;
   }
@@ -199,54 +237,98 @@ export async function runApi(
   return 0;
 }
 
-/** The endpoints that can charge: a raw request to them is bought like any command's. */
-const CHARGING_PATH = /^\/api\/(domains|lookalike)\/[^/]+\/?$|^\/api\/(search)\/?$/;
+/** The value of a query parameter as a server reads it: trimmed, leading zeros and a `+` sign allowed. */
+function serverInteger(value: unknown): number | undefined {
+  const text = String(value).trim();
+  return /^\+?\d+$/.test(text) ? Number(text) : undefined;
+}
 
 /**
- * A raw request to an endpoint that charges goes through the purchase path: held against the
- * month's cap, recorded in the ledger. A domain lookup that names no max_credits is sent with the
- * worst case of its products (from the catalog), so that the service backs what is held.
+ * A raw request to anything but the catalogs and the account goes through the purchase path:
+ * held against the caps, written ahead in the store, recorded in the ledger. A domain lookup
+ * always carries the client's own max_credits (whatever spelling of it the user gave is replaced):
+ * the worst case of its products from the catalog, or the user's max_credits when lower; a
+ * max_credits above what the caps leave is refused before sending.
  */
 async function buyRaw(
   ctx: Context,
   request: RequestOptions,
-  lookup: boolean,
+  kind: 'domain' | 'lookalike' | 'paid',
   flags: ApiFlags,
 ): Promise<ApiResponse<unknown>> {
-  const [{ catalogRetryHook }, { buyOnce }, { REQUEST_PRICE_ESTIMATE, selectionOf }, { splitList }] =
-    await Promise.all([
-      import('../api/catalogs.js'),
-      import('../spend/purchase.js'),
-      import('../spend/pricing.js'),
-      import('../batch/selection.js'),
-    ]);
-  const query = { ...request.query };
+  const [
+    { catalogRetryHook },
+    { purchase },
+    { purseOf },
+    { REQUEST_PRICE_ESTIMATE, selectionOf },
+    { splitList },
+  ] = await Promise.all([
+    import('../api/catalogs.js'),
+    import('../spend/purchase.js'),
+    import('../spend/purse.js'),
+    import('../spend/pricing.js'),
+    import('../batch/selection.js'),
+  ]);
+  const query: NonNullable<RequestOptions['query']> = {};
+  let asked: { name: string; value: unknown } | undefined;
+  for (const [name, value] of Object.entries(request.query ?? {})) {
+    if (kind === 'domain' && name.trim().toLowerCase() === 'max_credits') asked = { name, value };
+    else query[name] = value;
+  }
   let worstCase = REQUEST_PRICE_ESTIMATE;
-  let capped = false;
-  if (lookup && query.max_credits === undefined) {
+  if (kind === 'domain') {
     try {
       const selection = await selectionOf(ctx, {
         products: splitList(query.products === undefined ? undefined : String(query.products)),
         include: splitList(query.include === undefined ? undefined : String(query.include)),
       });
       worstCase = selection.worstCase;
-      capped = true;
     } catch {
-      // A selection the catalog refuses: the service's own answer says why.
+      // A selection the catalog refuses: the service's own answer says why (a 400 costs nothing).
     }
-  } else if (lookup && /^\d+$/.test(String(query.max_credits))) worstCase = Number(query.max_credits);
+  }
+  const purse = await purseOf(ctx, { budgetMonth: flags.budgetMonth });
+  if (asked) {
+    const max = serverInteger(asked.value);
+    if (max === undefined)
+      throw usageError(`${asked.name} must be a whole number of credits, got "${String(asked.value)}"`);
+    const left = await purse.left();
+    const room = Math.min(left.run ?? Number.POSITIVE_INFINITY, left.month ?? Number.POSITIVE_INFINITY);
+    if (max > room)
+      throw new Problem({
+        code: 'budget_exhausted',
+        detail: `${asked.name}=${max} is more than the caps leave (${room} credits): nothing was sent`,
+        source: 'client',
+      });
+    worstCase = Math.min(worstCase, max);
+  }
   const catalogHook = catalogRetryHook(ctx);
-  return buyOnce(ctx, flags, {
+  const { adaptLookalikeResponse } = await import('../api/lookalike.js');
+  const { response } = await purchase<ApiResponse<unknown>>({
+    purse,
     worstCase,
     send: (maxCredits, onRetry) =>
       ctx.client.request<unknown>({
         ...request,
-        query: capped ? { ...query, max_credits: maxCredits } : query,
+        query: kind === 'domain' ? { ...query, max_credits: maxCredits } : query,
         onRetry: async (problem, attempt, delayMs) => {
           await catalogHook(problem, attempt, delayMs);
           await onRetry(problem, attempt, delayMs);
         },
       }),
-    chargeOf: (response) => response.credits.charged,
+    backed: kind === 'domain',
+    // A domain or a lookalike not found costs nothing (the spec), through `api` as anywhere.
+    reported: (answer) => {
+      if (kind === 'domain') {
+        const body = answer.data as { found?: unknown } | null;
+        return answerReported(answer, typeof body === 'object' && body !== null && body.found === false);
+      }
+      if (kind === 'lookalike') {
+        const result = adaptLookalikeResponse(answer.data);
+        return answerReported(answer, result !== undefined && !result.found);
+      }
+      return answerReported(answer);
+    },
   });
+  return response;
 }

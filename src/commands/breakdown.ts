@@ -1,5 +1,6 @@
 // `company-data breakdown`: how a segment (query + filters) splits over one facet, drawn as a
 // bar chart in a terminal and as flat rows for scripts.
+
 import { type Command, Option } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { type BreakdownRequest, MAX_BREAKDOWN_LIMIT } from '../api/search.js';
@@ -11,6 +12,7 @@ import {
   fieldsForChecks,
   filtersFromFlags,
 } from '../search/options.js';
+import { answerReported } from '../spend/charges.js';
 import type { Context } from '../types.js';
 
 export interface BreakdownFlags extends FilterFlags {
@@ -110,11 +112,16 @@ export async function runBreakdown(
     ]);
   let response: Awaited<ReturnType<typeof fetchBreakdown>>;
   try {
-    response = await buyOnce(ctx, flags, {
-      worstCase: REQUEST_PRICE_ESTIMATE,
-      send: (_max, onRetry) => fetchBreakdown(ctx, request, { onRetry }),
-      chargeOf: (answer) => answer.credits.charged,
-    });
+    response = await buyOnce(
+      ctx,
+      flags,
+      {
+        worstCase: REQUEST_PRICE_ESTIMATE,
+        send: (_max, onRetry) => fetchBreakdown(ctx, request, { onRetry }),
+        reported: (answer) => answerReported(answer),
+      },
+      { endpoint: 'breakdown', size: request.limit },
+    );
   } catch (error) {
     throw await explainProblem(ctx, error, request);
   }

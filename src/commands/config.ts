@@ -14,6 +14,8 @@ const SETTABLE: Record<string, string> = {
   format: 'format',
   timeout: 'timeout',
   retries: 'retries',
+  'credits-charged-header': 'credits_charged_header',
+  'credits-remaining-header': 'credits_remaining_header',
 };
 
 export function register(program: Command, kit: CommandKit): void {
@@ -276,7 +278,9 @@ export async function runSet(
           ? config.parseFormat(value, origin)
           : name === 'timeout'
             ? config.parseTimeoutMs(value, origin) / SECONDS
-            : config.parseRetries(value, origin);
+            : name === 'retries'
+              ? config.parseRetries(value, origin)
+              : config.parseHeaderName(value, origin);
   const target = await openForWrite(env, flags);
   const { path, file, profile } = target;
   await config.writeConfigFile(

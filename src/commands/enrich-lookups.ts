@@ -4,6 +4,7 @@
 // search and lookalike; -o ndjson and -o csv give one row per domain, each with credits_charged and
 // bought_at. An answer younger than its age limit comes from the result store, at no cost, with a
 // line on stderr saying so; an answer bought goes to the store.
+
 import { catalogRetryHook } from '../api/catalogs.js';
 import { type EnrichQuery, type EnrichResponse, enrichDomain } from '../api/domains.js';
 import type { DomainResult } from '../api/types.js';
@@ -13,6 +14,7 @@ import { normaliseDomain } from '../domain.js';
 import { formatOf, printCredits, printJson, printList, printRecord } from '../output/format.js';
 import { oneLine } from '../output/sanitize.js';
 import { isProblem, Problem } from '../problem.js';
+import { domainReported } from '../spend/charges.js';
 import { repriceSelection, selectionOf } from '../spend/pricing.js';
 import { purchase } from '../spend/purchase.js';
 import { type Purse, purseOf } from '../spend/purse.js';
@@ -127,27 +129,27 @@ export async function lookupDomains(
       continue;
     }
     const catalogHook = catalogRetryHook(ctx);
-    const { response } = await purchase<EnrichResponse>({
+    const { response, charged: cost } = await purchase<EnrichResponse>({
       purse,
       worstCase: selection.worstCase,
       send: (maxCredits, onRetry) => enrichDomain(ctx, domain, query, { onRetry, maxCredits }),
-      chargeOf: ({ result, credits }) => result.charged ?? credits.charged,
+      reported: domainReported,
+      backed: true,
       onRetry: catalogHook,
       reprice: (_refused, held) => repriceSelection(ctx, flags, selection, held),
     });
     const { result, credits } = response;
     results.push(result);
-    const cost = result.charged ?? credits.charged;
     costs.push(cost);
     bought.push(null);
-    if (cost !== undefined) charged = (charged ?? 0) + cost;
+    charged = (charged ?? 0) + cost;
     if (credits.remaining !== undefined) remaining = credits.remaining;
     if (store && scope !== undefined) {
       try {
         await store.save(scope, domain, {
           found: result.found,
           record: result.found ? { domain, ...result.record } : null,
-          credits: cost ?? 0,
+          credits: cost,
           boughtAt: ctx.now(),
           run: null,
         });

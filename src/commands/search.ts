@@ -1,6 +1,7 @@
 // `company-data search`: companies matching a business-language query and exact filters, minus an
 // exclusion list. Everything that can be checked locally (flags, filters and fields against the
 // catalog, exclusions and their limits) is checked before the search is sent.
+
 import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { MAX_SEARCH_LIMIT, type SearchRequest } from '../api/search.js';
@@ -18,6 +19,7 @@ import {
   fieldsForChecks,
   filtersFromFlags,
 } from '../search/options.js';
+import { answerReported } from '../spend/charges.js';
 import type { Context } from '../types.js';
 
 export interface SearchFlags extends FilterFlags, CsvFlags {
@@ -162,11 +164,16 @@ export async function runSearch(
     ]);
   let response: Awaited<ReturnType<typeof searchCompanies>>;
   try {
-    response = await buyOnce(ctx, flags, {
-      worstCase: REQUEST_PRICE_ESTIMATE,
-      send: (_max, onRetry) => searchCompanies(ctx, request, { onRetry }),
-      chargeOf: (answer) => answer.credits.charged,
-    });
+    response = await buyOnce(
+      ctx,
+      flags,
+      {
+        worstCase: REQUEST_PRICE_ESTIMATE,
+        send: (_max, onRetry) => searchCompanies(ctx, request, { onRetry }),
+        reported: (answer) => answerReported(answer),
+      },
+      { endpoint: 'search', size: request.limit },
+    );
   } catch (error) {
     throw await explainProblem(ctx, error, request);
   }

@@ -72,11 +72,8 @@ export async function readSpend(ctx: Context, options: SpendOptions): Promise<Sp
   const admin = await import('../store/admin.js');
   const { path, opened } = await admin.existingStore(ctx.store, 'read the spend ledger of');
   // Holds of processes that are gone (killed while a request was in flight) count as possibly
-  // charged: turned into ledger entries first. A store that cannot be written still shows the rest.
-  try {
-    await opened?.sweep();
-  } catch {}
-  const rows = opened ? await opened.spend(options.by, options.since?.from) : [];
+  // charged, also when the store cannot be written (src/store/admin.ts).
+  const rows = opened ? await admin.spendRowsOf(opened, options.by, options.since?.from) : [];
   const total = admin.spendTotal(rows);
   const since = options.since?.label ?? null;
   const emptyMessage = opened

@@ -191,7 +191,9 @@ export async function runStoreClear(ctx: Context, options: ClearOptions): Promis
     return 0;
   }
   await admin.refuseWhileRunsLive(opened, 'store clear');
-  if (answers === 0 && (!options.ledger || entries === 0)) {
+  // A store found emptied keeps a mark until its ledger is cleared on purpose: that is still to do.
+  const lost = options.ledger && (await opened.ledgerLost()) !== undefined;
+  if (answers === 0 && (!options.ledger || entries === 0) && !lost) {
     await outcome(0, 0, `The store ${path} holds no answers: nothing to remove.`);
     return 0;
   }

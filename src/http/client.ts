@@ -217,7 +217,7 @@ export function createClient(config: Config, options: ClientOptions = {}): Clien
         const limits = readRateLimits(responseHeaders);
         if (limits) for (const watch of rateWatchers) watch(limits);
       }
-      const credits = readCredits(responseHeaders);
+      const credits = readCredits(responseHeaders, config.creditHeaders);
       if (request.auth) lastCredits = credits;
       if (verbose) {
         const charged = credits.charged === undefined ? '' : `, charged ${credits.charged}`;

@@ -14,7 +14,8 @@ import {
 } from '../api/lookalike.js';
 import type { Pacer } from '../pace.js';
 import { Problem } from '../problem.js';
-import { REQUEST_PRICE_ESTIMATE } from '../spend/pricing.js';
+import { answerReported } from '../spend/charges.js';
+import { learntPrice, notePrice, REQUEST_PRICE_ESTIMATE } from '../spend/prices.js';
 import { purchase } from '../spend/purchase.js';
 import { type Hold, type Purse, purseOf } from '../spend/purse.js';
 import { verdictOf } from '../spend/stops.js';
@@ -82,7 +83,8 @@ export async function fetchSeeds(
   const purse =
     options.purse ?? (await purseOf(ctx, { budget: options.budget, budgetMonth: options.budgetMonth }));
   const outcomes: Array<SeedOutcome | undefined> = requests.map(() => undefined);
-  let price = REQUEST_PRICE_ESTIMATE;
+  const size = requests[0]?.k;
+  let price = Math.max(REQUEST_PRICE_ESTIMATE, learntPrice(ctx, 'lookalike', size));
   let priced = false;
   let inFlight = 0;
   let next = 0;
@@ -109,18 +111,19 @@ export async function fetchSeeds(
         hold,
         send: (_max, onRetry) => fetchLookalikes(ctx, request, { spinner: options.spinner, onRetry }),
         onRetry: retryHook,
-        // A charge the answer does not report is taken as the worst case, but for "none found".
-        chargeOf: (answer) => {
+        // "None found" costs nothing (the spec), whatever the figures say.
+        reported: (answer) => {
           const result = adaptLookalikeResponse(answer.data);
-          return answer.credits.charged ?? (result !== undefined && !result.found ? 0 : undefined);
+          return answerReported(answer, result !== undefined && !result.found);
         },
         stopped: halted,
       });
       if (cost > 0) {
         priced = true;
+        if (cost > price) notePrice(ctx, 'lookalike', size, cost);
         price = Math.max(price, cost);
       }
-      if (response.credits.charged !== undefined) charged = (charged ?? 0) + response.credits.charged;
+      charged = (charged ?? 0) + cost;
       const balance = response.credits.remaining;
       if (balance !== undefined) remaining = Math.min(remaining ?? balance, balance);
       const result = adaptLookalikeResponse(response.data);

@@ -1,6 +1,7 @@
 // The paid tools: enrich, search, breakdown, lookalike. Each checks its arguments as the command
 // of the same name does (its plan function), buys through the one purchase path with the
 // session's purse, and answers with the rows projected to the fields asked for, within the cap.
+
 import {
   adaptBreakdownResponse,
   adaptSearchResponse,
@@ -16,7 +17,9 @@ import { fetchSeeds } from '../lookalike/fetch.js';
 import { fusedRows } from '../lookalike/output.js';
 import { Problem } from '../problem.js';
 import { explainProblem, type ProblemContext } from '../search/options.js';
-import { REQUEST_PRICE_ESTIMATE, selectionOf } from '../spend/pricing.js';
+import { answerReported } from '../spend/charges.js';
+import { learntPrice, notePrice } from '../spend/prices.js';
+import { selectionOf } from '../spend/pricing.js';
 import { type OnRetry, type Purchase, purchase } from '../spend/purchase.js';
 import { credits } from '../spend/purse.js';
 import type { ApiResponse } from '../types.js';
@@ -60,11 +63,17 @@ export async function worstCaseOf(
       return { requests: distinct, credits: distinct * selection.worstCase };
     }
     case 'lookalike': {
-      const seeds = normaliseArguments((args as ArgsOf<'lookalike'>).seeds).length;
-      return { requests: seeds, credits: seeds * REQUEST_PRICE_ESTIMATE };
+      const { seeds, k } = args as ArgsOf<'lookalike'>;
+      const count = normaliseArguments(seeds).length;
+      return { requests: count, credits: count * learntPrice(session.ctx, 'lookalike', k) };
     }
+    case 'search':
+      return { requests: 1, credits: learntPrice(session.ctx, 'search', (args as ArgsOf<'search'>).limit) };
     default:
-      return { requests: 1, credits: REQUEST_PRICE_ESTIMATE };
+      return {
+        requests: 1,
+        credits: learntPrice(session.ctx, 'breakdown', (args as ArgsOf<'breakdown'>).limit),
+      };
   }
 }
 
@@ -76,15 +85,19 @@ export async function worstCaseOf(
 async function buyRequest(
   session: Session,
   about: ProblemContext,
+  endpoint: 'search' | 'breakdown',
   send: (onRetry: OnRetry) => Promise<ApiResponse<unknown>>,
 ): Promise<Purchase<ApiResponse<unknown>>> {
   try {
-    return await purchase({
+    const worstCase = learntPrice(session.ctx, endpoint, about.limit);
+    const bought = await purchase({
       purse: session.purse!,
-      worstCase: REQUEST_PRICE_ESTIMATE,
+      worstCase,
       send: (_max, onRetry) => send(onRetry),
-      chargeOf: (response) => response.credits.charged,
+      reported: (response) => answerReported(response),
     });
+    if (!bought.unreadable) notePrice(session.ctx, endpoint, about.limit, bought.charged);
+    return bought;
   } catch (error) {
     throw await explainProblem(session.ctx, error, about);
   }
@@ -127,7 +140,7 @@ export async function searchTool(session: Session, args: ArgsOf<'search'>): Prom
     limit: args.limit,
     excludeDomain: args.exclude_domains,
   });
-  const { response, charged } = await buyRequest(session, request, (onRetry) =>
+  const { response, charged } = await buyRequest(session, request, 'search', (onRetry) =>
     searchCompanies(ctx, request, { onRetry, spinner: false }),
   );
   const result = adaptSearchResponse(response.data);
@@ -170,7 +183,7 @@ export async function breakdownTool(session: Session, args: ArgsOf<'breakdown'>)
     filters: args.filters ? JSON.stringify(args.filters) : undefined,
     limit: args.limit,
   });
-  const { response, charged } = await buyRequest(session, request, (onRetry) =>
+  const { response, charged } = await buyRequest(session, request, 'breakdown', (onRetry) =>
     fetchBreakdown(ctx, request, { onRetry }),
   );
   const result = adaptBreakdownResponse(response.data);

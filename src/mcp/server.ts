@@ -53,17 +53,40 @@ export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
   // The client ends the session by closing stdin (or with SIGTERM; a person with Ctrl-C): calls
   // in flight finish (their charges settle and reach the ledger) before the store and the client
   // close.
+  // The first of stdin's end and a signal ends the session: calls in flight finish. Another
+  // signal meanwhile (the SDK's client closes stdin, then sends SIGTERM 2 s later) stops the wait:
+  // every hold of a call still in flight is in the store already (written before its request
+  // left), and closing the store turns it into a possibly-charged ledger entry.
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
-  let onSignal: (() => void) | undefined;
-  await new Promise<void>((resolve) => {
-    onSignal = resolve;
-    for (const signal of signals) process.once(signal, resolve);
-    stdin.once('end', resolve);
-    stdin.once('close', resolve);
-    void closed.then(resolve);
+  let ending: (() => void) | undefined;
+  let stopping: (() => void) | undefined;
+  const stop = new Promise<'stop'>((resolve) => {
+    stopping = () => resolve('stop');
   });
-  for (const signal of signals) process.off(signal, onSignal!);
-  await drain(inFlight);
+  const onSignal = () => {
+    if (ending) ending();
+    else stopping?.();
+  };
+  for (const name of signals) process.on(name, onSignal);
+  try {
+    await new Promise<void>((resolve) => {
+      ending = () => {
+        ending = undefined;
+        resolve();
+      };
+      stdin.once('end', () => ending?.());
+      stdin.once('close', () => ending?.());
+      void closed.then(() => ending?.());
+    });
+    if ((await Promise.race([drain(inFlight).then(() => 'drained' as const), stop])) === 'stop') {
+      ctx.io.warn(
+        'company-data mcp: stopped with calls in flight; their credits are kept as possibly charged',
+      );
+      return 130;
+    }
+  } finally {
+    for (const name of signals) process.off(name, onSignal);
+  }
   await server.close();
   return 0;
 }

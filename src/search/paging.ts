@@ -3,6 +3,7 @@
 // far added to the user's own exclusions, sent as POST, until a page adds nothing, `--max-rows`
 // is reached, the next page could pass `--budget`, or the exclusions would pass the service's
 // 20,000. This file is the loop only: what is written and said is src/search/paged-search.ts.
+
 import {
   adaptSearchResponse,
   MAX_SEARCH_LIMIT,
@@ -13,7 +14,8 @@ import {
 import { MAX_EXCLUSIONS, rowDomainKey } from '../exclusions.js';
 import type { Pacer } from '../pace.js';
 import { isProblem, Problem } from '../problem.js';
-import { REQUEST_PRICE_ESTIMATE } from '../spend/pricing.js';
+import { answerReported } from '../spend/charges.js';
+import { learntPrice, notePrice, REQUEST_PRICE_ESTIMATE } from '../spend/prices.js';
 import { purchase } from '../spend/purchase.js';
 import type { Purse } from '../spend/purse.js';
 import type { Context } from '../types.js';
@@ -127,7 +129,9 @@ export async function fetchPages(
   // Rows without a domain cannot be excluded; they are told apart by their whole content.
   const seenWithoutDomain = new Set<string>();
   const budget = options.purse;
-  let nextPageCost = FIRST_PAGE_ESTIMATE;
+  // The page size is the most a page can ask for (the last one asks for what is left).
+  const pageSize = Math.min(MAX_SEARCH_LIMIT, maxRows ?? MAX_SEARCH_LIMIT);
+  let nextPageCost = Math.max(FIRST_PAGE_ESTIMATE, learntPrice(ctx, 'search', pageSize));
   const outcome: PagingOutcome = {
     reason: 'complete',
     fetched: 0,
@@ -177,7 +181,7 @@ export async function fetchPages(
             { ...request, limit, excludeDomains: excluded.size > 0 ? [...excluded] : undefined },
             { signal, spinner: false, onRetry },
           ),
-        chargeOf: (answer) => answer.credits.charged,
+        reported: (answer) => answerReported(answer),
       }));
     } catch (error) {
       // The run ends here either way; the purchase settled (or kept as possibly charged) the page.
@@ -185,6 +189,7 @@ export async function fetchPages(
         return stop('budget');
       return stop(signal?.aborted ? 'interrupted' : 'failed', error);
     }
+    if (charged > nextPageCost) notePrice(ctx, 'search', pageSize, charged);
     nextPageCost = Math.max(nextPageCost, charged);
     if (response.credits.remaining !== undefined) outcome.balance = response.credits.remaining;
     const result = adaptSearchResponse(response.data);

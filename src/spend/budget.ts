@@ -30,8 +30,11 @@ export interface Budget {
   tryReserve(amount: number): Reservation | null;
   /** Replaces the reservation by what the request really cost (0 for errors and not-found). */
   settle(reservation: Reservation, charged: number): void;
-  /** Keeps the whole reservation as possibly charged: the attempt's outcome is unknown. */
-  settleUnknown(reservation: Reservation): void;
+  /**
+   * Keeps the reservation as possibly charged (`amount`, the whole reservation unless a larger
+   * figure was reported): the attempt's outcome is unknown.
+   */
+  settleUnknown(reservation: Reservation, amount?: number): void;
   /**
    * True when no request of `amount` can ever fit again: even with nothing in flight the cap
    * would be passed. While requests are in flight a refused reservation may still fit later,
@@ -75,8 +78,8 @@ export function createBudget(limit?: number): Budget {
       // further requests through tryReserve.
       spent += Math.max(0, charged);
     },
-    settleUnknown(reservation) {
-      if (release(reservation)) possiblyCharged += reservation.amount;
+    settleUnknown(reservation, amount = reservation.amount) {
+      if (release(reservation)) possiblyCharged += Math.max(amount, reservation.amount);
     },
     isExhaustedFor(amount) {
       return limit !== undefined && spent + possiblyCharged + amount > limit;

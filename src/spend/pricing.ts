@@ -13,12 +13,7 @@ import { Problem } from '../problem.js';
 import type { Context } from '../types.js';
 import { credits } from './purse.js';
 
-/**
- * What a search, a breakdown or a lookalike is reserved at before any answer has said: the
- * contract's price of one that returns something (docs/contract.md). The service takes no
- * max_credits for them; a run raises it to the largest charge seen.
- */
-export const REQUEST_PRICE_ESTIMATE = 1;
+export { REQUEST_PRICE_ESTIMATE } from './prices.js';
 
 /** The selection of a lookup (products, fields, worst case) from the catalogs in force. */
 export async function selectionOf(ctx: Context, input: SelectionInput): Promise<Selection> {

@@ -14,8 +14,10 @@ import { mayHaveBeenCharged } from '../http/outcome.js';
 import { isProblem, type Problem } from '../problem.js';
 import type { Settlement } from '../store/types.js';
 import type { Context, RequestOptions } from '../types.js';
+import { type Reported, readCharge } from './charges.js';
+import { learntPrice, notePrice, type PricedEndpoint } from './prices.js';
 import type { Repriced } from './pricing.js';
-import { type Hold, type Purse, purseOf } from './purse.js';
+import { credits, type Hold, type Purse, purseOf } from './purse.js';
 
 export type OnRetry = NonNullable<RequestOptions['onRetry']>;
 
@@ -27,8 +29,13 @@ export interface PurchaseSpec<R> {
   hold?: Hold;
   /** Sends the request; `maxCredits` is what is held (a domain lookup sends it as max_credits). */
   send(maxCredits: number, onRetry: OnRetry): Promise<R>;
-  /** The charge the answer reports; undefined when it says none (then the hold is taken as charged). */
-  chargeOf(response: R): number | undefined;
+  /**
+   * What the answer reports of its cost (src/spend/charges.ts reads it the safe way: no figure is
+   * the whole hold; a figure that cannot be right is possibly charged).
+   */
+  reported(response: R): Reported;
+  /** The request carries its hold as max_credits (a domain lookup): a charge above it cannot be right. */
+  backed?: boolean;
   /** The caller's own hook before a retry (pacing, a catalog being refreshed). */
   onRetry?: OnRetry;
   /**
@@ -44,7 +51,13 @@ export interface PurchaseSpec<R> {
 
 export interface Purchase<R> {
   response: R;
+  /** What counts against the caps: the charge read, or what is kept as possibly charged. */
   charged: number;
+  /**
+   * The answer's charge could not be read as a whole number within the hold: `charged` is kept as
+   * possibly charged. `aboveHold`: a run of many requests stops (chargeAboveHold).
+   */
+  unreadable?: { why: string; aboveHold: boolean };
   /** The settle (with `along`) failed in the store: the answer was bought but not kept. */
   storeError?: unknown;
 }
@@ -83,15 +96,28 @@ export async function purchase<R>(spec: PurchaseSpec<R>): Promise<Purchase<R>> {
       }
       throw error;
     }
-    // An answer without a charge is taken as the worst case: the caps must hold.
-    const charged = spec.chargeOf(response) ?? held.hold.amount;
+    const reported = spec.reported(response);
+    const reading = readCharge(reported, held.hold.amount, spec.backed);
+    purse.observeBalance(reported.remaining, reading.credits);
+    const charged = reading.credits;
     const along = spec.along;
+    const save = along && ((settlement: Settlement | undefined) => along(response, charged, settlement));
+    const bought: Purchase<R> = { response, charged };
     try {
-      await purse.settle(held.hold, charged, along && ((settlement) => along(response, charged, settlement)));
+      if (reading.kind === 'charged') {
+        if (reading.note) purse.note(reading.note);
+        await purse.settle(held.hold, charged, save);
+      } else {
+        bought.unreadable = { why: reading.why, aboveHold: reading.aboveHold };
+        purse.note(
+          `the charge cannot be read (${reading.why}): ${credits(charged)} kept as possibly charged`,
+        );
+        await purse.settleUnknown(held.hold, charged, save);
+      }
     } catch (storeError) {
-      return { response, charged, storeError };
+      return { ...bought, storeError };
     }
-    return { response, charged };
+    return bought;
   }
 }
 
@@ -103,7 +129,13 @@ export async function buyOnce<R>(
   ctx: Context,
   flags: { budgetMonth?: number },
   spec: Omit<PurchaseSpec<R>, 'purse'>,
+  priced?: { endpoint: PricedEndpoint; size: number | undefined },
 ): Promise<R> {
   const purse = await purseOf(ctx, { budgetMonth: flags.budgetMonth });
-  return (await purchase({ purse, ...spec })).response;
+  if (!priced) return (await purchase({ purse, ...spec })).response;
+  // No published price: the largest charge seen for this endpoint and size is the worst case.
+  const worstCase = Math.max(spec.worstCase, learntPrice(ctx, priced.endpoint, priced.size));
+  const bought = await purchase({ purse, ...spec, worstCase });
+  if (!bought.unreadable) notePrice(ctx, priced.endpoint, priced.size, bought.charged);
+  return bought.response;
 }

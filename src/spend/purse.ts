@@ -35,6 +35,8 @@ export interface Hold {
 
 export type Cap = 'run' | 'month';
 
+const NO_WINDOW = { from: 0, to: 0 };
+
 /** The batch's save of an answer, with the settlement of its purchase, in one transaction. */
 export type Save = (settlement: Settlement | undefined) => Promise<void>;
 
@@ -53,6 +55,8 @@ export interface PurseOptions {
   now: () => number;
   /** A ledger that cannot be written costs a warning (once), not the answer paid for. */
   warn?: (line: string) => void;
+  /** -v: how a charge was read when the answer's figures disagree or cannot be right. */
+  note?: (line: string) => void;
 }
 
 export class Purse {
@@ -66,6 +70,9 @@ export class Purse {
   private store: AnswerStore | undefined;
   private waiters: Array<() => void> = [];
   private warned = false;
+  private opening: Promise<AnswerStore | undefined> | undefined;
+  private balanceStart: number | undefined;
+  private balanceLow: number | undefined;
 
   constructor(private readonly options: PurseOptions) {
     this.runCap = options.runCap;
@@ -101,10 +108,39 @@ export class Purse {
    * problem: without the hold nothing may be sent.
    */
   async tryReserve(amount: number): Promise<Hold | null> {
-    const { hold } = await this.claimWith(amount, async (request) =>
-      request ? { kind: 'claimed', reservation: await this.store!.reserve(request) } : { kind: 'claimed' },
-    );
+    const { hold } = await this.claimWith(amount, async (request) => {
+      if (!request) return { kind: 'claimed' };
+      try {
+        return { kind: 'claimed', reservation: await this.store!.reserve(request) };
+      } catch (error) {
+        // Without a month cap no cap depends on the store: a store that cannot be written costs
+        // a warning (its charge cannot be recorded either), not the request.
+        if (request.cap !== undefined) throw error;
+        this.warnOnce(error, undefined);
+        return { kind: 'claimed' };
+      }
+    });
     return hold;
+  }
+
+  /**
+   * The store that holds the ledger, opened on first need: a hold is written there before its
+   * request is sent, in every mode. Undefined with --no-store, or when the store cannot be opened
+   * without a month cap (a warning says the ledger is not kept).
+   */
+  private async ledgerStore(): Promise<AnswerStore | undefined> {
+    if (this.store || typeof this.options.ledger !== 'function') return this.store;
+    this.opening ??= this.options.ledger().then(
+      (store) => {
+        this.store = store;
+        return store;
+      },
+      (error: unknown) => {
+        this.warnOnce(error, undefined);
+        return undefined;
+      },
+    );
+    return this.opening;
   }
 
   /**
@@ -122,20 +158,24 @@ export class Purse {
       return { claim: await claim(undefined), hold: null };
     }
     const at = this.options.now();
-    const request: HoldRequest | undefined =
-      this.monthCap === undefined
-        ? undefined
-        : {
-            baseUrl: this.options.baseUrl,
-            keyId: this.options.keyId,
-            amount,
-            cap: this.monthCap,
-            window: monthOf(at),
-            command: this.options.command,
-            at,
-          };
     let got: Claim;
+    let request: HoldRequest | undefined;
     try {
+      // Write-ahead: the hold goes into the store with (or before) the request, capped or not, so
+      // a process killed with the request in flight leaves it there as possibly charged.
+      // No await when the store is known (a batch's): its claim joins the store's transaction of this turn.
+      const store =
+        this.store ?? (typeof this.options.ledger === 'function' ? await this.ledgerStore() : undefined);
+      request = store && {
+        baseUrl: this.options.baseUrl,
+        keyId: this.options.keyId,
+        amount,
+        cap: this.monthCap,
+        // The month's bounds matter to the cap's check alone (a hold counts in the month of `at`).
+        window: this.monthCap === undefined ? NO_WINDOW : monthOf(at),
+        command: this.options.command,
+        at,
+      };
       got = await claim(request);
     } catch (error) {
       this.release(run);
@@ -145,7 +185,7 @@ export class Purse {
       this.release(run);
       return { claim: got, hold: null };
     }
-    if (request && !got.reservation) {
+    if (request?.cap !== undefined && !got.reservation) {
       // Given back without waking the callers waiting for room: each would fail the same way and
       // wake the others again, forever. A settle or a stop wakes them when room may have come.
       this.run.settle(run, 0);
@@ -183,7 +223,7 @@ export class Purse {
     }
     if (this.monthCap === undefined) return false;
     const { from, to } = monthOf(this.options.now());
-    const usage = await this.store!.monthUsage(this.options.baseUrl, this.options.keyId, from, to);
+    const usage = await this.store!.monthUsage(this.options.keyId, from, to);
     if (usage.spent + amount > this.monthCap) {
       this.refusedBy = 'month';
       return true;
@@ -208,13 +248,52 @@ export class Purse {
     await this.write(hold, charged > 0 ? this.entry(hold.at, charged, 'charged') : undefined, save);
   }
 
-  /** Keeps the whole hold as possibly charged: the attempt was sent and its answer never came. */
-  async settleUnknown(hold: Hold): Promise<void> {
-    if (hold.settled) return;
+  /**
+   * Keeps the hold as possibly charged: the attempt was sent and its answer never came, or its
+   * charge cannot be read (then `amount` may be above the hold: the larger counts).
+   */
+  async settleUnknown(hold: Hold, amount = hold.amount, save?: Save): Promise<void> {
+    if (hold.settled) {
+      await save?.(undefined);
+      return;
+    }
     hold.settled = true;
-    this.run.settleUnknown(hold.run);
+    this.run.settleUnknown(hold.run, amount);
     this.wake();
-    await this.write(hold, this.entry(hold.at, hold.amount, 'unknown'));
+    await this.write(hold, this.entry(hold.at, amount, 'unknown'), save);
+  }
+
+  /**
+   * A balance an answer reported, after its charge `charged`: a balance that falls by more than
+   * this purse recorded is told at the end of a run (unaccounted()).
+   */
+  observeBalance(remaining: number | undefined, charged: number): void {
+    if (remaining === undefined || !Number.isFinite(remaining)) return;
+    this.balanceStart ??= remaining + charged;
+    this.balanceLow = Math.min(this.balanceLow ?? remaining, remaining);
+  }
+
+  /**
+   * Credits the service's balance fell by beyond what this purse recorded (charged and possibly
+   * charged), between the first answer that reported a balance and the lowest one reported. An
+   * answer sent before that first balance was read can only make the figure smaller: never an
+   * alarm for nothing.
+   */
+  unaccounted(): number {
+    if (this.balanceStart === undefined || this.balanceLow === undefined) return 0;
+    return Math.max(0, this.balanceStart - this.balanceLow - this.spent - this.possiblyCharged);
+  }
+
+  /** The warning of credits not accounted for (unaccounted()), when there are any. */
+  unaccountedWarning(): string | undefined {
+    const lost = this.unaccounted();
+    if (lost <= 0) return undefined;
+    return `warning: the balance the service reported fell by ${credits(lost)} more than this run recorded as charged or possibly charged: credits not accounted for (compare \`company-data spend\` with the account)`;
+  }
+
+  /** A line for -v (a charge read the safe way). */
+  note(line: string): void {
+    this.options.note?.(line);
   }
 
   /** Wakes every caller waiting in reserve(), to look again (a stop, a settle). */
@@ -245,7 +324,7 @@ export class Purse {
     }
     if (this.monthCap !== undefined) {
       const { from, to } = monthOf(this.options.now());
-      const usage = await this.store!.monthUsage(this.options.baseUrl, this.options.keyId, from, to);
+      const usage = await this.store!.monthUsage(this.options.keyId, from, to);
       room.month = Math.max(0, this.monthCap - usage.spent - usage.held);
     }
     return room;
@@ -264,14 +343,7 @@ export class Purse {
   }
 
   private async write(hold: Hold, entry: LedgerEntry | undefined, save?: Save): Promise<void> {
-    let store = this.store;
-    if (!store && (entry || save) && typeof this.options.ledger === 'function') {
-      try {
-        store = this.store = await this.options.ledger();
-      } catch (error) {
-        this.warnOnce(error, entry);
-      }
-    }
+    const store = entry || save ? await this.ledgerStore() : this.store;
     const settlement = store && (entry || hold.stored) ? { reservation: hold.stored, entry } : undefined;
     if (save) {
       await save(settlement);
@@ -353,11 +425,32 @@ export async function purseOf(ctx: Context, flags: PurseFlags = {}): Promise<Pur
     command: ctx.command,
     now: ctx.now,
     warn: (line: string) => ctx.io.warn(line),
+    note: (line: string) => ctx.io.debug(line),
   };
-  if (flags.store) return new Purse({ ...common, ledger: flags.store });
+  if (flags.store) {
+    if (monthCap !== undefined) await mustHoldLedger(flags.store, ctx.store.path);
+    return new Purse({ ...common, ledger: flags.store });
+  }
   if (ctx.store.path === false) return new Purse({ ...common, ledger: undefined });
-  if (monthCap !== undefined) return new Purse({ ...common, ledger: await ctx.store.open() });
+  if (monthCap !== undefined) {
+    const store = await ctx.store.open();
+    await mustHoldLedger(store, ctx.store.path);
+    return new Purse({ ...common, ledger: store });
+  }
   return new Purse({ ...common, ledger: () => ctx.store.open() });
+}
+
+/**
+ * A month cap counts the ledger: on a store found emptied (a file cut to 0 bytes, overwritten)
+ * it would start the month again, so it is refused until the ledger is emptied on purpose.
+ */
+async function mustHoldLedger(store: AnswerStore, path: string | false): Promise<void> {
+  const lost = await store.ledgerLost();
+  if (lost === undefined) return;
+  throw usageError(
+    `the store ${path || ''} was found empty on ${new Date(lost).toISOString().slice(0, 19)}Z, its spend ledger lost: a month cap cannot count what this key spent`,
+    'Restore the store from a backup, or start the ledger afresh on purpose with `company-data store clear --ledger` (this month is then counted from zero).',
+  );
 }
 
 /** Whether a problem is one of the store's own (it cannot be read or written). */

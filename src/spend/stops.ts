@@ -17,6 +17,7 @@ export type StopReason =
   | 'max_credits_exceeded'
   | 'too_many_failures'
   | 'retry_after_too_long'
+  | 'charge_above_hold'
   | 'interrupted';
 
 /** The request as built is refused, or the set-up is wrong: the same for every item. */
@@ -43,6 +44,7 @@ const STOP_CODES: ReadonlySet<string> = new Set<StopReason>([
   'insufficient_credits',
   'max_credits_exceeded',
   'retry_after_too_long',
+  'charge_above_hold',
 ]);
 
 export function verdictOf(problem: Problem): Verdict {

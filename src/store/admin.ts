@@ -5,7 +5,16 @@
 // rather than created (existingStore).
 import { Problem, usageError } from '../problem.js';
 import type { StoreHandle } from './handle.js';
-import type { AnswerAges, AnswerStore, ExportedAnswer, SpendBy, SpendTotal, StoreCounts } from './types.js';
+import type {
+  AnswerAges,
+  AnswerStore,
+  ExportedAnswer,
+  LedgerEntry,
+  SpendBy,
+  SpendRow,
+  SpendTotal,
+  StoreCounts,
+} from './types.js';
 
 export { SPEND_GROUPS, type SpendBy, type SpendRow, type SpendTotal } from './types.js';
 
@@ -37,6 +46,62 @@ export function storeFile(store: StoreHandle, command: string): string {
 export function spendColumns(by: SpendBy): string[] {
   const group = by === 'key' ? ['base_url', 'key'] : [by];
   return [...group, 'charged', 'possibly_charged', 'calls'];
+}
+
+/**
+ * `spend`'s rows, the same on every back end: the ledger's groups, with the holds of processes
+ * that are gone counted as possibly charged (sweep() turns them into ledger entries; when the
+ * store cannot be written they are read as they are), and one row per key (the account is the
+ * key: its base URLs, however spelt, are listed together).
+ */
+export async function spendRowsOf(
+  store: AnswerStore,
+  by: SpendBy,
+  since: number | undefined,
+): Promise<SpendRow[]> {
+  let lost: LedgerEntry[] = [];
+  try {
+    await store.sweep();
+  } catch {
+    lost = await store.lostHolds();
+  }
+  const rows = await store.spend(by, since);
+  const groups = new Map<string, SpendRow & { urls?: Set<string> }>();
+  const add = (group: Record<string, string>, urls: string[], sums: SpendTotal) => {
+    const id = JSON.stringify(group);
+    let row = groups.get(id);
+    if (!row) {
+      row = { ...group, charged: 0, possibly_charged: 0, calls: 0 };
+      if (by === 'key') row.urls = new Set();
+      groups.set(id, row);
+    }
+    for (const url of urls) row.urls?.add(url);
+    row.charged += sums.charged;
+    row.possibly_charged += sums.possibly_charged;
+    row.calls += sums.calls;
+  };
+  for (const row of rows) {
+    const { charged, possibly_charged, calls } = row;
+    if (by === 'key')
+      add({ key: String(row.key) }, [String(row.base_url)], { charged, possibly_charged, calls });
+    else add({ [by]: String(row[by]) }, [], { charged, possibly_charged, calls });
+  }
+  for (const entry of lost) {
+    if (since !== undefined && entry.at < since) continue;
+    const iso = new Date(entry.at).toISOString();
+    const group =
+      by === 'key'
+        ? { key: entry.keyId }
+        : { [by]: by === 'month' ? iso.slice(0, 7) : by === 'day' ? iso.slice(0, 10) : entry.command };
+    add(group, [entry.baseUrl], { charged: 0, possibly_charged: entry.credits, calls: 1 });
+  }
+  const merged = [...groups.values()].map(({ urls, ...row }) =>
+    urls ? { base_url: [...urls].sort().join(' '), ...row } : row,
+  );
+  const name = by === 'key' ? 'key' : by;
+  return merged.sort((a, b) =>
+    String(a[name]) < String(b[name]) ? -1 : String(a[name]) > String(b[name]) ? 1 : 0,
+  );
 }
 
 export function spendTotal(rows: readonly SpendTotal[]): SpendTotal {

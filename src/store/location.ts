@@ -76,9 +76,28 @@ export function keyIdOf(key: string | undefined): string {
   return createHash('sha256').update(`company-data key\0${key}`).digest('hex').slice(0, 16);
 }
 
-/** The base URL answers are kept under: the in-process sandbox listens on a new port each time. */
+/**
+ * The base URL answers are kept under, and the ledger shows: the in-process sandbox listens on a
+ * new port each time. It is only a label: caps and the month belong to the key (keyIdOf).
+ */
 export function baseOf(config: Config): string {
-  return config.baseUrl?.source === 'sandbox' ? 'sandbox' : (config.baseUrl?.value ?? '');
+  return config.baseUrl?.source === 'sandbox' ? 'sandbox' : normalisedBaseUrl(config.baseUrl?.value ?? '');
+}
+
+/**
+ * One spelling per address, as a server would read it: scheme and host in lower case, no default
+ * port, no leading zeros in the port, dot segments resolved, no trailing slash. A value that is
+ * not a URL is kept as it is.
+ */
+export function normalisedBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    return raw;
+  }
+  url.hash = '';
+  return url.toString().replace(/\/+$/, '');
 }
 
 export function scopeOf(

@@ -180,18 +180,20 @@ const SQL = {
     AND ${aliveSql('owner', 'expires_at')} ORDER BY id`,
   ledgerPut:
     'INSERT INTO ledger (at, base_url, key_id, command, credits, outcome) VALUES ($1, $2, $3, $4, $5, $6)',
-  // The lock of one row per key and month orders every hold of that month, on every host.
-  monthLock: `INSERT INTO months AS m (base_url, key_id, month_from) VALUES ($1, $2, $3)
+  // The lock of one row per key and month orders every hold of that month, on every host. The
+  // account is the key: the row's base_url is always '' (whatever address the key was used through).
+  monthLock: `INSERT INTO months AS m (base_url, key_id, month_from) VALUES ('', $1, $2)
     ON CONFLICT (base_url, key_id, month_from) DO UPDATE SET month_from = m.month_from`,
-  orphanKey: orphanSql(
-    `r.key_id = $1 AND r.base_url = $2 AND r.owner <> $3 AND NOT ${aliveSql('r.owner', 'r.expires_at')}`,
-  ),
+  orphanKey: orphanSql(`r.key_id = $1 AND r.owner <> $2 AND NOT ${aliveSql('r.owner', 'r.expires_at')}`),
   orphanAll: orphanSql(`r.owner <> $1 AND NOT ${aliveSql('r.owner', 'r.expires_at')}`),
+  lostHolds: `SELECT CASE WHEN at = 0 THEN ${NOW} ELSE at END AS at, base_url, key_id,
+    CASE WHEN command = '' THEN 'unknown' ELSE command END AS command, amount
+    FROM reservations r WHERE r.owner <> $1 AND NOT ${aliveSql('r.owner', 'r.expires_at')}`,
   orphanMine: orphanSql('r.owner = $1'),
   usage: `SELECT
-    (SELECT COALESCE(SUM(credits), 0) FROM ledger WHERE key_id = $1 AND base_url = $2 AND at >= $3 AND at < $4) AS spent,
-    (SELECT COALESCE(SUM(amount), 0) FROM reservations WHERE key_id = $1 AND base_url = $2
-      AND (at = 0 OR (at >= $3 AND at < $4))) AS held`,
+    (SELECT COALESCE(SUM(credits), 0) FROM ledger WHERE key_id = $1 AND at >= $2 AND at < $3) AS spent,
+    (SELECT COALESCE(SUM(amount), 0) FROM reservations WHERE key_id = $1
+      AND (at = 0 OR (at >= $2 AND at < $3))) AS held`,
   holdPut: `INSERT INTO reservations (base_url, key_id, owner, amount, expires_at, command, at)
     VALUES ($1, $2, $3, $4, ${NOW} + ${LEASE_MS}, $5, $6) RETURNING id`,
   // By id and owner: a hold already turned into a possibly-charged entry is no longer ours.
@@ -664,17 +666,11 @@ export class PostgresStore implements AnswerStore {
     await this.guard(() => named(this.pool, 'runEnd', [complete ? 'done' : 'open', run.id, this.me]));
   }
 
-  async monthUsage(
-    baseUrl: string,
-    keyId: string,
-    from: number,
-    to: number,
-  ): Promise<{ spent: number; held: number }> {
+  async monthUsage(keyId: string, from: number, to: number): Promise<{ spent: number; held: number }> {
     return this.guard(() =>
       this.transaction(async (db) => {
-        await named(db, 'orphanKey', [keyId, baseUrl, this.me]);
-        return (await named<{ spent: number; held: number }>(db, 'usage', [keyId, baseUrl, from, to]))
-          .rows[0];
+        await named(db, 'orphanKey', [keyId, this.me]);
+        return (await named<{ spent: number; held: number }>(db, 'usage', [keyId, from, to])).rows[0];
       }),
     );
   }
@@ -686,6 +682,29 @@ export class PostgresStore implements AnswerStore {
 
   async settle(settlement: Settlement): Promise<void> {
     await this.guard(() => this.transaction((db) => this.settleIn(db, settlement)));
+  }
+
+  /** A database's tables are made on first use: an emptied one cannot be told from a new one. */
+  async ledgerLost(): Promise<number | undefined> {
+    return undefined;
+  }
+
+  async lostHolds(): Promise<LedgerEntry[]> {
+    const { rows } = await this.guard(() =>
+      named<{ at: string; base_url: string; key_id: string; command: string; amount: number }>(
+        this.pool,
+        'lostHolds',
+        [this.me],
+      ),
+    );
+    return rows.map((r) => ({
+      at: Number(r.at),
+      baseUrl: r.base_url,
+      keyId: r.key_id,
+      command: r.command,
+      credits: Number(r.amount),
+      outcome: 'unknown' as const,
+    }));
   }
 
   async sweep(): Promise<void> {
@@ -845,12 +864,11 @@ export class PostgresStore implements AnswerStore {
   /** A hold under `hold.cap` (null when there is no room), inside the caller's transaction. */
   private async holdIn(db: Runner, hold: HoldRequest): Promise<MonthReservation | null> {
     if (hold.cap !== undefined) {
-      await named(db, 'monthLock', [hold.baseUrl, hold.keyId, hold.window.from]);
-      await named(db, 'orphanKey', [hold.keyId, hold.baseUrl, this.me]);
+      await named(db, 'monthLock', [hold.keyId, hold.window.from]);
+      await named(db, 'orphanKey', [hold.keyId, this.me]);
       const { spent, held } = (
         await named<{ spent: number; held: number }>(db, 'usage', [
           hold.keyId,
-          hold.baseUrl,
           hold.window.from,
           hold.window.to,
         ])

@@ -120,6 +120,11 @@ export function clear(db: Database.Database, ledger: boolean): Cleared {
     .transaction((): Cleared => {
       const answers = db.prepare('DELETE FROM answers').run().changes;
       const entries = ledger ? db.prepare('DELETE FROM ledger').run().changes : 0;
+      // Emptied on purpose: a ledger lost before is no longer a reason to refuse a month cap.
+      const marks = db
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_marks'")
+        .get();
+      if (ledger && marks) db.prepare("DELETE FROM store_marks WHERE name = 'ledger_lost'").run();
       dropLapsedLeases(db);
       return { answers, ledger_entries: entries };
     })

@@ -11,7 +11,7 @@
 // owner renews while it lives. Another process takes them over when the lease ran out, or at once
 // when the owner is a process of this host that no longer exists (a run killed with SIGKILL).
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, linkSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -168,6 +168,18 @@ function alive(owned: Owned | undefined, me: string, now: number): boolean {
   return !(host === hostname() && processIsGone(Number(pid)));
 }
 
+/** The possibly-charged ledger entry of a hold nobody will settle. */
+function lostEntry(r: HeldRow, baseUrl: string, keyId: string): LedgerEntry {
+  return {
+    at: r.at || Date.now(),
+    baseUrl,
+    keyId,
+    command: r.command || 'unknown',
+    credits: r.amount,
+    outcome: 'unknown',
+  };
+}
+
 /** Who holds a run, for the message of a second run on the same output. */
 export function describeOwner(owner: string): string {
   const [host, pid] = owner.split('\t');
@@ -196,15 +208,47 @@ function isFresh(row: AnswerRow, fresh: Freshness): boolean {
   return row.bought_at >= (row.found === 1 ? fresh.foundSince : fresh.notFoundSince);
 }
 
+/** The mark of a store found without its tables: its month caps cannot be trusted (ledgerLost). */
+const LOST_TABLE = 'CREATE TABLE IF NOT EXISTS store_marks (name TEXT PRIMARY KEY, at INTEGER NOT NULL)';
+const MARK_LOST = "INSERT OR REPLACE INTO store_marks (name, at) VALUES ('ledger_lost', ?)";
+
+/**
+ * A new store is made whole under another name and linked into place, so a store file without
+ * tables is never one of ours being created: it was emptied. Paid data: 0600 from the start
+ * (SQLite gives its -wal and -shm files the permissions of the database).
+ */
+function createIfMissing(path: string, Sqlite: typeof Database): void {
+  if (existsSync(path)) return;
+  const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.new`;
+  try {
+    closeSync(openSync(draft, 'wx', 0o600));
+    const db = new Sqlite(draft);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.exec(SCHEMA);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    } finally {
+      db.close();
+    }
+    try {
+      linkSync(draft, path);
+    } catch (error) {
+      // Another process made it meanwhile (EEXIST): theirs is as good. A file system without
+      // hard links: the file is made in place, as SQLite would.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') closeSync(openSync(path, 'a', 0o600));
+    }
+  } finally {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${draft}${suffix}`, { force: true });
+  }
+}
+
 /** Opens (creating it, 0600, in a 0700 directory) the store at `path`. */
 export async function openSqliteStore(path: string): Promise<SqliteStore> {
   const { default: Sqlite } = await import('better-sqlite3');
   let db: Database.Database;
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    // Paid data: the file exists with its owner's permissions before SQLite opens it (SQLite
-    // gives its -wal and -shm files the permissions of the database).
-    closeSync(openSync(path, 'a', 0o600));
+    createIfMissing(path, Sqlite);
     db = new Sqlite(path, { timeout: BUSY_TIMEOUT_MS });
   } catch (error) {
     throw storeProblem(path, error);
@@ -227,7 +271,17 @@ export async function openSqliteStore(path: string): Promise<SqliteStore> {
         // A second process may have created or upgraded it between the check and the lock.
         let current = db.pragma('user_version', { simple: true }) as number;
         if (current === 0) {
+          // A store this release creates has its tables before it takes the store's name
+          // (createIfMissing): a file without them was emptied (cut to 0 bytes, overwritten), and
+          // its ledger is lost. The mark stays until `store clear --ledger` (ledgerLost()).
+          const tables = db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'").get() as {
+            n: number;
+          };
           db.exec(SCHEMA);
+          if (tables.n === 0) {
+            db.exec(LOST_TABLE);
+            db.prepare(MARK_LOST).run(Date.now());
+          }
           current = SCHEMA_VERSION;
         }
         for (; current < SCHEMA_VERSION; current++) db.exec(MIGRATIONS[current]);
@@ -298,11 +352,12 @@ export class SqliteStore implements AnswerStore {
       ledgerPut: db.prepare(
         'INSERT INTO ledger (at, base_url, key_id, command, credits, outcome) VALUES (?, ?, ?, ?, ?, ?)',
       ),
-      ledgerSum: db.prepare<[string, string, number, number], { total: number | null }>(
-        'SELECT SUM(credits) AS total FROM ledger WHERE key_id = ? AND base_url = ? AND at >= ? AND at < ?',
+      // The account is the key: a month is summed over every base URL the key was used through.
+      ledgerSum: db.prepare<[string, number, number], { total: number | null }>(
+        'SELECT SUM(credits) AS total FROM ledger WHERE key_id = ? AND at >= ? AND at < ?',
       ),
-      reservations: db.prepare<[string, string], HeldRow>(
-        'SELECT id, owner, expires_at, amount, command, at FROM reservations WHERE key_id = ? AND base_url = ?',
+      reservations: db.prepare<[string], HeldRow & { base_url: string }>(
+        'SELECT id, owner, expires_at, amount, command, at, base_url FROM reservations WHERE key_id = ?',
       ),
       allReservations: db.prepare<[], HeldRow & { base_url: string; key_id: string }>(
         'SELECT id, owner, expires_at, amount, command, at, base_url, key_id FROM reservations',
@@ -344,7 +399,7 @@ export class SqliteStore implements AnswerStore {
     );
     this.reserveTx = (hold: HoldRequest): MonthReservation | null => {
       if (hold.cap !== undefined) {
-        const { spent, held } = this.usage(hold.baseUrl, hold.keyId, hold.window.from, hold.window.to);
+        const { spent, held } = this.usage(hold.keyId, hold.window.from, hold.window.to);
         if (spent + held + hold.amount > hold.cap) return null;
       }
       const id = Number(
@@ -439,14 +494,9 @@ export class SqliteStore implements AnswerStore {
     this.write(() => this.statements.runEnd.run(complete ? 'done' : 'open', run.id, this.me));
   }
 
-  async monthUsage(
-    baseUrl: string,
-    keyId: string,
-    from: number,
-    to: number,
-  ): Promise<{ spent: number; held: number }> {
+  async monthUsage(keyId: string, from: number, to: number): Promise<{ spent: number; held: number }> {
     // A write transaction: the holds of owners that are gone become ledger entries on the way.
-    return this.write(() => this.db.transaction(() => this.usage(baseUrl, keyId, from, to)).immediate());
+    return this.write(() => this.db.transaction(() => this.usage(keyId, from, to)).immediate());
   }
 
   async reserve(hold: HoldRequest): Promise<MonthReservation | null> {
@@ -472,6 +522,29 @@ export class SqliteStore implements AnswerStore {
         })
         .immediate(),
     );
+  }
+
+  async lostHolds(): Promise<LedgerEntry[]> {
+    const now = Date.now();
+    return this.guard(() =>
+      this.statements.allReservations
+        .all()
+        .filter((r) => r.owner !== this.me && !alive(r, this.me, now))
+        .map((r) => lostEntry(r, r.base_url, r.key_id)),
+    );
+  }
+
+  async ledgerLost(): Promise<number | undefined> {
+    return this.guard(() => {
+      const table = this.db
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_marks'")
+        .get();
+      if (!table) return undefined;
+      const row = this.db.prepare("SELECT at FROM store_marks WHERE name = 'ledger_lost'").get() as
+        | { at: number }
+        | undefined;
+      return row?.at;
+    });
   }
 
   /** Runs of a live process: `store clear` and `prune` must not pull answers from under them. */
@@ -549,30 +622,23 @@ export class SqliteStore implements AnswerStore {
    * This key's month: the ledger, and the reservations of live owners. A reservation whose owner is
    * gone (killed, or its lease ran out) becomes a possibly-charged entry first: never dropped.
    */
-  private usage(baseUrl: string, keyId: string, from: number, to: number): { spent: number; held: number } {
+  private usage(keyId: string, from: number, to: number): { spent: number; held: number } {
     const s = this.statements;
     const now = Date.now();
     let held = 0;
-    for (const r of s.reservations.all(keyId, baseUrl)) {
+    for (const r of s.reservations.all(keyId)) {
       if (r.owner === this.me || alive(r, this.me, now)) {
         if (r.at === 0 || (r.at >= from && r.at < to)) held += r.amount;
-      } else this.orphan(r, baseUrl, keyId);
+      } else this.orphan(r, r.base_url, keyId);
     }
-    const spent = s.ledgerSum.get(keyId, baseUrl, from, to)?.total ?? 0;
+    const spent = s.ledgerSum.get(keyId, from, to)?.total ?? 0;
     return { spent, held };
   }
 
   /** A reservation nobody will settle: the ledger keeps it as possibly charged. */
   private orphan(r: HeldRow, baseUrl: string, keyId: string): void {
     this.statements.reservationDrop.run(r.id);
-    this.putLedger({
-      at: r.at || Date.now(),
-      baseUrl,
-      keyId,
-      command: r.command || 'unknown',
-      credits: r.amount,
-      outcome: 'unknown',
-    });
+    this.putLedger(lostEntry(r, baseUrl, keyId));
   }
 
   private putLedger(e: LedgerEntry): void {

@@ -192,13 +192,11 @@ export interface AnswerStore {
    */
   beginRun(fingerprint: string, detail: string, now: number): Promise<RunHandle | { busy: string }>;
   endRun(run: RunHandle, complete: boolean): Promise<void>;
-  /** This key's ledger in [from, to) (charged and possibly charged), and its live reservations. */
-  monthUsage(
-    baseUrl: string,
-    keyId: string,
-    from: number,
-    to: number,
-  ): Promise<{ spent: number; held: number }>;
+  /**
+   * This key's ledger in [from, to) (charged and possibly charged), and its live reservations,
+   * through every base URL: the account is the key, however its service's address was spelt.
+   */
+  monthUsage(keyId: string, from: number, to: number): Promise<{ spent: number; held: number }>;
   /**
    * Holds `amount` for a request about to be sent, in the store, so that it outlives this process:
    * with a `cap`, only when the month's ledger, the live holds and `amount` stay within it (null
@@ -213,6 +211,16 @@ export interface AnswerStore {
   settle(settlement: Settlement): Promise<void>;
   /** Turns the holds of owners that are gone into possibly-charged ledger entries. */
   sweep(): Promise<void>;
+  /**
+   * The holds of owners that are gone, read without writing (as the ledger entries sweep() would
+   * make): `spend` counts them when the store cannot be written.
+   */
+  lostHolds(): Promise<LedgerEntry[]>;
+  /**
+   * When the store was found emptied (its file without tables: the ledger lost), until
+   * `store clear --ledger`; undefined otherwise. A month cap is refused on such a store.
+   */
+  ledgerLost(): Promise<number | undefined>;
   /** The owners of runs in progress, as a message names them ("process 123 on host-b"). */
   liveRuns(): Promise<string[]>;
   /** `spend`: the ledger since `since` (epoch ms, inclusive; all when undefined), by group, in group order. */

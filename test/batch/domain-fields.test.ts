@@ -39,7 +39,7 @@ describe('adaptDomainResult with fields', () => {
           const picked = adaptDomainResult(body, requested, { charged: 1 }, fields);
           expect(picked.found).toBe(full.found);
           expect(picked.domain).toBe(full.domain);
-          expect(picked.charged).toBe(full.charged);
+          expect(picked.reported).toEqual(full.reported);
           expect(picked.productCharges).toEqual(full.productCharges);
           if (full.found) expect(picked.record).toEqual(narrowed(full.record, fields, requested));
           else expect(picked.record).toEqual({});

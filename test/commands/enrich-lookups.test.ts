@@ -205,7 +205,8 @@ describe('enrich reads other plausible response shapes', () => {
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line));
-    // credits_charged is null where the service did not say what it charged.
+    // Where the service did not say what it charged, a found answer counts its whole hold (the
+    // default selection's worst case, 1 credit) and a missing one nothing (the spec's rule).
     expect(rows).toEqual([
       { domain: 'nested.com', found: true, company_name: 'Nested Ltd', credits_charged: 1, bought_at: null },
       {
@@ -213,10 +214,10 @@ describe('enrich reads other plausible response shapes', () => {
         found: true,
         company_name: 'Company Inc',
         country: 'FR',
-        credits_charged: null,
+        credits_charged: 1,
         bought_at: null,
       },
-      { domain: 'gone.com', found: false, credits_charged: null, bought_at: null },
+      { domain: 'gone.com', found: false, credits_charged: 0, bought_at: null },
     ]);
   });
 

@@ -75,13 +75,13 @@ const cases: CommandCase[] = [
   }),
   problem(
     'input: a 400 problem from the service -> 2',
-    ['api', 'GET', 'domains/acme-shoes.com', '--query', 'max_credits=lots'],
+    ['api', 'GET', '/api/search', '--query', 'limit=lots'],
     2,
     {
       code: 'invalid_request',
       status: 400,
       title: 'Invalid request',
-      detail: 'max_credits must be an integer >= 0',
+      detail: 'limit must be an integer between 1 and 1000',
       retryable: false,
       hint: 'Do not retry unchanged; fix the request first.',
     },

@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ForwardProxy, startForwardProxy } from '../helpers/forward-proxy.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
+import { cannotRunHere } from '../helpers/skips.js';
 
 const TLS = fileURLToPath(new URL('../fixtures/tls/', import.meta.url));
 const KEY = readFileSync(join(TLS, 'key.pem'));
@@ -164,7 +165,8 @@ describe('a certificate this machine does not trust', () => {
   });
 
   it('expired: named as expired, exit 2, one attempt', async (t) => {
-    if (!expiredPair) t.skip('openssl is not installed: no expired certificate can be made');
+    const missing = expiredPair ? undefined : 'openssl is not installed: no expired certificate can be made';
+    if (cannotRunHere('openssl', missing)) t.skip(missing);
     const server = await listen(createHttpsServer(expiredPair!), 'https');
     // stderr not a terminal: -o json makes the failure one JSON line (stderr follows stderr).
     const r = await run(['--base-url', server.url, '--retries', '3', '-o', 'json', 'me'], {}, false);

@@ -5,10 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, ROOT } from '../helpers/cli.js';
+import { mcpClient } from '../helpers/mcp-client.js';
 
 let dir: string;
 
@@ -22,22 +20,11 @@ afterAll(() => {
 
 describe('company-data --sandbox mcp', () => {
   it('serves the in-process sandbox to a client over stdio', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN, '--sandbox', 'mcp', '--allow-spend', '3'],
-      env: cleanEnv({
-        XDG_CONFIG_HOME: join(dir, 'config'),
-        XDG_CACHE_HOME: join(dir, 'cache'),
-        XDG_STATE_HOME: join(dir, 'state'),
-      }) as Record<string, string>,
-      cwd: ROOT,
-      stderr: 'pipe',
+    const { client, transport, stderr } = mcpClient(['--sandbox', 'mcp', '--allow-spend', '3'], {
+      XDG_CONFIG_HOME: join(dir, 'config'),
+      XDG_CACHE_HOME: join(dir, 'cache'),
+      XDG_STATE_HOME: join(dir, 'state'),
     });
-    let stderr = '';
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const client = new Client({ name: 'company-data-test', version: '1.0.0' });
     const errors: Error[] = [];
     client.onerror = (error) => errors.push(error);
     await client.connect(transport);
@@ -49,7 +36,11 @@ describe('company-data --sandbox mcp', () => {
     await client.close();
     // Anything on stdout that is not a protocol message would have been a parse error here.
     expect(errors).toEqual([]);
-    expect(stderr.replace(/127\.0\.0\.1:\d+/, '127.0.0.1:PORT').replaceAll(dir, '<dir>')).toBe(
+    expect(
+      stderr()
+        .replace(/127\.0\.0\.1:\d+/, '127.0.0.1:PORT')
+        .replaceAll(dir, '<dir>'),
+    ).toBe(
       [
         'Using the offline sandbox at http://127.0.0.1:PORT (demo key, no real credits).',
         'Sandbox store: <dir>/state/company-data/store.sandbox.db',

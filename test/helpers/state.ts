@@ -10,12 +10,17 @@ let root: string | undefined;
 let next = 0;
 
 function stateRoot(): string {
-  if (!root) {
-    const made = mkdtempSync(join(tmpdir(), 'cd-test-state-'));
-    root = made;
-    process.on('exit', () => rmSync(made, { recursive: true, force: true }));
-  }
+  root ??= mkdtempSync(join(tmpdir(), 'cd-test-state-'));
   return root;
+}
+
+/**
+ * Removes the stores of the test file that just ended (test/helpers/state-cleanup.ts, a setup file
+ * of every project): a worker may be ended before any exit handler of its own could run.
+ */
+export function removeStateRoot(): void {
+  if (root) rmSync(root, { recursive: true, force: true });
+  root = undefined;
 }
 
 const NAMES_A_STORE = ['COMPANY_DATA_STORE', 'XDG_STATE_HOME', 'HOME'];

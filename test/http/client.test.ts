@@ -489,10 +489,10 @@ describe('createClient credits and logging', () => {
     );
     const c = client(config(s.url));
     const res = await c.request(ME);
-    expect(res.credits).toEqual({ charged: 2, remaining: 998 });
-    expect(c.lastCredits).toEqual({ charged: 2, remaining: 998 });
+    expect(res.credits).toEqual({ charged: 2, chargedName: 'x-credits-charged', remaining: 998 });
+    expect(c.lastCredits).toEqual({ charged: 2, chargedName: 'x-credits-charged', remaining: 998 });
     await failure(c.request(ME));
-    expect(c.lastCredits).toEqual({ charged: 0, remaining: 0 });
+    expect(c.lastCredits).toEqual({ charged: 0, chargedName: 'x-credit-cost', remaining: 0 });
   });
 
   it('logs each attempt and never the key, even one inside the URL', async () => {

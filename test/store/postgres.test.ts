@@ -321,7 +321,7 @@ describe.skipIf(postgresMissing())('the PostgreSQL store', () => {
         claim = await other.claim(a, 'kill.com', fresh);
       }
       expect(claim).toEqual({ kind: 'claimed' });
-      expect(await other.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 3, held: 0 });
+      expect(await other.monthUsage(hold.keyId, 0, 10_000)).toEqual({ spent: 3, held: 0 });
       expect(await other.spend('command', undefined)).toEqual([
         { command: 'enrich', charged: 0, possibly_charged: 3, calls: 1 },
       ]);
@@ -342,7 +342,7 @@ describe.skipIf(postgresMissing())('the PostgreSQL store', () => {
         Array.from({ length: 20 }, () => store.reserve({ ...hold, amount: 1, cap: 15 }));
       const granted = (await Promise.all([...race(one), ...race(two)])).filter((r) => r !== null);
       expect(granted).toHaveLength(15);
-      expect(await one.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 0, held: 15 });
+      expect(await one.monthUsage(hold.keyId, 0, 10_000)).toEqual({ spent: 0, held: 15 });
       expect(await rows(schema, 'SELECT COUNT(*)::int AS n FROM $S.reservations')).toEqual([{ n: 15 }]);
     });
 
@@ -355,7 +355,7 @@ describe.skipIf(postgresMissing())('the PostgreSQL store', () => {
         kind: 'claimed',
         reservation: null,
       });
-      expect(await store.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 0, held: 6 });
+      expect(await store.monthUsage(hold.keyId, 0, 10_000)).toEqual({ spent: 0, held: 6 });
     });
 
     it('a hold whose owner is gone becomes a possibly-charged entry, counted; its late settle adds nothing', async () => {
@@ -371,14 +371,14 @@ describe.skipIf(postgresMissing())('the PostgreSQL store', () => {
       expect(await rows(schema, ledger)).toEqual([
         { credits: 3, outcome: 'unknown', command: 'enrich', at: '1000' },
       ]);
-      expect(await next.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 3, held: 0 });
+      expect(await next.monthUsage(hold.keyId, 0, 10_000)).toEqual({ spent: 3, held: 0 });
       const other = await next.reserve({ ...hold, amount: 7 });
       expect(other).toMatchObject({ amount: 7 });
       // The owner was only cut off: its settle (by id and owner) adds nothing to the entry that
       // stands for it, and leaves the other hold alone.
       await gone.store.settle({ reservation: held!, entry: charge(2) });
       expect(await rows(schema, ledger)).toHaveLength(1);
-      expect(await next.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 3, held: 7 });
+      expect(await next.monthUsage(hold.keyId, 0, 10_000)).toEqual({ spent: 3, held: 7 });
     });
 
     it('a hold still held when its store closes is recorded as possibly charged; sweep takes a lapsed one', async () => {
@@ -404,7 +404,7 @@ describe.skipIf(postgresMissing())('the PostgreSQL store', () => {
       const held = (await store.reserve(hold))!;
       await store.settle({ reservation: held, entry: charge(1, 1_000, 'search') });
       expect(await rows(schema, ledger)).toEqual([{ credits: 1, outcome: 'charged', command: 'search' }]);
-      expect(await store.monthUsage(hold.baseUrl, hold.keyId, 0, 10_000)).toEqual({ spent: 1, held: 0 });
+      expect(await store.monthUsage(hold.keyId, 0, 10_000)).toEqual({ spent: 1, held: 0 });
 
       const claim = await store.claim(a, 's.com', fresh, hold);
       if (claim.kind !== 'claimed' || !claim.reservation)
