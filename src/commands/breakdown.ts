@@ -99,6 +99,7 @@ export async function runBreakdown(
     return printCostPreview(ctx, {
       calls: [buildBreakdownCall(request)],
       requests: 1,
+      priced: { endpoint: 'breakdown', size: request.limit },
       budgetMonth: flags.budgetMonth,
     });
   }

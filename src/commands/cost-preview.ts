@@ -4,7 +4,7 @@
 import { getAccount } from '../api/account.js';
 import { printRecord } from '../output/format.js';
 import { isProblem } from '../problem.js';
-import { REQUEST_PRICE_ESTIMATE } from '../spend/pricing.js';
+import { learntPrice, type PricedEndpoint, REQUEST_PRICE_ESTIMATE } from '../spend/prices.js';
 import { purseOf } from '../spend/purse.js';
 import type { Context, RequestOptions } from '../types.js';
 
@@ -13,6 +13,8 @@ export interface CostPreview {
   calls: RequestOptions[];
   /** How many requests at most (more than `calls` for a paging search: every page). */
   requests: number;
+  /** What each request is held at, as the command would hold it (src/spend/prices.ts). */
+  priced: { endpoint: PricedEndpoint; size: number | undefined };
   /** Said of the requests after the ones shown ("each next page: ..."). */
   nextRequests?: string;
   /** --budget of this run. */
@@ -41,7 +43,12 @@ export function describeCall(call: RequestOptions): string {
 
 /** Prints the preview (a record: a table, or -o json / ndjson / csv) and returns exit code 0. */
 export async function printCostPreview(ctx: Context, preview: CostPreview): Promise<number> {
-  const worst = preview.requests * REQUEST_PRICE_ESTIMATE;
+  // The hold of each request: the largest charge seen for this endpoint and size, else the estimate.
+  const each = Math.max(
+    REQUEST_PRICE_ESTIMATE,
+    learntPrice(ctx, preview.priced.endpoint, preview.priced.size),
+  );
+  const worst = preview.requests * each;
   // One field per request, so that a table shows each on its own line(s) and JSON names each.
   const summary: Record<string, unknown> = {};
   preview.calls.forEach((call, i) => {
@@ -49,7 +56,7 @@ export async function printCostPreview(ctx: Context, preview: CostPreview): Prom
   });
   if (preview.nextRequests) summary.next_requests = preview.nextRequests;
   summary.request_count = preview.requests;
-  summary.worst_case_per_request = REQUEST_PRICE_ESTIMATE;
+  summary.worst_case_per_request = each;
   summary.worst_case_credits = worst;
   // The caps as the purchase path would hold against them now (read, never reserved).
   const purse = await purseOf(ctx, { budget: preview.budget, budgetMonth: preview.budgetMonth });
@@ -63,10 +70,7 @@ export async function printCostPreview(ctx: Context, preview: CostPreview): Prom
   if (Number.isFinite(room)) {
     summary.caps_cover_worst_case = room >= worst;
     // A run stops before a request its caps have no room for: this is the most it can charge.
-    summary.at_most_charged = Math.min(
-      worst,
-      Math.floor(room / REQUEST_PRICE_ESTIMATE) * REQUEST_PRICE_ESTIMATE,
-    );
+    summary.at_most_charged = Math.min(worst, Math.floor(room / each) * each);
   }
   if (ctx.config.apiKey) {
     try {

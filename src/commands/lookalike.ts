@@ -219,6 +219,8 @@ export async function runLookalike(ctx: Context, args: string[], flags: Lookalik
     return printCostPreview(ctx, {
       calls: plan.requests.map(buildLookalikeCall),
       requests: plan.requests.length,
+      // As src/lookalike/fetch.ts holds each seed's request: at the k it asks for.
+      priced: { endpoint: 'lookalike', size: plan.requests[0]?.k },
       budget: flags.budget,
       budgetMonth: flags.budgetMonth,
     });

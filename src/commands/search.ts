@@ -219,6 +219,7 @@ async function previewSearch(
     return printCostPreview(ctx, {
       calls: [buildSearchCall(request)],
       requests: 1,
+      priced: { endpoint: 'search', size: request.limit },
       budgetMonth: flags.budgetMonth,
     });
   }
@@ -229,6 +230,8 @@ async function previewSearch(
   return printCostPreview(ctx, {
     calls: [buildSearchCall(first)],
     requests: pages,
+    // As src/search/paging.ts holds every page: at the size of the first.
+    priced: { endpoint: 'search', size: first.limit },
     nextRequests:
       pages > 1
         ? `up to ${pages - 1} more pages, each a POST /api/search excluding the companies already received`

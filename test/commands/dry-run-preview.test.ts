@@ -1,8 +1,14 @@
 // --dry-run of search (with --all too), breakdown and lookalike (issue 46): what would be sent, the
 // worst case against the caps and the balance, and nothing bought: the sandbox receives only the
 // free catalog and GET /api/me, its balance does not move, and the ledger stays empty.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCase } from '../helpers/command-cases.js';
+import { catalogCacheDir } from '../../src/api/catalogs.js';
+import { KEYS, runCase } from '../helpers/command-cases.js';
+import { runInProcess } from '../helpers/in-process.js';
+import { startTestSandbox } from '../helpers/sandbox.js';
 
 const FREE_ONLY = ['GET /api/fields no key -> 200', 'GET /api/me bearer:full -> 200'];
 
@@ -138,5 +144,41 @@ describe('--dry-run buys nothing and prints the worst case', () => {
       wantStderr: '',
     });
     expect(JSON.parse(spend.stdout)).toMatchObject({ rows: [], total: { charged: 0, calls: 0 } });
+  });
+
+  it('holds each request at the largest charge seen for its endpoint and size, as the command would', async () => {
+    const sandbox = await startTestSandbox();
+    const dir = mkdtempSync(join(tmpdir(), 'cd-dry-prices-'));
+    try {
+      // What earlier runs learnt of this service (src/spend/prices.ts): a 5-row search cost 3.
+      const cache = join(dir, 'cache', 'company-data');
+      mkdirSync(catalogCacheDir(cache, sandbox.url), { recursive: true });
+      writeFileSync(
+        join(catalogCacheDir(cache, sandbox.url), 'prices.json'),
+        JSON.stringify({ 'search:5': 3 }),
+      );
+      const env = {
+        HOME: dir,
+        XDG_CONFIG_HOME: join(dir, 'config'),
+        XDG_CACHE_HOME: join(dir, 'cache'),
+        COMPANY_DATA_BASE_URL: sandbox.url,
+        COMPANY_DATA_API_KEY: KEYS.full,
+      };
+      const five = await runInProcess(
+        ['search', 'shoes', '--limit', '5', '--dry-run', '--budget-month', '7'],
+        { env },
+      );
+      expect(JSON.parse(five.stdout)).toMatchObject({
+        worst_case_per_request: 3,
+        worst_case_credits: 3,
+        budget_month_left: 7,
+        at_most_charged: 3,
+      });
+      const ten = await runInProcess(['search', 'shoes', '--limit', '10', '--dry-run'], { env });
+      expect(JSON.parse(ten.stdout)).toMatchObject({ worst_case_per_request: 1, worst_case_credits: 1 });
+    } finally {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
