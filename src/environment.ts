@@ -45,6 +45,10 @@ export const ENVIRONMENT: EnvironmentGroup[] = [
         sets: "the key's month cap in credits, across runs and commands (--budget-month wins)",
       },
       {
+        name: 'COMPANY_DATA_CREDITS_CHARGED_HEADER, COMPANY_DATA_CREDITS_REMAINING_HEADER',
+        sets: "the names of a service's own credit headers (over the config file's; no flag)",
+      },
+      {
         name: 'COMPANY_DATA_LOG_FORMAT',
         sets: 'plain or timestamped stderr lines, for a log (--log-format wins; default plain)',
       },

@@ -25,9 +25,10 @@ export function wrapLine(line: string, columns: number, hang = 0): string[] {
 
 /**
  * Words joined where a break would spoil a copy: a `quoted command` stays one piece, and so does a
- * command given bare (from `company-data` to the end of the line, as "Resume with: company-data
- * enrich ..."): a terminal wraps a line too long by itself, and copying it gives one line back,
- * where a line broken here would paste as two commands.
+ * command given bare after a colon (from `company-data` to the end of the line, as "Resume with:
+ * company-data enrich ..."): a terminal wraps a line too long by itself, and copying it gives one
+ * line back, where a line broken here would paste as two commands. "company-data" in prose is a
+ * word like the others.
  */
 function unbreakable(words: string[]): string[] {
   const out: string[] = [];
@@ -40,7 +41,7 @@ function unbreakable(words: string[]): string[] {
         out.push(open);
         open = undefined;
       }
-    } else if (word === 'company-data') {
+    } else if (word === 'company-data' && (i === 0 || words[i - 1].endsWith(':'))) {
       out.push(words.slice(i).join(' '));
       return out;
     } else if ((word.match(/`/g) ?? []).length === 1) open = word;

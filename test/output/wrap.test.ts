@@ -19,6 +19,10 @@ describe('wrapLine', () => {
       '`company-data config set-key`',
       'now',
     ]);
+    expect(wrapLine('what company-data reads and writes', 20)).toEqual([
+      'what company-data',
+      'reads and writes',
+    ]);
     expect(wrapLine('Resume with: company-data enrich --input a.csv', 20)).toEqual([
       'Resume with:',
       'company-data enrich --input a.csv',
