@@ -91,7 +91,11 @@ The default profile (the file's top-level settings) is not deleted: remove its s
 Example:
   $ company-data config delete-profile old-cron`,
     )
-    .action(kit.withIO((io, { env }, _flags, name: string) => runDeleteProfile(io, env, name)));
+    .action(
+      kit.withIO(async (io, { env }, _flags, name: string) =>
+        (await import('./config-delete-profile.js')).runDeleteProfile(io, env, name),
+      ),
+    );
 }
 
 const SECONDS = 1000;
@@ -329,38 +333,4 @@ export async function runUse(io: IO, env: NodeJS.ProcessEnv, name: string): Prom
   const fromEnv = env[config.PROFILE_ENV];
   if (fromEnv && fromEnv !== profile)
     io.warn(`${config.PROFILE_ENV}=${fromEnv} is set here, and it still overrides this choice.`);
-}
-
-/**
- * `config delete-profile <profile>`: the profile goes from the file, its key with it, without a
- * question (as `config unset` and `git remote remove`): the message names the key it held.
- */
-export async function runDeleteProfile(io: IO, env: NodeJS.ProcessEnv, name: string): Promise<void> {
-  const config = await import('../config.js');
-  const profile = config.parseProfileName(name, { source: 'flag', label: 'config delete-profile' });
-  const path = config.configFilePath(env);
-  const file = (await config.readConfigFile(path, { checkPermissions: false })) ?? {};
-  if (profile === config.DEFAULT_PROFILE) {
-    throw usageError(
-      `the default profile is the top-level settings of ${path}, not a profile that can be deleted`,
-      'Remove its settings one by one with `company-data config unset <name>`.',
-    );
-  }
-  const names = config.profileNames(file, path);
-  if (!names.includes(profile)) throw config.unknownProfile(profile, names);
-  const key = config.storedKey(config.storedProfile(file, path, profile) ?? {});
-  const { [profile]: _deleted, ...others } = file.profiles ?? {};
-  const { current_profile: current, profiles: _profiles, ...rest } = file;
-  const next = {
-    ...rest,
-    current_profile: current === profile ? undefined : current,
-    profiles: Object.keys(others).length > 0 ? others : undefined,
-  };
-  await config.writeConfigFile(path, next);
-  const held = key ? ` and its key ${config.redactKey(key)}` : '';
-  io.info(`Deleted profile ${profile}${held} from ${path}.`);
-  if (current === profile) io.info('It was the profile in use: the default profile is now in force.');
-  const fromEnv = env[config.PROFILE_ENV];
-  if (fromEnv === profile)
-    io.warn(`${config.PROFILE_ENV}=${fromEnv} is set here and now names no profile: unset it.`);
 }
