@@ -313,6 +313,8 @@ describe("the README's crontab, run as cron runs it (env -i, cron's PATH)", () =
     const log = readFileSync(join(dir, 'enrich.log'), 'utf8').trimEnd().split('\n');
     expect(log.length).toBeGreaterThan(0);
     for (const line of log) expect(line).toMatch(STAMP);
+    // One time a line: the batch's own log lines do not add a second.
+    for (const line of log) expect(line.replace(STAMP, '')).not.toMatch(STAMP);
     expect(log.at(-1)).toMatch(/Z Enriched: \d+ rows, \d+ unique domains \(\d+ found, \d+ not found/);
     expect(existsSync(join(dir, 'enriched.csv'))).toBe(true);
   });
