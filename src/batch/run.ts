@@ -316,10 +316,11 @@ async function runWithStore(
     // An abort (exit 2 or 3) cancels what is in flight at once, not after the rows before it
     // are written: the writer may be waiting for one of them, which could take until its timeout.
     // Not when the service answered the abort's problem (a 401, a 400 for every row): it is
-    // answering, so the requests in flight are finished and read, as after Ctrl-C; cancelled,
-    // their outcome would be unknown and counted as possibly charged.
+    // answering, so the requests in flight are finished and read, as after Ctrl-C (for at most
+    // DRAIN_LIMIT_MS); cancelled, their outcome would be unknown and counted as possibly charged.
     onAbort: (problem) => {
       if (mayHaveBeenCharged(problem)) drain.abort();
+      else setTimeout(() => drain.abort(), DRAIN_LIMIT_MS).unref();
     },
     // A catalog changing under the run: later commands must not read the old one from the cache.
     onRetry: catalogRetryHook(ctx),
@@ -470,7 +471,7 @@ async function runWithStore(
   }
 
   // Told whatever the outcome: the figure is the service's, not the run's.
-  const unaccounted = purse.unaccountedWarning();
+  const unaccounted = await purse.unaccountedWarning();
   if (unaccounted) io.warn(unaccounted);
   if (outcome !== 'done') {
     // The rows gathered for the next write go out first (stdout keeps what a stopped run wrote),

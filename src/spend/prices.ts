@@ -19,7 +19,8 @@ export type PricedEndpoint = 'search' | 'breakdown' | 'lookalike';
 
 /** Where the prices seen for this base URL are kept; undefined when nothing is kept (the in-process sandbox). */
 function pricesFile(ctx: Context): string | undefined {
-  const base = ctx.config.baseUrl;
+  // A context without settings (a test's own) keeps nothing.
+  const base = ctx.config?.baseUrl;
   if (!base || base.source === 'sandbox') return undefined;
   return join(catalogCacheDir(ctx.config.cacheDir, base.value), 'prices.json');
 }

@@ -73,6 +73,7 @@ export class Purse {
   private opening: Promise<AnswerStore | undefined> | undefined;
   private balanceStart: number | undefined;
   private balanceLow: number | undefined;
+  private firstHoldAt: number | undefined;
 
   constructor(private readonly options: PurseOptions) {
     this.runCap = options.runCap;
@@ -158,6 +159,7 @@ export class Purse {
       return { claim: await claim(undefined), hold: null };
     }
     const at = this.options.now();
+    this.firstHoldAt ??= at;
     let got: Claim;
     let request: HoldRequest | undefined;
     try {
@@ -279,14 +281,31 @@ export class Purse {
    * answer sent before that first balance was read can only make the figure smaller: never an
    * alarm for nothing.
    */
-  unaccounted(): number {
-    if (this.balanceStart === undefined || this.balanceLow === undefined) return 0;
-    return Math.max(0, this.balanceStart - this.balanceLow - this.spent - this.possiblyCharged);
+  async unaccounted(): Promise<number> {
+    if (this.balanceStart === undefined || this.balanceLow === undefined || this.firstHoldAt === undefined)
+      return 0;
+    const fell = this.balanceStart - this.balanceLow;
+    let recorded = this.spent + this.possiblyCharged;
+    // Other processes on the same key and store (a fleet's hosts) spend meanwhile too: what the
+    // ledger holds for the key since this purse's first request counts, theirs included.
+    if (fell > recorded && this.store) {
+      try {
+        const usage = await this.store.monthUsage(
+          this.options.keyId,
+          this.firstHoldAt,
+          Number.MAX_SAFE_INTEGER,
+        );
+        recorded = Math.max(recorded, usage.spent + usage.held);
+      } catch {
+        // The store cannot be read now: this purse's own record is what there is.
+      }
+    }
+    return Math.max(0, fell - recorded);
   }
 
   /** The warning of credits not accounted for (unaccounted()), when there are any. */
-  unaccountedWarning(): string | undefined {
-    const lost = this.unaccounted();
+  async unaccountedWarning(): Promise<string | undefined> {
+    const lost = await this.unaccounted();
     if (lost <= 0) return undefined;
     return `warning: the balance the service reported fell by ${credits(lost)} more than this run recorded as charged or possibly charged: credits not accounted for (compare \`company-data spend\` with the account)`;
   }

@@ -224,9 +224,13 @@ function createIfMissing(path: string, Sqlite: typeof Database): void {
     closeSync(openSync(draft, 'wx', 0o600));
     const db = new Sqlite(draft);
     try {
-      db.pragma('journal_mode = WAL');
-      db.exec(SCHEMA);
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      // A rollback journal, not WAL, while it is a draft: every page is in the file itself when
+      // it is linked into place (a WAL draft closed on a full disk keeps pages in its -wal file).
+      // Opening it as the store turns WAL on.
+      db.transaction(() => {
+        db.exec(SCHEMA);
+        db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      })();
     } finally {
       db.close();
     }

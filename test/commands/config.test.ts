@@ -196,7 +196,7 @@ const set: CommandCase[] = [
     wantCode: 2,
     wantStdout: '',
     wantStderr: usageLine(
-      'unknown setting "api-key"; choose one of base-url, auth-header, format, timeout, retries',
+      'unknown setting "api-key"; choose one of base-url, auth-header, format, timeout, retries, credits-charged-header, credits-remaining-header',
       'The key is stored with `company-data config set-key` (read from stdin).',
     ),
     wantFiles: { [CONFIG]: null },

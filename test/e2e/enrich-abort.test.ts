@@ -1,5 +1,6 @@
-// A batch that must abort (the key is refused mid-run) ends the lookups still in flight at once,
-// through the run's drain signal, instead of waiting for them to time out. The real binary talks
+// A batch that must abort (the key is refused mid-run) lets the lookups still in flight finish as
+// an interrupt does, for at most its drain limit (10 s), then ends them through the run's drain
+// signal, instead of waiting for them to time out. The real binary talks
 // to a loopback server that forwards to a sandbox, except that some domains never get an answer
 // and one is answered "invalid_api_key".
 import { writeFileSync } from 'node:fs';
@@ -64,7 +65,7 @@ afterAll(async () => {
 });
 
 describe('enrich --input when the run must abort', () => {
-  it('ends the lookups still in flight at once instead of waiting for their timeout', async () => {
+  it('ends the lookups still in flight after the drain limit instead of waiting for their timeout', async () => {
     const input = join(home, 'in.csv');
     const hanging = Array.from({ length: 5 }, (_, i) => `hang-${i}.com`);
     writeFileSync(input, `domain\n${hanging.join('\n')}\nrevoked.com\nacme-shoes.com\n`);
