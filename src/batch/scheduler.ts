@@ -5,9 +5,12 @@
 // without Retry-After cuts the pacer's rate (AIMD; a run without a rate starts pacing at the rate
 // it was sending), and every answer raises it again; requests keep flowing at the adapted rate,
 // nobody pauses. A refusal with Retry-After pauses every worker, and the pacer, for that long:
-// the service said when to come back. A 502 or 504 without one is that request's to retry. It also counts consecutive
-// failures, which the run uses to stop burning through a file while the service is down.
-import type { Pacer } from '../pace.js';
+// the service said when to come back. The pause is the pacer's hold (src/pace/hold.ts), the one
+// place it is kept: the slots here and the turns in the rate wait out the same pause, whoever set
+// it (a Retry-After here, the service's RateLimit headers there). A 502 or 504 without one is
+// that request's to retry. It also counts consecutive failures, which the run uses to stop
+// burning through a file while the service is down.
+import { createHold, type Pacer } from '../pace.js';
 
 export type Outcome = 'success' | 'failure';
 
@@ -19,7 +22,8 @@ export interface SchedulerOptions {
   /** The configured --concurrency. */
   concurrency: number;
   now?: () => number;
-  setTimer?: (fn: () => void, ms: number) => { unref?(): void };
+  setTimer?: (fn: () => void, ms: number) => unknown;
+  clearTimer?: (timer: unknown) => void;
   /** Paces the requests of the run (--rate); none: no pacing. */
   pacer?: Pacer;
 }
@@ -78,15 +82,21 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const limit = Math.max(1, Math.floor(options.concurrency));
   const now = options.now ?? Date.now;
   const setTimer = options.setTimer ?? ((fn: () => void, ms: number) => setTimeout(fn, ms));
+  const clearTimer =
+    options.clearTimer ??
+    (options.setTimer ? () => {} : (timer: unknown) => clearTimeout(timer as NodeJS.Timeout));
   const { pacer } = options;
+  // Without a pacer, a hold of its own on this clock: a Retry-After still pauses the slots.
+  const hold = pacer?.hold ?? createHold(now);
+  const paused = () => hold.remaining() > 0;
 
   let inFlight = 0;
-  let pausedUntil = 0;
   let failures = 0;
   let cuts = 0;
   let lastProgressAt = now();
   let stopped = false;
-  let timerArmed = false;
+  /** The timer that ends a pause for the acquirers waiting it out; undefined when none is armed. */
+  let timer: unknown;
   // A FIFO of waiting acquirers: an array read from `head`, compacted now and then, because
   // shift() on a queue of hundreds costs a copy per request.
   let queue: Array<((slot: Slot | null) => void) | undefined> = [];
@@ -107,18 +117,14 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   let idleWaiters: Array<() => void> = [];
 
   const armTimer = () => {
-    if (timerArmed) return;
-    timerArmed = true;
-    const timer = setTimer(
-      () => {
-        timerArmed = false;
-        pump();
-      },
-      Math.max(0, pausedUntil - now()),
-    );
-    // A pause must not keep a finished process alive, nor end a busy one early: the run awaits
-    // its own work, so an unref'd timer is enough.
-    timer.unref?.();
+    if (timer !== undefined) return;
+    // A timer that keeps the process alive: lookups waiting out a pause for a slot may be all a
+    // run has left (a RateLimit header's pause leaves no retry sleeping). It is armed only while
+    // someone waits, and stop() clears it, so it keeps no finished run alive.
+    timer = setTimer(() => {
+      timer = undefined;
+      pump();
+    }, hold.remaining());
   };
 
   const pump = () => {
@@ -126,7 +132,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       while (waiting() > 0) takeNext()(null);
       return;
     }
-    if (waiting() > 0 && now() < pausedUntil) {
+    if (waiting() > 0 && paused()) {
       armTimer();
       return;
     }
@@ -143,11 +149,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const refused = (retryAfterSeconds: number | undefined, cut: boolean, limiter = false) => {
     if (retryAfterSeconds !== undefined && retryAfterSeconds > 0) {
       // A rate limiter refused what the pacer let through (once per pause: the rest are echoes).
-      if (limiter && now() >= pausedUntil) pacer?.overran();
-      const at = now();
-      pausedUntil = Math.max(pausedUntil, at + retryAfterSeconds * 1000);
-      // Requests that hold a slot and wait for their turn in the rate wait out the pause too.
-      pacer?.holdFor(pausedUntil - at);
+      if (limiter && !paused()) pacer?.overran();
+      // Requests that hold a slot and wait for their turn in the rate wait out the pause too:
+      // it is the pacer's hold.
+      hold.holdFor(retryAfterSeconds * 1000);
       if (waiting() > 0) armTimer();
       return;
     }
@@ -172,7 +177,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return waiting();
     },
     get pausedUntil() {
-      return pausedUntil > now() ? pausedUntil : 0;
+      // The hold keeps the pacer's (monotonic) clock: told on this one as what is left from now.
+      const left = hold.remaining();
+      return left > 0 ? now() + left : 0;
     },
     get consecutiveFailures() {
       return failures;
@@ -187,7 +194,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return stopped;
     },
     tryAcquire() {
-      if (stopped || waiting() > 0 || inFlight >= limit || now() < pausedUntil) return undefined;
+      if (stopped || waiting() > 0 || inFlight >= limit || paused()) return undefined;
       inFlight++;
       return { released: false };
     },
@@ -225,11 +232,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     async resumed() {
       // A timer that keeps the process alive: a retry waiting here may be all the run has left.
       // Later pauses may extend the wait, hence the loop.
-      while (!stopped && now() < pausedUntil)
-        await new Promise<void>((resolve) => setTimer(resolve, pausedUntil - now()));
+      while (!stopped && paused()) await new Promise<void>((resolve) => setTimer(resolve, hold.remaining()));
     },
     stop() {
       stopped = true;
+      if (timer !== undefined) clearTimer(timer);
+      timer = undefined;
       pacer?.stop();
       pump();
     },

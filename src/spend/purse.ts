@@ -36,6 +36,8 @@ export interface Hold {
 export type Cap = 'run' | 'month';
 
 const NO_WINDOW = { from: 0, to: 0 };
+/** How long before a purse's first request another process's request may have been sent and still be charged after it. */
+const OTHERS_IN_FLIGHT_MS = 5 * 60_000;
 
 /** The batch's save of an answer, with the settlement of its purchase, in one transaction. */
 export type Save = (settlement: Settlement | undefined) => Promise<void>;
@@ -287,14 +289,13 @@ export class Purse {
     const fell = this.balanceStart - this.balanceLow;
     let recorded = this.spent + this.possiblyCharged;
     // Other processes on the same key and store (a fleet's hosts) spend meanwhile too: what the
-    // ledger holds for the key since this purse's first request counts, theirs included.
+    // ledger holds for the key since this purse's first request counts, theirs included, and
+    // theirs sent a little before it (a request sent then may be charged after the first balance
+    // this purse read). A heuristic: it errs towards saying nothing.
     if (fell > recorded && this.store) {
       try {
-        const usage = await this.store.monthUsage(
-          this.options.keyId,
-          this.firstHoldAt,
-          Number.MAX_SAFE_INTEGER,
-        );
+        const from = this.firstHoldAt - OTHERS_IN_FLIGHT_MS;
+        const usage = await this.store.monthUsage(this.options.keyId, from, Number.MAX_SAFE_INTEGER);
         recorded = Math.max(recorded, usage.spent + usage.held);
       } catch {
         // The store cannot be read now: this purse's own record is what there is.

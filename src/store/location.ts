@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { usageError } from '../problem.js';
 import type { Config } from '../types.js';
+import { DAY_MS } from './rules.js';
 import type { Freshness, Scope } from './types.js';
 
 /** `$XDG_STATE_HOME/company-data/store.db` ($XDG_STATE_HOME defaults to ~/.local/state). */
@@ -122,7 +123,7 @@ export function selectionOf(scope: Scope): string {
   });
 }
 
-export const DAY_MS = 86_400_000;
+export { DAY_MS };
 export const DEFAULT_MAX_AGE_MS = 30 * DAY_MS;
 export const DEFAULT_NOT_FOUND_MAX_AGE_MS = 7 * DAY_MS;
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS };

@@ -1,9 +1,10 @@
 // The SQL behind `spend` and `store info|prune|clear|export` on the SQLite back end
-// (SqliteStore's methods of the same names call these with its better-sqlite3 handle).
+// (SqliteStore's methods of the same names call these with its better-sqlite3 handle, inside the
+// transaction they open). The groups, buckets and limits are src/store/rules.ts's.
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { type ExportRow, exportedOf } from './admin.js';
-import { DAY_MS } from './location.js';
+import { ageBounds, expiry, SPEND_GROUP_COLUMNS, spendSince } from './rules.js';
 import type {
   AnswerAges,
   Cleared,
@@ -14,27 +15,25 @@ import type {
   StoreCounts,
 } from './types.js';
 
-/** The columns naming a group, per --by. */
-const GROUP_COLUMNS: Record<SpendBy, Array<[column: string, sql: string]>> = {
-  month: [['month', "strftime('%Y-%m', at / 1000, 'unixepoch')"]],
-  day: [['day', "strftime('%Y-%m-%d', at / 1000, 'unixepoch')"]],
-  command: [['command', 'command']],
-  key: [
-    ['base_url', 'base_url'],
-    ['key', 'key_id'],
-  ],
+/** Each column of a spend group (rules.ts, SPEND_GROUP_COLUMNS) in SQLite, in UTC. */
+const COLUMN_SQL: Record<string, string> = {
+  month: "strftime('%Y-%m', at / 1000, 'unixepoch')",
+  day: "strftime('%Y-%m-%d', at / 1000, 'unixepoch')",
+  command: 'command',
+  base_url: 'base_url',
+  key: 'key_id',
 };
 
 /** The ledger's charges since `since` (epoch ms, inclusive), one row per group, in group order. */
 export function spendRows(db: Database.Database, by: SpendBy, since: number | undefined): SpendRow[] {
-  const groups = GROUP_COLUMNS[by];
-  const names = groups.map(([column]) => column).join(', ');
-  const sql = `SELECT ${groups.map(([column, expr]) => `${expr} AS ${column}`).join(', ')},
+  const columns = SPEND_GROUP_COLUMNS[by];
+  const names = columns.join(', ');
+  const sql = `SELECT ${columns.map((column) => `${COLUMN_SQL[column]} AS ${column}`).join(', ')},
       SUM(CASE WHEN outcome = 'charged' THEN credits ELSE 0 END) AS charged,
       SUM(CASE WHEN outcome = 'charged' THEN 0 ELSE credits END) AS possibly_charged,
       COUNT(*) AS calls
     FROM ledger WHERE at >= ? GROUP BY ${names} ORDER BY ${names}`;
-  return db.prepare(sql).all(since ?? Number.MIN_SAFE_INTEGER) as SpendRow[];
+  return db.prepare(sql).all(spendSince(since)) as SpendRow[];
 }
 
 function fileSize(path: string): number {
@@ -43,11 +42,6 @@ function fileSize(path: string): number {
   } catch {
     return 0;
   }
-}
-
-/** The instants before which answers are expired (bought strictly earlier). */
-export function expiry(now: number, ages: AnswerAges): { found: number; notFound: number } {
-  return { found: now - ages.maxAgeMs, notFound: now - ages.notFoundMaxAgeMs };
 }
 
 /** What the store holds at `now`. */
@@ -63,12 +57,10 @@ export function counts(path: string, db: Database.Database, now: number, ages: A
         IFNULL(SUM(CASE WHEN found = 1 THEN bought_at < @found ELSE bought_at < @notFound END), 0) AS expired
       FROM answers`,
     )
-    .get({
-      day: now - DAY_MS,
-      week: now - 7 * DAY_MS,
-      month: now - 30 * DAY_MS,
-      ...expiry(now, ages),
-    }) as Record<'answers' | 'found' | 'd1' | 'd7' | 'd30' | 'older' | 'expired', number>;
+    .get({ ...ageBounds(now), ...expiry(now, ages) }) as Record<
+    'answers' | 'found' | 'd1' | 'd7' | 'd30' | 'older' | 'expired',
+    number
+  >;
   const ledger = (db.prepare('SELECT COUNT(*) AS n FROM ledger').get() as { n: number }).n;
   return {
     size_bytes: fileSize(path) + fileSize(`${path}-wal`),
@@ -86,55 +78,38 @@ export function counts(path: string, db: Database.Database, now: number, ages: A
 }
 
 /**
- * Removes the answers older than their age limit, and the claims whose lease ran out (their owners
- * are gone: a live owner renews its lease every few seconds), in one transaction. No VACUUM: SQLite reuses the freed pages for the answers bought next.
+ * Removes the answers older than their age limit (inside the caller's transaction, which has
+ * dealt with the leases of owners that are gone). No VACUUM: SQLite reuses the freed pages for the
+ * answers bought next.
  */
-export function prune(db: Database.Database, now: number, ages: AnswerAges): Removed {
+export function pruneAnswers(db: Database.Database, now: number, ages: AnswerAges): Removed {
   const limits = expiry(now, ages);
-  return db
-    .transaction((): Removed => {
-      const drop = db.prepare('DELETE FROM answers WHERE found = ? AND bought_at < ?');
-      const found = drop.run(1, limits.found).changes;
-      const notFound = drop.run(0, limits.notFound).changes;
-      dropLapsedLeases(db);
-      return { found, not_found: notFound };
-    })
-    .immediate();
+  const drop = db.prepare('DELETE FROM answers WHERE found = ? AND bought_at < ?');
+  const found = drop.run(1, limits.found).changes;
+  const notFound = drop.run(0, limits.notFound).changes;
+  return { found, not_found: notFound };
+}
+
+/** Removes every stored answer (and the ledger too with `ledger`), inside the caller's transaction. */
+export function clearRows(db: Database.Database, ledger: boolean): Cleared {
+  const answers = db.prepare('DELETE FROM answers').run().changes;
+  const entries = ledger ? db.prepare('DELETE FROM ledger').run().changes : 0;
+  // Emptied on purpose: a ledger lost before is no longer a reason to refuse a month cap.
+  const marks = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_marks'").get();
+  if (ledger && marks) db.prepare("DELETE FROM store_marks WHERE name = 'ledger_lost'").run();
+  return { answers, ledger_entries: entries };
 }
 
 /**
- * Claims are written with the real clock (src/store/sqlite.ts), so they are judged by it. Lapsed
- * month holds are not dropped here: the store's sweep has made them possibly-charged entries.
+ * Gives the space of a cleared store back to the file system, quick once the answers are gone. A
+ * VACUUM that cannot run (another process is writing) is skipped: the pages are reused later.
  */
-function dropLapsedLeases(db: Database.Database): void {
-  db.prepare('DELETE FROM claims WHERE expires_at <= ?').run(Date.now());
-}
-
-/**
- * Removes every stored answer (and the ledger too with `ledger`), then gives the space back to
- * the file system with VACUUM, which is quick once the answers are gone. A VACUUM that cannot run
- * (another process is writing) is skipped: the answers are removed all the same.
- */
-export function clear(db: Database.Database, ledger: boolean): Cleared {
-  const cleared = db
-    .transaction((): Cleared => {
-      const answers = db.prepare('DELETE FROM answers').run().changes;
-      const entries = ledger ? db.prepare('DELETE FROM ledger').run().changes : 0;
-      // Emptied on purpose: a ledger lost before is no longer a reason to refuse a month cap.
-      const marks = db
-        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_marks'")
-        .get();
-      if (ledger && marks) db.prepare("DELETE FROM store_marks WHERE name = 'ledger_lost'").run();
-      dropLapsedLeases(db);
-      return { answers, ledger_entries: entries };
-    })
-    .immediate();
+export function vacuum(db: Database.Database): void {
   try {
     db.exec('VACUUM');
   } catch {
     // Busy: the pages are reused by later answers instead.
   }
-  return cleared;
 }
 
 /** Every stored answer, by domain then scope, read one at a time (a store may hold millions). */

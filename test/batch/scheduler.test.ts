@@ -189,6 +189,59 @@ describe('createScheduler', () => {
     expect(sent).toEqual([0, 2000, 2200, 2450, 2700]);
   });
 
+  it("keeps one pause for the slots and the rate: a RateLimit header's pause holds the slots, a Retry-After holds the turns", async () => {
+    const { clock, scheduler: s, pacer } = pacedScheduler(50, 2);
+    // Someone else used the key up: nothing left until the window resets in 2 s.
+    pacer.observe({ quota: 50, windowSeconds: 1, remaining: 0, resetSeconds: 2 });
+    expect(s.pausedUntil).toBe(clock.now() + 2000);
+    expect(s.tryAcquire()).toBeUndefined();
+    let started = 0;
+    s.acquire().then(() => started++);
+    clock.advance(1999);
+    await flush();
+    expect(started).toBe(0);
+    clock.advance(1);
+    await flush();
+    expect([started, s.pausedUntil]).toEqual([1, 0]);
+    expect(pacer.take()).toBeUndefined();
+    // A Retry-After the scheduler was told of is the pacer's hold: the next turn waits for it.
+    s.rateLimited(1);
+    expect(pacer.hold.until).toBe(clock.now() + 1000);
+    expect(s.pausedUntil).toBe(clock.now() + 1000);
+    let turned = false;
+    s.pace()!.then(() => {
+      turned = true;
+    });
+    clock.advance(999);
+    await flush();
+    expect(turned).toBe(false);
+    clock.advance(1);
+    await flush();
+    expect([turned, s.pausedUntil]).toEqual([true, 0]);
+  });
+
+  it('a stop clears the timer that ends a pause, so a stopped run waits for nothing', async () => {
+    const clock = manualClock();
+    const armed: unknown[] = [];
+    const cleared: unknown[] = [];
+    const s = createScheduler({
+      concurrency: 1,
+      now: clock.now,
+      setTimer: (fn, ms) => {
+        const timer = clock.setTimer(fn, ms);
+        armed.push(timer);
+        return timer;
+      },
+      clearTimer: (timer) => cleared.push(timer),
+    });
+    s.rateLimited(60);
+    const waiter = s.acquire();
+    expect(armed).toHaveLength(1);
+    s.stop();
+    expect(cleared).toEqual(armed);
+    expect(await waiter).toBeNull();
+  });
+
   it('releases the requests waiting for their turn in --rate when it stops', async () => {
     const { scheduler: s } = pacedScheduler(0.1, 4);
     expect(s.pace()).toBeUndefined();

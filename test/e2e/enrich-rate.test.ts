@@ -7,12 +7,14 @@
 // than 25 ms later, relative to the one 50 turns before it, than that one did (a stalled event
 // loop at either end). The counts are asserted, never the time taken.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/cli.js';
 import { nextRateWindow, sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { listenLocal } from '../helpers/server.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
@@ -46,18 +48,21 @@ const domains = (from: number, count: number) =>
  * Enriches these domains (written to `name.csv`) into `name-out.csv` and checks that the run
  * succeeded with every row found; returns its stderr and the requests the sandbox logged meanwhile.
  */
-async function batch(name: string, rows: string[], args: string[], timeoutMs = 60_000) {
+async function batch(
+  name: string,
+  rows: string[],
+  args: string[],
+  timeoutMs = 60_000,
+  baseUrl = sandbox.url,
+) {
   const input = join(dir, `${name}.csv`);
   writeFileSync(input, `domain\n${rows.join('\n')}\n`);
   const output = join(dir, `${name}-out.csv`);
   const start = lastSeq();
-  const r = await runCli(
-    ['--base-url', sandbox.url, 'enrich', '--input', input, '--output', output, ...args],
-    {
-      env: env(),
-      timeoutMs,
-    },
-  );
+  const r = await runCli(['--base-url', baseUrl, 'enrich', '--input', input, '--output', output, ...args], {
+    env: env(),
+    timeoutMs,
+  });
   expect(r.code, r.stderr).toBe(0);
   const out = parse(readFileSync(output), { columns: true }) as Array<Record<string, string>>;
   expect(out.map((row) => row.found)).toEqual(rows.map(() => 'true'));
@@ -133,5 +138,51 @@ describe('enrich --input --rate', () => {
       log.filter((e) => e.path !== '/api/me'),
       rows,
     );
+  }, 60_000);
+});
+
+describe("a pause the service's RateLimit headers ask for", () => {
+  it('holds the lookups waiting for a slot until the window resets, and the process lives through it to the end', async ({
+    onTestFinished,
+  }) => {
+    // The sandbox behind a front whose answer to the first lookup says: nothing left in this
+    // window (someone else used the key), it resets in 2 s. Nothing is retried, nothing else
+    // sleeps: the run has only its lookups waiting out the pause for their slot.
+    let first = true;
+    const front = await listenLocal(
+      createServer((req, res) => {
+        const target = new URL(sandbox.url);
+        const onward = request(
+          {
+            host: target.hostname,
+            port: target.port,
+            path: req.url,
+            method: req.method,
+            headers: req.headers,
+          },
+          (answer) => {
+            const headers = { ...answer.headers };
+            if (first && req.url?.startsWith('/api/domains/')) {
+              first = false;
+              headers['ratelimit-policy'] = '"key";q=100;w=1';
+              headers.ratelimit = '"key";r=0;t=2';
+            }
+            res.writeHead(answer.statusCode ?? 502, headers);
+            answer.pipe(res);
+          },
+        );
+        onward.on('error', () => res.destroy());
+        req.pipe(onward);
+      }),
+    );
+    onTestFinished(front.close);
+    const rows = domains(600, 5);
+    // A pause nothing kept the process alive through would end it early, without a result.
+    const { log } = await batch('held', rows, ['--concurrency', '1', '--rate', '0'], 60_000, front.url);
+    expectLookups(log, rows);
+    // The other four waited for the reset: none left sooner than 2 s after the first arrived
+    // (less the rounding of two clocks). A lower bound: a slow machine only adds to it.
+    const [head, ...rest] = log;
+    expect(rest.filter((e) => e.at - head.at < 1_950)).toEqual([]);
   }, 60_000);
 });

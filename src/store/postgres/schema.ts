@@ -1,0 +1,134 @@
+// The tables of a PostgreSQL store, in a schema of their own (company_data, or the sandbox's):
+// created on first use under a transaction advisory lock, so that two hosts starting at once create
+// them once; a schema of a newer version is refused (store_too_new).
+import type pg from 'pg';
+import { Problem } from '../../problem.js';
+
+/** The schema this release reads and writes (the row of `schema_version`). */
+export const POSTGRES_SCHEMA_VERSION = 1;
+/** The PostgreSQL schema the tables live in, unless told otherwise (the sandbox has its own). */
+export const DEFAULT_SCHEMA = 'company_data';
+/** The first key of the two-key advisory locks of transactions (schema set-up, a run's start). */
+export const LOCK_SPACE = 0x0c0da7a;
+
+const SCHEMA = `
+CREATE TABLE schema_version (
+  one boolean PRIMARY KEY DEFAULT true CHECK (one),
+  version integer NOT NULL
+);
+CREATE TABLE scopes (
+  id bigserial PRIMARY KEY,
+  base_url text NOT NULL,
+  key_id text NOT NULL,
+  selection text NOT NULL,
+  UNIQUE (base_url, key_id, selection)
+);
+CREATE TABLE answers (
+  scope bigint NOT NULL,
+  domain text COLLATE "C" NOT NULL,
+  found boolean NOT NULL,
+  record json,
+  credits integer NOT NULL,
+  bought_at bigint NOT NULL,
+  run bigint,
+  PRIMARY KEY (scope, domain)
+);
+CREATE INDEX answers_domain ON answers (domain, scope);
+CREATE INDEX answers_age ON answers (found, bought_at);
+CREATE TABLE claims (
+  scope bigint NOT NULL,
+  domain text COLLATE "C" NOT NULL,
+  owner text NOT NULL,
+  expires_at bigint NOT NULL,
+  PRIMARY KEY (scope, domain)
+);
+CREATE INDEX claims_owner ON claims (owner);
+CREATE TABLE runs (
+  id bigserial PRIMARY KEY,
+  fingerprint text NOT NULL,
+  detail text NOT NULL,
+  state text NOT NULL,
+  owner text,
+  expires_at bigint,
+  started_at bigint NOT NULL
+);
+CREATE UNIQUE INDEX runs_open ON runs (fingerprint) WHERE state = 'open';
+CREATE TABLE ledger (
+  id bigserial PRIMARY KEY,
+  at bigint NOT NULL,
+  base_url text NOT NULL,
+  key_id text NOT NULL,
+  command text NOT NULL,
+  credits integer NOT NULL,
+  outcome text NOT NULL
+);
+CREATE INDEX ledger_key_at ON ledger (key_id, base_url, at);
+CREATE TABLE reservations (
+  id bigserial PRIMARY KEY,
+  base_url text NOT NULL,
+  key_id text NOT NULL,
+  owner text NOT NULL,
+  amount integer NOT NULL,
+  expires_at bigint NOT NULL,
+  command text NOT NULL,
+  at bigint NOT NULL
+);
+CREATE INDEX reservations_key ON reservations (key_id, base_url);
+CREATE INDEX reservations_owner ON reservations (owner);
+CREATE TABLE months (
+  base_url text NOT NULL,
+  key_id text NOT NULL,
+  month_from bigint NOT NULL,
+  PRIMARY KEY (base_url, key_id, month_from)
+);
+`;
+
+/** Creates the schema, or checks its version, under a transaction lock (two hosts may start at once). */
+export async function ensureSchema(client: pg.Client, schema: string, shown: string): Promise<void> {
+  const versionOf = async (): Promise<number | undefined> => {
+    // The catalog read as a table (a fresh snapshot), not through the session's catalog caches,
+    // which may not have seen yet the schema another host created while this one waited.
+    const exists = await client.query(
+      "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'schema_version') AS ok",
+      [schema],
+    );
+    if (!exists.rows[0].ok) return undefined;
+    const row = await client.query(`SELECT version FROM ${schema}.schema_version`);
+    return row.rows[0]?.version as number | undefined;
+  };
+  const refuseNewer = (version: number | undefined) => {
+    if (version === undefined || version <= POSTGRES_SCHEMA_VERSION) return;
+    throw new Problem({
+      code: 'store_too_new',
+      title: 'The result store is newer than this company-data',
+      detail: `${shown} (schema ${schema}) has schema version ${version}; this release understands version ${POSTGRES_SCHEMA_VERSION} at most`,
+      source: 'client',
+      hint: 'Upgrade company-data, or give another store with --store (or run with --no-store).',
+    });
+  };
+  const first = await versionOf();
+  refuseNewer(first);
+  if (first === POSTGRES_SCHEMA_VERSION) return;
+  await client.query('BEGIN');
+  try {
+    await client.query(`SELECT pg_advisory_xact_lock(${LOCK_SPACE}, hashtext($1))`, [`schema:${schema}`]);
+    // Another host may have created (or upgraded) it between the first look and the lock.
+    const current = await versionOf();
+    refuseNewer(current);
+    if (current === undefined) {
+      // A schema an administrator created for a user without CREATE on the database is used as is.
+      const made = await client.query(
+        'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1) AS ok',
+        [schema],
+      );
+      if (!made.rows[0].ok) await client.query(`CREATE SCHEMA ${schema}`);
+      await client.query(`SET LOCAL search_path = ${schema}`);
+      await client.query(SCHEMA);
+      await client.query('INSERT INTO schema_version (version) VALUES ($1)', [POSTGRES_SCHEMA_VERSION]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
