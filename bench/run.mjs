@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --markdown] [-- --only startup,exclusions,latency,loop,postgres,cpu,memory,store,pacing,gateway,me]`
+// `npm run bench [-- --quick] [-- --markdown] [-- --only startup,exclusions,latency,loop,postgres,cpu,memory,workbook,store,pacing,gateway,me]`
 //
 // Measures the performance budget side by side on this machine: every figure is a ratio to
 // something measured in the same run (bare `node -e 0`, the ideal rate of the sandbox's latency,
@@ -23,6 +23,7 @@ import { startBenchPostgres } from './lib/postgres.mjs';
 import { DROPPED_NODE_VARIABLES, makeScratch, ROOT, startSandbox } from './lib/proc.mjs';
 import { startupFigures } from './lib/startup.mjs';
 import { cheapest, fastest, figure, renderMarkdown, renderTable } from './lib/stats.mjs';
+import { workbookInput, workbookRun } from './lib/workbook.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -39,6 +40,7 @@ const SIZES = QUICK
       loopRows: 2_000,
       cpuRows: 5_000,
       memoryRows: [10_000, 100_000],
+      workbookRows: 10_000,
       storeRows: 10_000,
     }
   : {
@@ -47,6 +49,7 @@ const SIZES = QUICK
       loopRows: 4_000,
       cpuRows: 20_000,
       memoryRows: [100_000, 1_000_000],
+      workbookRows: 100_000,
       storeRows: 100_000,
     };
 // Runs of each side of the batch figures, interleaved; the best run of each side counts
@@ -61,6 +64,7 @@ const GROUPS = [
   'postgres',
   'cpu',
   'memory',
+  'workbook',
   'store',
   'pacing',
   'gateway',
@@ -296,6 +300,66 @@ async function memoryFigures() {
   }
 }
 
+/** A workbook in and out against the same rows as CSV in and out: peak RSS and time. */
+async function workbookFigures() {
+  const rows = SIZES.workbookRows;
+  const known = await sandboxDomains(10_000, scratch.dir);
+  const sandbox = await startSandbox({ companies: 10_000, scratch: scratch.dir });
+  try {
+    const csvInput = await duplicatedInput({ rows, known, scratch: scratch.dir });
+    const xlsxInput = await workbookInput({ rows, known, scratch: scratch.dir });
+    const run = (input, extension) => {
+      log(`workbook: enrich ${rows.toLocaleString('en-US')} rows, ${extension} in and out`);
+      return workbookRun({
+        sandbox,
+        input,
+        rows,
+        concurrency: CONCURRENCY,
+        scratch: scratch.dir,
+        extension,
+        tag: `workbook-${extension}-${rows}`,
+      });
+    };
+    // Each run has a store of its own (enrichRun), so both buy every answer.
+    const csv = await run(csvInput, 'csv');
+    const xlsx = await run(xlsxInput, 'xlsx');
+    const details = {
+      xlsx: {
+        peakRssMb: round(xlsx.peakRssMb),
+        seconds: round(xlsx.seconds),
+        cpuUsPerRow: Math.round(xlsx.cpuUsPerRow),
+      },
+      csv: {
+        peakRssMb: round(csv.peakRssMb),
+        seconds: round(csv.seconds),
+        cpuUsPerRow: Math.round(csv.cpuUsPerRow),
+      },
+      rows,
+      source: xlsx.source,
+    };
+    figures.push(
+      figure({
+        id: 'workbook.peak',
+        name: `peak RSS, ${rows.toLocaleString('en-US')} rows .xlsx in and out`,
+        ratio: xlsx.peakRssMb,
+        target: { op: '<=', value: 300, unit: 'MB' },
+        note: `CSV in and out: ${Math.round(csv.peakRssMb)} MB`,
+        details,
+      }),
+      figure({
+        id: 'workbook.time',
+        name: `time, ${rows.toLocaleString('en-US')} rows .xlsx in and out vs CSV in and out`,
+        ratio: xlsx.seconds / csv.seconds,
+        target: { op: '<=', value: 2 },
+        note: `${round(xlsx.seconds)} s vs ${round(csv.seconds)} s`,
+        details,
+      }),
+    );
+  } finally {
+    await sandbox.stop();
+  }
+}
+
 /**
  * A nightly re-run: the same file again, every answer from the store, against the first run of
  * it into an empty store, both at 0 ms latency (where the store's share of the time is largest).
@@ -432,6 +496,7 @@ try {
   if (selected.has('postgres')) await loopFigure(20, 'postgres');
   if (selected.has('cpu')) await cpuFigure();
   if (selected.has('memory')) await memoryFigures();
+  if (selected.has('workbook')) await workbookFigures();
   if (selected.has('store')) await storeFigure();
   if (selected.has('pacing')) await pacingFigures();
   if (selected.has('gateway')) await gatewayFigure();

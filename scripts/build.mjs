@@ -28,25 +28,53 @@ const common = {
   external: Object.keys(pkg.dependencies ?? {}),
 };
 
-// The MCP SDK and zod (src/mcp/sdk.ts) go to a bundle of their own, dist/mcp-sdk.cjs, which the
-// CLI requires when `company-data mcp` runs: every other command would otherwise load and compile
-// them at start-up (docs/mcp.md).
-const MCP_SDK = fileURLToPath(new URL('../src/mcp/sdk.ts', import.meta.url));
-const mcpSdkApart = {
-  name: 'mcp-sdk-apart',
+// Libraries that one command or one kind of file needs go to bundles of their own, which the CLI
+// requires only then: every other command would otherwise load and compile them at start-up.
+// The MCP SDK and zod (src/mcp/sdk.ts, `company-data mcp`: docs/mcp.md) and ExcelJS
+// (src/workbook/exceljs.ts, an .xlsx input or output: docs/workbooks.md).
+const APART = [
+  { source: '../src/mcp/sdk.ts', specifier: './sdk.js', bundle: 'mcp-sdk' },
+  { source: '../src/workbook/exceljs.ts', specifier: './exceljs.js', bundle: 'exceljs' },
+].map((apart) => ({ ...apart, path: fileURLToPath(new URL(apart.source, import.meta.url)) }));
+const bundlesApart = {
+  name: 'bundles-apart',
   setup(b) {
-    b.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) =>
-      fileURLToPath(new URL('./sdk.ts', `file://${args.importer}`)) === MCP_SDK
-        ? { path: './mcp-sdk.cjs', external: true }
-        : undefined,
-    );
+    b.onResolve({ filter: /(^|\/)(sdk|exceljs)\.js$/ }, (args) => {
+      const resolved = fileURLToPath(new URL(args.path.replace(/\.js$/, '.ts'), `file://${args.importer}`));
+      const apart = APART.find((a) => a.path === resolved);
+      return apart ? { path: `./${apart.bundle}.cjs`, external: true } : undefined;
+    });
+  },
+};
+
+// ExcelJS's archiver uses archiver-utils 2, which calls the deprecated `new Buffer()`: Node warns
+// on stderr (DEP0005) when such a call comes from outside node_modules, as it does from the
+// bundle. The three calls are the ones Buffer.alloc and Buffer.from make without the warning.
+const noDeprecatedBuffer = {
+  name: 'no-deprecated-buffer',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]archiver-utils[\\/]index\.js$/ }, async (args) => {
+      const text = readFileSync(args.path, 'utf8')
+        .replace('new Buffer(size)', 'Buffer.alloc(size)')
+        .replace('new Buffer(0)', 'Buffer.alloc(0)')
+        .replace('new Buffer(source)', 'Buffer.from(source)');
+      return { contents: text, loader: 'js' };
+    });
   },
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: { cli: 'src/cli.ts' }, plugins: [mcpSdkApart] }),
-  // Third-party code only, loaded by one command: minified, it weighs half as much in the package.
-  build({ ...common, entryPoints: { 'mcp-sdk': 'src/mcp/sdk.ts' }, minify: true }),
+  build({ ...common, entryPoints: { cli: 'src/cli.ts' }, plugins: [bundlesApart] }),
+  // Third-party code only, loaded by one command or one kind of file: minified, it weighs half as
+  // much in the package.
+  ...APART.map((apart) =>
+    build({
+      ...common,
+      entryPoints: { [apart.bundle]: apart.source.replace('../', '') },
+      minify: true,
+      plugins: [noDeprecatedBuffer],
+    }),
+  ),
 ]);
 
 // company-data(1), from the command declarations of the bundle just built (src/man-page.ts), read

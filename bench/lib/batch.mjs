@@ -23,8 +23,9 @@ export async function enrichRun({
   tag,
   keepStore = false,
   storeUrl,
+  outputExtension = 'csv',
 }) {
-  const output = join(scratch, `${tag}.out.csv`);
+  const output = join(scratch, `${tag}.out.${outputExtension}`);
   const store = storeUrl ?? join(scratch, `${tag}.db`);
   if (!keepStore && !storeUrl)
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${store}${suffix}`, { force: true });

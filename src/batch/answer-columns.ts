@@ -68,6 +68,7 @@ export function createAnswerColumnsWriter(
   options: Omit<BatchWriterOptions, 'resultFields'>,
   catalog: Catalog,
   holdLimit = HOLD_LIMIT,
+  create: (options: BatchWriterOptions) => BatchWriter = createBatchWriter,
 ): BatchWriter {
   let inner: BatchWriter | undefined;
   let known: Set<string> | undefined;
@@ -83,7 +84,7 @@ export function createAnswerColumnsWriter(
 
   /** Fixes the columns and writes the rows held so far. */
   const decide = async (resultFields: string[]): Promise<BatchWriter> => {
-    const writer = createBatchWriter({ ...options, resultFields });
+    const writer = create({ ...options, resultFields });
     inner = writer;
     known = new Set(resultFields);
     const rows = held;
@@ -118,17 +119,27 @@ export function createAnswerColumnsWriter(
       await add(cells, result);
     },
     flush: () => inner?.flush() ?? Promise.resolve(),
+    merged: () => inner?.merged() ?? {},
     async end() {
       await (inner ?? (await decide(catalogColumns(catalog)))).end();
     },
   };
 }
 
-/** The batch's writer: the selection's columns when they are known, else the answers'. */
-export function writerFor(
+/**
+ * The batch's writer: the selection's columns when they are known, else the answers'. A workbook
+ * output loads its library first (src/workbook/exceljs.ts, bundled apart).
+ */
+export async function writerFor(
   selection: Selection,
   options: Omit<BatchWriterOptions, 'resultFields'>,
-): BatchWriter {
-  if (selection.resultFields) return createBatchWriter({ ...options, resultFields: selection.resultFields });
-  return createAnswerColumnsWriter(options, selection);
+): Promise<BatchWriter> {
+  let create = createBatchWriter;
+  if (options.format === 'xlsx') {
+    const { createWorkbookWriter } = await import('./workbook-output.js');
+    const library = await import('../workbook/exceljs.js');
+    create = (all) => createWorkbookWriter(all, library);
+  }
+  if (selection.resultFields) return create({ ...options, resultFields: selection.resultFields });
+  return createAnswerColumnsWriter(options, selection, HOLD_LIMIT, create);
 }

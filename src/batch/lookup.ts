@@ -332,6 +332,11 @@ export class Lookups {
         return this.stoppedResult();
       }
       this.requests++;
+      // For --report: the requests this domain took, and how long (src/batch/report.ts).
+      const sentAt = performance.now();
+      let attempts = 1;
+      const timed = (row: RowResult): RowResult =>
+        Object.assign(row, { attempts, ms: Math.round(performance.now() - sentAt) });
       let bought: Purchase<EnrichResponse>;
       let record: Record<string, unknown> | null = null;
       try {
@@ -342,7 +347,10 @@ export class Lookups {
           send: (maxCredits, onRetry) => this.lookup(domain, onRetry, maxCredits),
           reported: domainReported,
           backed: true,
-          onRetry: (problem, attempt, delayMs) => this.beforeRetry(problem, attempt, delayMs),
+          onRetry: (problem, attempt, delayMs) => {
+            attempts++;
+            return this.beforeRetry(problem, attempt, delayMs);
+          },
           reprice: this.reprice,
           // Committed with the charge, before the slot is released: once the run sees nothing
           // in flight, every answer is in the store.
@@ -361,20 +369,20 @@ export class Lookups {
         if (typeof balance === 'number') this.balance = balance;
         // Failures are never stored: the next run (or a run waiting for this domain) asks again.
         this.releaseClaim(domain);
-        return this.failed(domain, error, slot);
+        return timed(this.failed(domain, error, slot));
       }
       const { response, charged } = bought;
       // A charge above the hold: the caps the run believed it held no longer hold.
       if (bought.unreadable?.aboveHold) this.stop('charge_above_hold');
       if (typeof response.credits.remaining === 'number') this.balance = response.credits.remaining;
-      const row: RowResult = {
+      const row: RowResult = timed({
         found: response.result.found,
         record: response.result.found ? (record ?? this.recordOf(domain, response.result.record)) : null,
         credits_charged: charged,
         bought_at: null,
         error_code: null,
         error_detail: null,
-      };
+      });
       scheduler.release(slot, 'success');
       if (bought.storeError !== undefined) {
         this.unkept++;

@@ -1,11 +1,18 @@
-// Writes batch results in input order: each input row exactly as it was read, then the result
-// columns. Input cells are never modified (the user's data goes back as it came); result cells are
-// server text, so they lose control characters and, in CSV, anything a spreadsheet would run:
-// the cells and lines of `-o csv` (src/output/csv.ts), written a row at a time.
+// Writes batch results in input order: each input row as it was read, then the result columns.
+// Input cells are not modified (the user's data goes back as it came), with one exception in CSV:
+// a cell a spreadsheet would run as a formula is neutralised, as every cell of `-o csv` is, unless
+// --csv-raw (src/output/csv.ts holds the one rule). Result cells are server text, so they also
+// lose control characters. With --merge, result fields go into the input's own columns
+// (merge.ts). The columns and each row's values come from row-shape.ts, which a workbook output
+// (workbook-output.ts) shares.
 
 import type { Writable } from 'node:stream';
-import { csvCell, csvLine } from '../output/csv.js';
+import { csvCell, csvInputCell, csvLine } from '../output/csv.js';
 import { escapeForTerminal } from '../text.js';
+import type { MergeOptions } from './merge.js';
+import { rowShape } from './row-shape.js';
+
+export { resultColumnNames } from './row-shape.js';
 
 /** The outcome of one row. */
 export interface RowResult {
@@ -23,9 +30,13 @@ export interface RowResult {
   bought_at: string | null;
   error_code: string | null;
   error_detail: string | null;
+  /** Requests sent for the domain by this run, retries included (0 or absent: none). */
+  attempts?: number;
+  /** How long the purchase took, in ms (absent: nothing was bought). */
+  ms?: number;
 }
 
-export type BatchFormat = 'csv' | 'json' | 'ndjson';
+export type BatchFormat = 'csv' | 'tsv' | 'json' | 'ndjson' | 'xlsx';
 
 export interface BatchWriterOptions {
   /** Not ended by the writer: its owner closes it (a file is renamed into place, stdout stays). */
@@ -35,6 +46,12 @@ export interface BatchWriterOptions {
   inputHeader: string[] | null;
   /** The returned field names, in order. */
   resultFields: string[];
+  /** --merge and --map: result fields written into matching input columns. */
+  merge?: MergeOptions;
+  /** The input's domain column (never a merge target). */
+  domainColumn?: number;
+  /** A workbook output's sheet name. */
+  sheetName?: string;
   /** A UTF-8 byte order mark first, for spreadsheets that need it (CSV only). */
   bom?: boolean;
   /** Leave result cells that start like a formula as they are (CSV only). */
@@ -65,50 +82,12 @@ export interface BatchWriter {
   flush(): Promise<void>;
   /** Completes the document (header of an empty CSV, closing bracket of JSON); does not end `out`. */
   end(): Promise<void>;
+  /** Cells filled (empty before) and changed (overwritten) by --merge so far, by input column. */
+  merged(): Record<string, { filled: number; changed: number }>;
 }
 
-const PLAIN_LIST_HEADER = ['domain'];
 // Rows gathered but not yet written reach a pipe within this time even if no more arrive.
 const GATHER_MS = 100;
-const RESULT_PREFIX = 'cd_';
-
-/**
- * Result column names that never shadow an input column (case-insensitive): `cd_<name>`, then
- * `cd_2_<name>`, `cd_3_<name>` ... until the name is free.
- */
-export function resultColumnNames(inputHeader: string[], resultNames: string[]): string[] {
-  const taken = new Set(inputHeader.map((name) => name.toLowerCase()));
-  return resultNames.map((name) => {
-    let candidate = name;
-    for (let n = 1; taken.has(candidate.toLowerCase()); n++) {
-      candidate = n === 1 ? `${RESULT_PREFIX}${name}` : `${RESULT_PREFIX}${n}_${name}`;
-    }
-    taken.add(candidate.toLowerCase());
-    return candidate;
-  });
-}
-
-/** JSON member names for the input columns: a repeated header name gets `_2`, `_3` ... */
-function uniqueKeys(header: string[]): string[] {
-  const seen = new Set<string>();
-  return header.map((name) => {
-    let key = name;
-    for (let n = 2; seen.has(key); n++) key = `${name}_${n}`;
-    seen.add(key);
-    return key;
-  });
-}
-
-function resultValues(result: RowResult, fields: string[]): unknown[] {
-  return [
-    result.found,
-    ...fields.map((field) => result.record?.[field] ?? null),
-    result.credits_charged,
-    result.bought_at,
-    result.error_code,
-    result.error_detail,
-  ];
-}
 
 /** An object literal built as text: keeps column order (even `2024`) and any name (even `__proto__`). */
 function jsonObject(keys: string[], values: unknown[]): string {
@@ -116,7 +95,8 @@ function jsonObject(keys: string[], values: unknown[]): string {
   return `{${members.join(',')}}`;
 }
 
-function waitForDrain(out: Writable): Promise<void> {
+/** Resolves when `out` drains; rejects when it fails or closes first. */
+export function waitForDrain(out: Writable): Promise<void> {
   return new Promise((resolve, reject) => {
     const cleanup = () => {
       out.off('drain', onDrain);
@@ -142,18 +122,10 @@ function waitForDrain(out: Writable): Promise<void> {
 }
 
 export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
-  const { out, format, resultFields } = options;
-  const inputHeader = options.inputHeader ?? PLAIN_LIST_HEADER;
-  const resultNames = resultColumnNames(inputHeader, [
-    'found',
-    ...resultFields,
-    'credits_charged',
-    'bought_at',
-    'error_code',
-    'error_detail',
-  ]);
-  const columns = [...inputHeader, ...resultNames];
-  const jsonKeys = [...uniqueKeys(inputHeader), ...resultNames];
+  const { out, format } = options;
+  const shape = rowShape(options);
+  const { columns, jsonKeys } = shape;
+  const delimiter = format === 'tsv' ? '\t' : ',';
   let started = false;
   let rows = 0;
   const chunkChars = Math.max(0, options.chunkChars ?? 0);
@@ -196,33 +168,39 @@ export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
     return undefined;
   };
 
+  const raw = { raw: options.csvRaw === true };
+  const isCsv = format === 'csv' || format === 'tsv';
   const opening = (): string => {
-    if (format === 'csv') return (options.bom ? '\ufeff' : '') + csvLine(columns);
+    if (isCsv)
+      return (
+        (options.bom ? '\ufeff' : '') +
+        csvLine(
+          columns.map((name, i) => (i < shape.inputWidth ? csvInputCell(name, raw) : name)),
+          delimiter,
+        )
+      );
     return format === 'json' ? '[\n' : '';
   };
 
   const csvRow = (cells: string[], result: RowResult): string => {
-    const raw = { raw: options.csvRaw === true };
-    const record = result.record;
-    const line = [...cells, csvCell(result.found, raw)];
-    for (const field of resultFields) line.push(csvCell(record?.[field] ?? null, raw));
-    line.push(
-      csvCell(result.credits_charged, raw),
-      csvCell(result.bought_at, raw),
-      csvCell(result.error_code, raw),
-      csvCell(result.error_detail, raw),
-    );
-    return csvLine(line);
+    const { values, replaced } = shape.inputOf(cells, result);
+    const line: string[] = [];
+    for (let i = 0; i < values.length; i++)
+      line.push(replaced?.[i] ? csvCell(values[i], raw) : csvInputCell(values[i] as string, raw));
+    for (const value of shape.resultOf(result)) line.push(csvCell(value, raw));
+    return csvLine(line, delimiter);
   };
 
   const add = (cells: string[], result: RowResult): Promise<void> | undefined => {
     const prefix = started ? '' : opening();
     started = true;
-    const inputCells = cells.length === inputHeader.length ? cells : toWidth(cells, inputHeader.length);
     let text: string;
-    if (format === 'csv') text = csvRow(inputCells, result);
+    if (isCsv) text = csvRow(cells, result);
     else {
-      const object = jsonObject(jsonKeys, [...inputCells, ...resultValues(result, resultFields)]);
+      const object = jsonObject(jsonKeys, [
+        ...shape.inputOf(cells, result).values,
+        ...shape.resultOf(result),
+      ]);
       const shown = options.terminal ? escapeForTerminal(object) : object;
       text = format === 'json' ? `${rows === 0 ? '' : ',\n'}${shown}` : `${shown}\n`;
     }
@@ -236,6 +214,7 @@ export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
     async write({ cells, result }) {
       await add(cells, result);
     },
+    merged: shape.merged,
     flush: sendGathered,
     async end() {
       const prefix = started ? '' : opening();
@@ -245,10 +224,4 @@ export function createBatchWriter(options: BatchWriterOptions): BatchWriter {
       await sendGathered();
     },
   };
-}
-
-/** Keeps the output rectangular if a caller passes a row of another width (input.ts never does). */
-function toWidth(cells: string[], width: number): string[] {
-  if (cells.length > width) return cells.slice(0, width);
-  return [...cells, ...Array<string>(width - cells.length).fill('')];
 }

@@ -6,12 +6,13 @@
 // temporary SQLite database of the run (src/batch/seen.ts), the results in the result store
 // (src/store/).
 import { setMaxListeners } from 'node:events';
+import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { catalogRetryHook, loadFields, loadProducts } from '../api/catalogs.js';
 import { doubtfulTitle } from '../csv/domain-columns.js';
-import { openInput } from '../csv/input.js';
+import type { InputReader, InputRow } from '../csv/input.js';
 import { choiceNote, type EncodingChoice } from '../csv/read.js';
 import { normaliseDomain } from '../domain.js';
 import { mayHaveBeenCharged } from '../http/outcome.js';
@@ -25,25 +26,33 @@ import { freshnessAt, scopeOf } from '../store/location.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import type { AnswerStore, RunHandle } from '../store/types.js';
 import { plural } from '../text.js';
-import type { Context, Format } from '../types.js';
+import type { Context } from '../types.js';
+import { openBatchInput } from '../workbook/open-input.js';
 import { writerFor } from './answer-columns.js';
 import { runDryRun } from './dry-run.js';
 import { assertSeparateFiles, identity, openInputSource, openOutputTarget, shellQuote } from './files.js';
+import { firstRows, headNote } from './head.js';
 import { DEFAULT_MAX_CONSECUTIVE_FAILURES, errorResult, Lookups } from './lookup.js';
-import type { RowResult } from './output.js';
+import { checkMerge, type MergeOptions } from './merge.js';
+import type { BatchFormat, RowResult } from './output.js';
+import { outputFormatOf } from './output-format.js';
 import { ownCopy } from './own-copy.js';
 import { type BatchCounts, formatSummary, logLine, progressModeFor, startProgress } from './progress.js';
+import { assertReportPath, openReport, outcomeOf } from './report.js';
 import { isoSecond, type RunStore, runStoreOf } from './run-store.js';
 import { createScheduler } from './scheduler.js';
 import { type SeenSet, seenSet } from './seen.js';
 import { checkMaxCredits, resolveSelection } from './selection.js';
 import { watchSignals } from './signals.js';
+import { emptyOutcomes, type RunFigures, withSummary } from './summary.js';
 import { WriteFailures } from './unwritable.js';
 
 export interface BatchOptions {
   input: string;
   output?: string;
   column?: string;
+  /** --sheet: a workbook input's sheet, by name or position. */
+  sheet?: string;
   delimiter?: string;
   encoding?: EncodingChoice;
   bom?: boolean;
@@ -63,6 +72,14 @@ export interface BatchOptions {
   rate?: RateSource;
   dryRun?: boolean;
   progress?: boolean;
+  /** --head: only the first N data rows (a trial run). */
+  head?: number;
+  /** --merge and --map (merge.ts); absent: append, as always. */
+  merge?: MergeOptions;
+  /** --report: a line per input row (report.ts). */
+  report?: string;
+  /** --summary-json: the run's figures as JSON, to a file or (`-`) stderr (summary.ts). */
+  summaryJson?: string;
   /** The command line as typed, for the resume hint. */
   argv: readonly string[];
 }
@@ -71,24 +88,6 @@ export interface BatchOptions {
 const FINAL_ERRORS = new Set(['invalid_domain', 'invalid_input']);
 const DRAIN_LIMIT_MS = 10_000;
 const OUTPUT_CHUNK_CHARS = 64 * 1024;
-
-/** CSV unless a format was chosen explicitly; a table makes no sense for a file of rows. */
-export function batchFormat(ctx: Context): Exclude<Format, 'table'> {
-  const { value, source } = ctx.config.format;
-  if (source === 'default' || source === 'sandbox') return 'csv';
-  if (value === 'table') {
-    if (source === 'flag') {
-      throw new Problem({
-        code: 'usage_error',
-        title: 'Usage error',
-        detail: 'batch output is csv, json or ndjson (--format table is for single lookups)',
-        source: 'client',
-      });
-    }
-    return 'csv';
-  }
-  return value;
-}
 
 /**
  * What a run writes (its fingerprint: one process at a time on it, exit 7 for another) and what it
@@ -124,6 +123,10 @@ async function storeForRun(ctx: Context): Promise<{ store: AnswerStore; discard(
 
 interface Entry {
   cells: string[];
+  /** A later row naming a domain met before (for --report and the summary's outcomes). */
+  duplicate?: true;
+  /** Where the row is, kept only for --report. */
+  place?: { row: number; line: number; domain: string };
   /** Set once known, so the head can be written without waiting. */
   result?: RowResult;
   /** The result on its way; a rejection (a bug) surfaces when the head reaches it. */
@@ -151,6 +154,14 @@ function asDuplicate(result: RowResult): RowResult {
 }
 
 export async function runBatch(ctx: Context, options: BatchOptions): Promise<number> {
+  const figures: RunFigures = { outcomes: emptyOutcomes() };
+  if (options.summaryJson === undefined || options.dryRun) return runBatchOnce(ctx, options, figures);
+  return withSummary(ctx.io, options.summaryJson, figures, options, () =>
+    runBatchOnce(ctx, options, figures),
+  );
+}
+
+async function runBatchOnce(ctx: Context, options: BatchOptions, figures: RunFigures): Promise<number> {
   const { io } = ctx;
   // An output that is the input (or the store) under any name would destroy it.
   await assertSeparateFiles({
@@ -158,7 +169,15 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
     output: options.output,
     store: ctx.store.path || undefined,
   });
-  const format = options.dryRun ? ctx.config.format.value : batchFormat(ctx);
+  if (options.report !== undefined)
+    await assertReportPath(options.report, [
+      [options.input, '--input'],
+      [options.output, '--output'],
+      [options.summaryJson, '--summary-json'],
+      [ctx.store.path || undefined, 'the result store'],
+    ]);
+  // Checked in a dry run too: a name and a format that disagree are refused before anything else.
+  const written = outputFormatOf(ctx, options.output);
   const catalogs = Promise.all([loadProducts(ctx), loadFields(ctx)]);
   const [products, fields] = await catalogs;
   const selection = resolveSelection({ products, fields }, options);
@@ -173,10 +192,13 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
       run,
     );
   const source = await openInputSource(options.input, io);
-  const reader = await openInput(source.stream, {
+  const reader = await openBatchInput(source.stream, {
+    name: options.input === '-' ? 'stdin' : options.input,
     column: options.column,
     delimiter: options.delimiter,
     encoding: options.encoding,
+    sheet: options.sheet,
+    reopen: options.input === '-' ? undefined : () => createReadStream(options.input),
   });
   const note = choiceNote(options.input === '-' ? 'stdin' : options.input, reader.choice);
   if (note !== undefined) io.info(note);
@@ -186,17 +208,19 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
       `note: the first line, "${oneLine(title)}", was read as the column's title, not as a domain to look up; put a title line such as "domain" above the domains, or pass --column "${oneLine(title)}" if it is the title`,
     );
   }
+  if (options.merge)
+    checkMerge(options.merge, reader.header, new Set(fields.map((f) => f.name)), reader.domainColumn);
   if (options.dryRun) {
     // Only an existing store is read: a dry run creates nothing.
     const stored = await ctx.store.openIfExists();
     const scopeId = await stored?.scopeId(scope);
+    const rows = options.head === undefined ? reader.rows : await firstRows(reader, options.head);
     return runDryRun(ctx, {
-      reader,
+      reader: { ...reader, rows },
       selection,
-      isStored:
-        stored && scopeId !== undefined
-          ? async (domain) => (await stored.find(scopeId, domain, fresh())) !== undefined
-          : undefined,
+      storedAnswer:
+        stored && scopeId !== undefined ? async (domain) => stored.find(scopeId, domain, fresh()) : undefined,
+      merge: options.merge,
       storeNote: stored ? stored.path : ctx.store.path === false ? 'none (--no-store)' : 'none yet',
       budget: options.budget,
     });
@@ -226,16 +250,32 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
         budgetMonth: options.budgetMonth,
         store: ctx.store.path === false ? undefined : store,
       });
+      let rows = reader.rows;
+      if (options.head !== undefined) {
+        // A trial: its rows first, and what they may cost, before anything is bought.
+        const runFresh = fresh(run.id, run.startedAt);
+        const head = await firstRows(reader, options.head);
+        rows = head;
+        io.info(
+          await headNote(
+            options.head,
+            head,
+            async (domain) => (await store.find(scopeId, domain, runFresh)) !== undefined,
+            selection.worstCase,
+          ),
+        );
+      }
       const runPlan: RunPlan = {
-        reader,
+        reader: { ...reader, rows },
         size: source.size,
         selection,
-        format,
+        format: written,
         store: runStoreOf(store, scopeId, fresh(run.id, run.startedAt), run, ctx.now),
         storePath: ctx.store.path === false ? undefined : store.path,
         seen: await seenSet(),
         purse,
         run,
+        figures,
       };
       try {
         const outcome = await runWithStore(ctx, options, runPlan);
@@ -257,10 +297,10 @@ export async function runBatch(ctx: Context, options: BatchOptions): Promise<num
 }
 
 interface RunPlan {
-  reader: Awaited<ReturnType<typeof openInput>>;
+  reader: InputReader;
   size: number | undefined;
   selection: ReturnType<typeof resolveSelection>;
-  format: Format;
+  format: BatchFormat;
   store: RunStore;
   /** The user's store; undefined with --no-store (nothing kept: a re-run buys again). */
   storePath: string | undefined;
@@ -268,6 +308,8 @@ interface RunPlan {
   seen: SeenSet;
   purse: Purse;
   run: RunHandle;
+  /** What the run did, for --summary-json (filled as it ends). */
+  figures: RunFigures;
 }
 
 async function runWithStore(
@@ -282,10 +324,14 @@ async function runWithStore(
   const target = await openOutputTarget(options.output, io);
   const outputName = target.path ?? 'stdout';
   failures.watch(target.stream, outputName);
-  const writer = writerFor(selection, {
+  const report = options.report ? await openReport(options.report, io, ctx.config.csvRaw) : undefined;
+  const writer = await writerFor(selection, {
     out: target.stream,
-    format: format as Exclude<Format, 'table'>,
+    format,
     inputHeader: reader.header,
+    domainColumn: reader.domainColumn,
+    merge: options.merge,
+    sheetName: reader.workbook?.sheet,
     bom: options.bom,
     csvRaw: ctx.config.csvRaw,
     chunkChars: OUTPUT_CHUNK_CHARS,
@@ -361,11 +407,21 @@ async function runWithStore(
   // Domains met in this run: in the run's own temporary SQLite database (seen.ts), not in memory.
   const seen = plan.seen;
   let complete = true;
-  const entryFor = (row: {
-    cells: string[];
-    domainRaw: string;
-    error?: { code: string; detail: string };
-  }): Entry => {
+  let rowNumber = 0;
+  const entryFor = (row: InputRow): Entry => {
+    const entry = entryOfRow(row);
+    rowNumber++;
+    if (report) {
+      const normalised = row.error ? undefined : normaliseDomain(row.domainRaw);
+      entry.place = {
+        row: rowNumber,
+        line: row.line,
+        domain: normalised?.ok ? normalised.domain : row.domainRaw,
+      };
+    }
+    return entry;
+  };
+  const entryOfRow = (row: InputRow): Entry => {
     if (row.error) return { cells: row.cells, result: errorResult(row.error.code, row.error.detail) };
     const normalised = normaliseDomain(row.domainRaw);
     if (!normalised.ok)
@@ -374,7 +430,12 @@ async function runWithStore(
       // A duplicate shares the first row's result but costs nothing itself, so the column sums to
       // what the run cost, and a resumed output equals an uninterrupted one.
       const shared = lookups.resultFor(normalised.domain);
-      return entryOf(row.cells, shared instanceof Promise ? shared.then(asDuplicate) : asDuplicate(shared));
+      const entry = entryOf(
+        row.cells,
+        shared instanceof Promise ? shared.then(asDuplicate) : asDuplicate(shared),
+      );
+      entry.duplicate = true;
+      return entry;
     }
     const domain = ownCopy(normalised.domain);
     // The same object: entryOf fills in its result when the answer comes.
@@ -388,6 +449,9 @@ async function runWithStore(
   // The head's result is written at once when known; a promise only to wait for the output.
   const writeHead = (entry: Entry, result: RowResult): Promise<void> | undefined => {
     const writing = writer.add(entry.cells, result);
+    const outcome = outcomeOf(result, entry.duplicate === true);
+    plan.figures.outcomes[outcome]++;
+    if (report && entry.place) report.add({ ...entry.place, outcome, result });
     // Every count is of the rows written (issue 46): after an interrupt the rows read ahead and
     // the answers still in flight are not in them. Found and not found count domains, once each.
     counts.rows++;
@@ -443,6 +507,7 @@ async function runWithStore(
       drain.abort();
       await scheduler.idle();
       await target.discard();
+      await report?.discard();
       throw error;
     }
   }
@@ -461,6 +526,7 @@ async function runWithStore(
     try {
       await writer.end();
       await target.commit();
+      await report?.commit();
     } catch (error) {
       // Ending, syncing or renaming the output: an error of the system is a failed write.
       const errno = typeof (error as NodeJS.ErrnoException).code === 'string';
@@ -470,6 +536,10 @@ async function runWithStore(
     }
   }
 
+  plan.figures.counts = snapshot();
+  plan.figures.merged = options.merge && options.merge.mode !== 'append' ? writer.merged() : undefined;
+  plan.figures.stopReason = lookups.stopReason;
+  plan.figures.elapsedMs = ctx.now() - started;
   // Told whatever the outcome: the figure is the service's, not the run's.
   const unaccounted = await purse.unaccountedWarning();
   if (unaccounted) io.warn(unaccounted);
@@ -478,6 +548,7 @@ async function runWithStore(
     // so that the output holds every row the summary counts.
     if (outcome !== 'unwritable') await writer.flush().catch(() => {});
     await target.discard();
+    await report?.discard();
     const why =
       outcome === 'aborted'
         ? `aborted: ${lookups.fatal?.code}`

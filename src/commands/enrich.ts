@@ -1,5 +1,6 @@
 // `company-data enrich`: a few lookups by domain, or a CSV batch with --input.
 import { type Command, Option } from 'commander';
+import { MERGE_MODES, type MergeMode, parseMapOption } from '../batch/merge.js';
 import { BUDGET_MONTH_OPTION, type CommandKit, parseIntOption } from '../command-kit.js';
 import { addCsvOptions, type CsvFlags } from '../csv/options.js';
 import { usageError } from '../problem.js';
@@ -26,6 +27,12 @@ export interface EnrichOptions extends CsvFlags {
   journal?: string;
   dryRun?: boolean;
   progress?: boolean;
+  sheet?: string;
+  head?: number;
+  merge?: MergeMode;
+  map?: Record<string, string>;
+  report?: string;
+  summaryJson?: string;
 }
 
 export const DEFAULT_CONCURRENCY = 8;
@@ -42,6 +49,12 @@ const BATCH_ONLY: Array<[keyof EnrichOptions, string]> = [
   ['rate', '--rate'],
   ['dryRun', '--dry-run'],
   ['progress', '--progress'],
+  ['sheet', '--sheet'],
+  ['head', '--head'],
+  ['merge', '--merge'],
+  ['map', '--map'],
+  ['report', '--report'],
+  ['summaryJson', '--summary-json'],
 ];
 
 export function register(program: Command, kit: CommandKit): void {
@@ -55,8 +68,15 @@ export function register(program: Command, kit: CommandKit): void {
     )
     .option('--include <fields>', 'comma-separated fields to return (default: all fields of the products)')
     .option('--max-credits <n>', 'spending cap sent with every lookup', parseIntOption('--max-credits'))
-    .option('--input <file>', 'batch: CSV file (header row) or plain list of domains; - for stdin')
-    .option('--output <file>', 'batch: where to write (default stdout); appears only when complete')
+    .option(
+      '--input <file>',
+      'batch: CSV file (header row), .xlsx workbook or plain list of domains; - for stdin',
+    )
+    .option(
+      '--output <file>',
+      'batch: where to write (default stdout); .csv .tsv .xlsx .json .ndjson set the format; appears only when complete',
+    )
+    .option('--sheet <name|n>', "batch: a workbook input's sheet, by name or position (default: the first)")
     .option(
       '--column <name>',
       'batch: the domain column (default: domain, website, url, company_domain, homepage)',
@@ -89,17 +109,40 @@ export function register(program: Command, kit: CommandKit): void {
     .addOption(new Option('--journal <path>').hideHelp())
     .addOption(new Option('--fresh').hideHelp())
     .option('--dry-run', 'batch: count rows, domains and worst-case credits; send no lookup')
+    .option(
+      '--head <n>',
+      'batch: only the first n data rows (a trial run; says what it may cost first)',
+      parseIntOption('--head', 1),
+    )
+    .addOption(
+      new Option(
+        '--merge <mode>',
+        'batch: write results into matching input columns: fill-empty (only empty cells) or overwrite (default append: new columns)',
+      ).choices(MERGE_MODES),
+    )
+    .option(
+      '--map <field=Column>',
+      'batch: with --merge, the input column a field goes into (repeatable; default: the column of the same name)',
+      parseMapOption,
+    )
+    .option(
+      '--report <file>',
+      'batch: one line per input row: outcome, credits, attempts, time (.jsonl, or .csv)',
+    )
+    .option('--summary-json <file>', "batch: the run's figures as JSON, to a file or - (one line on stderr)")
     .option('--progress', 'batch: print a progress line every 2 s (for logs)')
     .addHelpText(
       'after',
       `
-Batch output (format from -o/--format: csv by default, json or ndjson): every input row once, in
-input order, input columns untouched, then found, the result fields, credits_charged,
-bought_at, error_code, error_detail. Duplicated domains are looked up once; credits_charged is what
-this run paid, on the first row naming the domain. Every answer goes to the result store as it
-arrives (see --store): re-running the same command after a crash, kill, Ctrl-C or exit 4/5
-continues where it stopped, and later runs reuse answers younger than --max-age (found) or
---not-found-max-age (no record) at no cost, with bought_at telling when they were bought.
+Batch output (format from --output's extension, else -o/--format: csv by default, json or
+ndjson): every input row once, in input order, input columns as read (in CSV a cell a spreadsheet
+would run as a formula gets a ' first, unless --csv-raw), then found, the result fields (with
+--merge, into the matching input columns), credits_charged, bought_at, error_code, error_detail.
+Duplicated domains are looked up once; credits_charged is what this run paid, on the first row
+naming the domain. Every answer goes to the result store as it arrives (see --store): re-running
+the same command after a crash, kill, Ctrl-C or exit 4/5 continues where it stopped, and later
+runs reuse answers younger than --max-age (found) or --not-found-max-age (no record) at no cost,
+with bought_at telling when they were bought.
 Failures are never stored. See docs/batch.md.
 
 Examples:
@@ -107,6 +150,8 @@ Examples:
   $ company-data --sandbox enrich https://www.Acme-Shoes.com/about globex.io --products profile,tech
   $ company-data --sandbox enrich --input examples/companies.csv --output enriched.csv
   $ company-data --sandbox enrich --input examples/companies.csv --dry-run
+  $ company-data --sandbox enrich --input examples/companies.xlsx --output enriched.xlsx --head 5
+  $ company-data enrich --input crm.csv --output crm.csv.out.csv --merge fill-empty --report rows.jsonl
   $ company-data enrich --input big.csv --output out.csv --budget 5000 --concurrency 16 --progress
   $ company-data enrich --input big.csv --output out.csv --rate 45
 
@@ -157,6 +202,14 @@ export async function runEnrich(ctx: Context, domains: string[], options: Enrich
       rate: rateFor(ctx, options.rate),
       dryRun: options.dryRun,
       progress: options.progress,
+      sheet: options.sheet,
+      head: options.head,
+      merge:
+        options.merge !== undefined || options.map !== undefined
+          ? { mode: options.merge ?? 'append', map: options.map ?? {} }
+          : undefined,
+      report: options.report,
+      summaryJson: options.summaryJson,
       argv: [...ctx.argv],
     });
   }

@@ -34,6 +34,8 @@ export interface InputReader {
    * a progress total and an ETA against the file's size.
    */
   position(): number | undefined;
+  /** Set when the rows come from a workbook: its format and the sheet read. */
+  workbook?: { format: 'xlsx'; sheet: string };
 }
 
 export interface InputOptions {
@@ -125,9 +127,44 @@ export async function openInput(
   } catch (error) {
     throw readFailure(error);
   }
-  const { choice, records } = opened;
-  const delimiter = choice.delimiter;
+  return readerOfRecords(opened.records, {
+    column: options.column,
+    choice: opened.choice,
+    joiner: opened.choice.delimiter,
+    close: () => {
+      if (!(source instanceof Uint8Array)) source.destroy();
+    },
+    position: () => (source instanceof Uint8Array ? undefined : positionOf(progress)),
+  });
+}
 
+/** How the records of a CSV or of a workbook's sheet become rows (readerOfRecords). */
+export interface RecordSource {
+  column?: string;
+  choice: CsvChoice;
+  /** Rejoins the extra fields of a record wider than the header (the delimiter of a CSV). */
+  joiner: string;
+  /** Stops reading the source (a bad header: nothing more is read). */
+  close(): void;
+  position(): number | undefined;
+  /** A sheet's rows end at their last value: shorter rows are padded, not malformed. */
+  padShort?: boolean;
+  /** What the input is, when it is not a CSV (a workbook's sheet), for messages. */
+  workbook?: InputReader['workbook'];
+}
+
+/**
+ * The rows of a source of records: the first record tells a header from a plain list and finds
+ * the domain column; every later record becomes one row, a malformed or ragged one with an
+ * `invalid_input` error. CSV files and workbook sheets alike come through here.
+ */
+export async function readerOfRecords(
+  records: AsyncGenerator<CsvRecord> | Generator<CsvRecord>,
+  from: RecordSource,
+): Promise<InputReader> {
+  const { choice } = from;
+  const delimiter = from.joiner;
+  const options = { column: from.column };
   let first: CsvRecord | undefined;
   try {
     for (;;) {
@@ -150,11 +187,12 @@ export async function openInput(
       choice,
       rows: (async function* () {})(),
       position: () => undefined,
+      workbook: from.workbook,
     };
   }
   const plainList = options.column === undefined && startsPlainList(first);
   if (!plainList && first.malformed) {
-    if (!(source instanceof Uint8Array)) source.destroy();
+    from.close();
     throw new Problem({
       code: 'invalid_input',
       detail: `the header on line ${first.line} is malformed: ${first.malformed}`,
@@ -166,25 +204,29 @@ export async function openInput(
     try {
       domainColumn = chooseDomainColumn(header, options.column);
     } catch (error) {
-      if (!(source instanceof Uint8Array)) source.destroy();
+      from.close();
       throw error;
     }
   }
   const width = header?.length ?? 1;
+  // A record's place in messages: its line in a CSV file, its row in a sheet.
+  const where = from.workbook ? 'row' : 'line';
 
   const toRow = (record: CsvRecord, index: number): InputRow => {
     let cells = record.cells;
     let error: InputRow['error'];
     if (record.malformed) {
-      error = { code: 'invalid_input', detail: `line ${record.line}: ${record.malformed}` };
+      error = { code: 'invalid_input', detail: `${where} ${record.line}: ${record.malformed}` };
       cells = fitToHeader(cells, width, delimiter);
     } else if (header === null) {
       // A URL in a plain list may hold the delimiter (`?a=1,2`): the whole line is the value.
       cells = cells.length === 1 ? cells : [cells.join(delimiter)];
+    } else if (cells.length < width && from.padShort) {
+      cells = fitToHeader(cells, width, delimiter);
     } else if (cells.length !== width) {
       error = {
         code: 'invalid_input',
-        detail: `line ${record.line}: ${cells.length} field${cells.length === 1 ? '' : 's'} where the header has ${width}`,
+        detail: `${where} ${record.line}: ${cells.length} field${cells.length === 1 ? '' : 's'} where the header has ${width}`,
       };
       cells = fitToHeader(cells, width, delimiter);
     }
@@ -217,8 +259,7 @@ export async function openInput(
   }
 
   const rows = Symbol.asyncIterator in records ? streamedRows(records) : rowsOf(records);
-  const position = () => (source instanceof Uint8Array ? undefined : positionOf(progress));
-  return { header, domainColumn, choice, rows, position };
+  return { header, domainColumn, choice, rows, position: from.position, workbook: from.workbook };
 }
 
 /** Calls `each` on every row in order; rows already at hand cost no promise each. */

@@ -3,6 +3,7 @@
 // continues from where that stopped, so a million-row input is still read once, as it comes.
 import { Readable } from 'node:stream';
 import { Problem } from '../problem.js';
+import { inputKindOf } from '../workbook/signature.js';
 import {
   byteOrderMark,
   type CsvEncoding,
@@ -18,7 +19,7 @@ import { delimiterName, SNIFF_BYTES, SNIFF_RECORDS, sniffDelimiter, sniffEncodin
 const SNIFF_LINES = SNIFF_RECORDS + 1;
 
 /** The values --encoding accepts. */
-export const ENCODING_CHOICES = ['utf8', 'utf16le', 'windows-1252', 'latin1'] as const;
+export const ENCODING_CHOICES = ['utf8', 'utf16le', 'windows-1252', 'iso-8859-15', 'latin1'] as const;
 export type EncodingChoice = (typeof ENCODING_CHOICES)[number];
 
 export interface CsvAsked {
@@ -46,12 +47,13 @@ const ENCODING_NAMES: Record<CsvEncoding, string> = {
   utf16le: 'UTF-16LE',
   utf16be: 'UTF-16BE',
   'windows-1252': 'Windows-1252',
+  'iso-8859-15': 'ISO-8859-15',
   latin1: 'Latin-1 (as Windows-1252)',
 };
 
 /** The hint of every reading that could not be decided: both options, with their values. */
 const OPTIONS_HINT =
-  'Say how to read it: --delimiter with "," ";" tab or "|", and --encoding with utf8, utf16le, windows-1252 or latin1.';
+  'Say how to read it: --delimiter with "," ";" tab or "|", and --encoding with utf8, utf16le, windows-1252, iso-8859-15 or latin1.';
 
 function undecided(detail: string): Problem {
   return new Problem({
@@ -76,7 +78,27 @@ function checkMark(head: Uint8Array, asked: EncodingChoice): void {
   });
 }
 
+/**
+ * A workbook or another spreadsheet file given where CSV text is read (`--exclude`, `--seeds`):
+ * said as such, rather than sniffed as text and misread as UTF-16 or a list of domains.
+ * (`enrich --input` tells workbooks apart before it gets here: src/workbook/open-input.ts.)
+ */
+function notText(head: Uint8Array): Problem | undefined {
+  const kind = inputKindOf(head);
+  if (kind.kind === 'text') return undefined;
+  const what = kind.kind === 'xlsx' ? 'an Excel workbook (.xlsx)' : kind.what;
+  return new Problem({
+    code: 'invalid_input',
+    title: 'Cannot read the input',
+    detail: `the file is ${what}, not CSV text`,
+    hint: 'Save the sheet as CSV (or a list of domains, one a line) and pass that file; enrich --input reads .xlsx workbooks itself.',
+    source: 'client',
+  });
+}
+
 function choose(head: Uint8Array, complete: boolean, asked: CsvAsked): CsvChoice {
+  const refused = notText(head);
+  if (refused) throw refused;
   let encoding: CsvEncoding;
   let encodingWhy: CsvChoice['encodingWhy'];
   if (asked.encoding !== undefined) {

@@ -82,7 +82,7 @@ function isBlankLine(raw: string): boolean {
 }
 
 /** The encodings the reader decodes: what --encoding accepts, and UTF-16BE (by its byte order mark). */
-export type CsvEncoding = 'utf8' | 'utf16le' | 'utf16be' | 'windows-1252' | 'latin1';
+export type CsvEncoding = 'utf8' | 'utf16le' | 'utf16be' | 'windows-1252' | 'iso-8859-15' | 'latin1';
 
 /** WHATWG labels for TextDecoder; `latin1` is Windows-1252 there, as in every browser. */
 export const DECODER_LABELS: Record<CsvEncoding, string> = {
@@ -90,6 +90,7 @@ export const DECODER_LABELS: Record<CsvEncoding, string> = {
   utf16le: 'utf-16le',
   utf16be: 'utf-16be',
   'windows-1252': 'windows-1252',
+  'iso-8859-15': 'iso-8859-15',
   latin1: 'windows-1252',
 };
 

@@ -21,8 +21,9 @@ export type EncodingGuess =
 /**
  * The encoding of a file from its first bytes (`complete` when they are the whole file): a byte
  * order mark says UTF-8 or UTF-16; valid UTF-8 is UTF-8; anything else is Windows-1252, which
- * also reads Latin-1 (they differ only where Latin-1 has control characters). NUL bytes without a
- * mark are UTF-16 or a binary file: no guess.
+ * also reads Latin-1 (they differ only where Latin-1 has control characters), or ISO-8859-15
+ * where the bytes tell them apart (eightBitEncoding). NUL bytes without a mark are UTF-16 or a
+ * binary file: no guess.
  */
 export function sniffEncoding(head: Uint8Array, complete: boolean): EncodingGuess {
   const mark = byteOrderMark(head);
@@ -37,8 +38,24 @@ export function sniffEncoding(head: Uint8Array, complete: boolean): EncodingGues
     new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: !complete });
     return { encoding: 'utf8', why: 'utf8' };
   } catch {
-    return { encoding: 'windows-1252', why: 'not-utf8' };
+    return { encoding: eightBitEncoding(head), why: 'not-utf8' };
   }
+}
+
+/**
+ * Windows-1252 or ISO-8859-15 (LibreOffice's "Western Europe (ISO-8859-15)", where the euro sign
+ * is byte 0xA4). Bytes 0x80-0x9F are letters and signs in Windows-1252 (its euro is 0x80) and
+ * control characters in ISO-8859-15: any of them says Windows-1252. Without them, a byte 0xA4 is
+ * far likelier a euro sign than Windows-1252's currency sign `¤`: ISO-8859-15. Otherwise the two
+ * differ only in seven rare signs, and Windows-1252 is kept.
+ */
+function eightBitEncoding(head: Uint8Array): CsvEncoding {
+  let sawA4 = false;
+  for (const byte of head) {
+    if (byte >= 0x80 && byte <= 0x9f) return 'windows-1252';
+    if (byte === 0xa4) sawA4 = true;
+  }
+  return sawA4 ? 'iso-8859-15' : 'windows-1252';
 }
 
 export type DelimiterGuess = { delimiter: string; why: 'sniffed' | 'one-column' } | { undecided: string };

@@ -19,9 +19,17 @@ export function csvCell(value: unknown, options: CsvOptions): string {
   return options.raw ? text : neutraliseFormula(text);
 }
 
-/** One CSV line, its line break included, of cells that are text already. */
-export function csvLine(cells: readonly string[]): string {
-  return stringify([cells], STRINGIFY_OPTIONS);
+/**
+ * An input cell of a batch as the text of one CSV cell: as it was read, except that a cell a
+ * spreadsheet would run is neutralised (unless `raw`): the one rule every CSV cell follows.
+ */
+export function csvInputCell(text: string, options: CsvOptions): string {
+  return options.raw ? text : neutraliseFormula(text);
+}
+
+/** One CSV line (or TSV, with a tab delimiter), its line break included, of cells that are text already. */
+export function csvLine(cells: readonly string[], delimiter = ','): string {
+  return stringify([cells], delimiter === ',' ? STRINGIFY_OPTIONS : { ...STRINGIFY_OPTIONS, delimiter });
 }
 
 /** The header is written even with no records, so an empty result is still a valid CSV. */

@@ -11,10 +11,10 @@ const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
  * Prefixing a single quote makes it text. Plain numbers such as -12 or +3.5 are left alone.
  */
 export function neutraliseFormula(cell: string): string {
-  if (cell === '' || NUMERIC.test(cell)) return cell;
+  if (cell === '') return cell;
+  // The first character first: every cell of a batch passes here, and most start otherwise.
   const first = cell[0];
-  if (first === '=' || first === '+' || first === '-' || first === '@' || first === '\t' || first === '\r') {
-    return `'${cell}`;
-  }
-  return cell;
+  if (first !== '=' && first !== '+' && first !== '-' && first !== '@' && first !== '\t' && first !== '\r')
+    return cell;
+  return NUMERIC.test(cell) ? cell : `'${cell}`;
 }

@@ -151,7 +151,7 @@ describe('the writer with columns from the answers', () => {
   it('writes what a writer given those columns writes, in ndjson too', async () => {
     const rows = [NOT_FOUND, found(PROFILE_RECORD), NOT_FOUND];
     const out = new Sink();
-    const marked = writerFor(resolveSelection(MARKED, {}), {
+    const marked = await writerFor(resolveSelection(MARKED, {}), {
       out,
       format: 'ndjson',
       inputHeader: ['domain'],

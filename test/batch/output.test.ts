@@ -57,7 +57,7 @@ async function render(
 const FIELDS = ['domain', 'company_name', 'tech', 'tech_count'];
 
 describe('createBatchWriter: CSV', () => {
-  it('writes input columns untouched, then found, the fields, credits and the error', async () => {
+  it('writes input columns as read (a formula neutralised), then found, the fields, credits and the error', async () => {
     const text = await render({ format: 'csv', inputHeader: ['company', 'website'], resultFields: FIELDS }, [
       { cells: ['Acme, "the" shoe people', 'https://www.Acme-Shoes.com/'], result: FOUND },
       { cells: ['Nobody', 'no-such-company.example'], result: NOT_FOUND },
@@ -69,7 +69,7 @@ describe('createBatchWriter: CSV', () => {
         'company,website,found,domain,company_name,tech,tech_count,credits_charged,bought_at,error_code,error_detail',
         '"Acme, ""the"" shoe people",https://www.Acme-Shoes.com/,true,acme-shoes.com,Acme Shoes,shopify;klaviyo,2,2,,,',
         'Nobody,no-such-company.example,false,,,,,0,,,',
-        '"=HYPERLINK(""x"")",jo@acme.com,,,,,,0,,invalid_domain,looks like an e-mail address',
+        '"\'=HYPERLINK(""x"")",jo@acme.com,,,,,,0,,invalid_domain,looks like an e-mail address',
         'Acme again,acme-shoes.com,true,acme-shoes.com,Acme Shoes,shopify;klaviyo,2,0,2026-11-21T09:30:05Z,,',
         '',
       ].join('\n'),
@@ -105,7 +105,7 @@ describe('createBatchWriter: CSV', () => {
     );
   });
 
-  it('neutralises formulas and strips control characters in result cells only', async () => {
+  it('neutralises formulas in input and result cells (unless raw), and strips control characters in result cells only', async () => {
     const hostile: RowResult = {
       ...FOUND,
       record: { company_name: '=cmd|"/c calc"!A1', tagline: '\x1b]0;pwned\x07Hi\x1b[31m there', count: -3 },
@@ -117,7 +117,9 @@ describe('createBatchWriter: CSV', () => {
       resultFields: ['company_name', 'tagline', 'count'],
     };
     const safe = await render(options, rows);
-    expect(safe.split('\n')[1]).toBe(`=1+1,+49 30 1234,-x,@me,true,"'=cmd|""/c calc""!A1",Hi there,-3,2,,,`);
+    expect(safe.split('\n')[1]).toBe(
+      `'=1+1,'+49 30 1234,'-x,'@me,true,"'=cmd|""/c calc""!A1",Hi there,-3,2,,,`,
+    );
     const raw = await render({ ...options, csvRaw: true }, rows);
     expect(raw.split('\n')[1]).toBe('=1+1,+49 30 1234,-x,@me,true,"=cmd|""/c calc""!A1",Hi there,-3,2,,,');
   });

@@ -64,7 +64,7 @@ describe('a batch and faults of one row or of the set-up', () => {
 
   it('a proxy that is down stops the run at once with exit 2, naming the proxy', async () => {
     const input = join(home, 'proxy.csv');
-    const output = join(home, 'proxy-out.csv');
+    const output = join(home, 'proxy-out.json');
     const domains = sandbox.dataset.companies.slice(0, 60).map((c) => c.domain);
     writeFileSync(input, `domain\n${domains.join('\n')}\n`);
     // The catalogs are cached by a direct run first, so the batch's own lookups meet the proxy.

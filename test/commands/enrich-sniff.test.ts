@@ -120,7 +120,7 @@ describe('enrich --input: the example as spreadsheets save it', () => {
 
 describe('enrich --input: a file that cannot be told', () => {
   const hint =
-    'Say how to read it: --delimiter with \\",\\" \\";\\" tab or \\"|\\", and --encoding with utf8, utf16le, windows-1252 or latin1.';
+    'Say how to read it: --delimiter with \\",\\" \\";\\" tab or \\"|\\", and --encoding with utf8, utf16le, windows-1252, iso-8859-15 or latin1.';
   it('exits 2 naming --delimiter and --encoding when two delimiters split it alike', async () => {
     await expectCase({
       name: 'undecidable delimiter',
@@ -148,7 +148,7 @@ describe('enrich --input: a file that cannot be told', () => {
       wantStderr: lines(
         'error: Cannot tell how to read the input (invalid_input)',
         "  cannot tell the input's encoding: it holds NUL bytes, as UTF-16 without a byte order mark (or a file that is not text) does",
-        '  Say how to read it: --delimiter with "," ";" tab or "|", and --encoding with utf8, utf16le, windows-1252 or latin1.',
+        '  Say how to read it: --delimiter with "," ";" tab or "|", and --encoding with utf8, utf16le, windows-1252, iso-8859-15 or latin1.',
       ),
     });
   });

@@ -181,7 +181,7 @@ const cases: CommandCase[] = [
       '--input',
       `${DIR}/mixed.csv`,
       '--output',
-      `${DIR}/mixed.out.csv`,
+      `${DIR}/mixed.out.json`,
     ],
     tty: false,
     env: FAST,
@@ -192,7 +192,7 @@ const cases: CommandCase[] = [
       '2026-11-24T12:00:00Z Enriched: 2 rows, 1 unique domain (1 found, 0 not found), 1 error, 1 credit charged, balance 999,999, 0.0s',
     ),
     wantFiles: {
-      'mixed.out.csv': lines(
+      'mixed.out.json': lines(
         '[',
         '{"domain":"acme-shoes.com","found":true,"cd_domain":"acme-shoes.com","company_name":"Acme Shoes","country":"US","site_category":"fashion","employee_range":"51-200","founded_year":2009,"credits_charged":1,"bought_at":null,"error_code":null,"error_detail":null},',
         '{"domain":"not a domain","found":null,"cd_domain":null,"company_name":null,"country":null,"site_category":null,"employee_range":null,"founded_year":null,"credits_charged":0,"bought_at":null,"error_code":"invalid_domain","error_detail":"domain contains spaces"}',

@@ -155,7 +155,7 @@ const cases: CommandCase[] = [
       '  --delimiter <char>             --seeds, --exclude: field delimiter, e.g. ; or tab (default:',
       '                                 sniffed)',
       '  --encoding <enc>               --seeds, --exclude: text encoding (default: sniffed) (choices:',
-      '                                 "utf8", "utf16le", "windows-1252", "latin1")',
+      '                                 "utf8", "utf16le", "windows-1252", "iso-8859-15", "latin1")',
       '  --concurrency <n>              seed requests in flight (default 4, max 16)',
       '  --budget <n>                   never charge more than n credits in this run',
       "  --budget-month <n>             never let this key's spend in the calendar month (UTC) pass n",

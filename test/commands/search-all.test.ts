@@ -224,7 +224,7 @@ describe('search --help', () => {
         '  --exclude-domain <domain>      one domain or URL to leave out; repeatable',
         '  --delimiter <char>             --exclude: field delimiter, e.g. ; or tab (default: sniffed)',
         '  --encoding <enc>               --exclude: text encoding (default: sniffed) (choices: "utf8",',
-        '                                 "utf16le", "windows-1252", "latin1")',
+        '                                 "utf16le", "windows-1252", "iso-8859-15", "latin1")',
         '  --include <fields>             comma-separated fields per row (see `company-data fields`)',
         '  --limit <n>                    number of rows, 1-1000 (service default 25)',
         '  --all                          every matching company, in as many searches of 1,000 rows as it',

@@ -387,3 +387,48 @@ describe('examples/companies.csv', () => {
     ]);
   });
 });
+
+describe('ISO-8859-15 (LibreOffice "Western Europe (ISO-8859-15)")', () => {
+  const bytes = Buffer.from([
+    ...Buffer.from('company,domain\nCaf', 'latin1'),
+    0xe9,
+    0x20,
+    0xa4,
+    ...Buffer.from(',acme-shoes.com\n'),
+  ]);
+
+  it('is told from Windows-1252 by its euro sign, and read with it', async () => {
+    const reader = await openInput(Readable.from([bytes]));
+    expect(reader.choice.encoding).toBe('iso-8859-15');
+    const rows: InputRow[] = [];
+    for await (const row of reader.rows) rows.push(row);
+    expect(rows.map((row) => row.cells)).toEqual([['Café €', 'acme-shoes.com']]);
+  });
+
+  it('--encoding windows-1252 reads the same bytes the other way', async () => {
+    const { rows } = await readAll(Readable.from([bytes]), { encoding: 'windows-1252' });
+    expect(rows.map((row) => row.cells)).toEqual([['Café ¤', 'acme-shoes.com']]);
+    const asked = await readAll(Readable.from([bytes]), { encoding: 'iso-8859-15' });
+    expect(asked.rows.map((row) => row.cells)).toEqual([['Café €', 'acme-shoes.com']]);
+  });
+});
+
+describe('a spreadsheet file where CSV text is read (--exclude, --seeds)', () => {
+  const WORKBOOKS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'workbooks');
+  it.each([
+    ['companies.xlsx', 'an Excel workbook (.xlsx)'],
+    ['companies.ods', 'an OpenDocument spreadsheet (.ods)'],
+    ['companies.fods', 'a flat OpenDocument spreadsheet (.fods)'],
+  ])('%s is said to be %s, read whole or streamed', async (name, what) => {
+    const bytes = await readFile(path.join(WORKBOOKS, name));
+    for (const source of [bytes, Readable.from([bytes])]) {
+      const error = await openInput(source).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(Problem);
+      expect((error as Problem).code).toBe('invalid_input');
+      expect((error as Problem).detail).toBe(`the file is ${what}, not CSV text`);
+    }
+  });
+});

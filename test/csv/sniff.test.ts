@@ -83,6 +83,18 @@ describe('sniffEncoding', () => {
     ],
     ['Latin-1', Buffer.from('Münchner,x\n', 'latin1'), true, { encoding: 'windows-1252', why: 'not-utf8' }],
     [
+      "ISO-8859-15: LibreOffice's euro sign, byte 0xA4, and nothing in 0x80-0x9F",
+      Buffer.from([...Buffer.from('Café,5 ', 'latin1'), 0xa4, 0x0a]),
+      true,
+      { encoding: 'iso-8859-15', why: 'not-utf8' },
+    ],
+    [
+      'Windows-1252: its euro sign, byte 0x80, says so even beside a 0xA4',
+      Buffer.from([...Buffer.from('Café,5 ', 'latin1'), 0x80, 0x2c, 0xa4, 0x0a]),
+      true,
+      { encoding: 'windows-1252', why: 'not-utf8' },
+    ],
+    [
       'UTF-16 without a mark',
       Buffer.from('a,b\n', 'utf16le'),
       true,

@@ -12,7 +12,7 @@ import { type SandboxHandle, startTestSandbox } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
 let home: string;
-/** The store as the run that holds `held.csv` has it open (the busy case). */
+/** The store as the run that holds `held.json` has it open (the busy case). */
 let holder: SqliteStore | undefined;
 
 beforeAll(async () => {
@@ -54,20 +54,20 @@ const cases: Case[] = [
   {
     row: 'batch finished with row errors',
     key: 'full',
-    args: ['enrich', '--input', 'mixed.csv', '--output', 'mixed.out.csv'],
+    args: ['enrich', '--input', 'mixed.csv', '--output', 'mixed.out.json'],
     exit: 6,
   },
   {
     row: 'busy: another run holds the output',
     key: 'full',
-    args: ['enrich', '--input', 'mixed.csv', '--output', 'held.csv'],
+    args: ['enrich', '--input', 'mixed.csv', '--output', 'held.json'],
     exit: 7,
     code: 'run_busy',
     // This test process stands for the run writing the output: it is alive, and holds the run
     // open in the store until the end of the file.
     setup: async () => {
       holder = await openSqliteStore(join(home, 'store.db'));
-      const run = holder.beginRun(`output:${join(home, 'held.csv')}`, 'held by the test', Date.now());
+      const run = holder.beginRun(`output:${join(home, 'held.json')}`, 'held by the test', Date.now());
       expect('busy' in run).toBe(false);
     },
   },

@@ -61,6 +61,8 @@ export function normalise(text: string): string {
       // Each example's own state directory stands for the default one a user has.
       .replace(/~\/\.state\/\d+\//g, '~/.local/state/')
       .replace(/\b\d+ ms\b/g, 'N ms')
+      // How long a purchase took, in a --report line.
+      .replace(/"ms":\d+/g, '"ms":N')
       .replace(/\bskew \d+ s\b/g, 'skew N s')
       .replace(/\b\d+(\.\d+)?s$/gm, 'Ns')
       // The examples run piped, where log lines start with the time; the README shows a terminal.
