@@ -4,7 +4,7 @@
 import { Readable } from 'node:stream';
 import { type InputOptions, type InputReader, openInput, readerOfRecords } from '../csv/input.js';
 import { Problem, usageError } from '../problem.js';
-import { inputKindOf, refusedWorkbook, SIGNATURE_BYTES } from './signature.js';
+import { inputKindOf, kindIsClear, refusedWorkbook, SIGNATURE_BYTES } from './signature.js';
 
 export interface BatchInputOptions extends InputOptions {
   /** The input as messages name it: its path, or `stdin`. */
@@ -24,7 +24,7 @@ async function peek(source: Readable, bytes: number): Promise<{ head: Buffer; re
   const seen: Buffer[] = [];
   let size = 0;
   let done = false;
-  while (size < bytes) {
+  while (size < bytes && !kindIsClear(Buffer.concat(seen))) {
     const next = await chunks.next();
     if (next.done) {
       done = true;

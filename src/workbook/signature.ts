@@ -31,6 +31,20 @@ function zipKind(text: string, name: string | undefined): InputKind {
   return { kind: 'refused', what: 'a ZIP archive' };
 }
 
+/**
+ * Whether the first bytes already tell the kind: a text input is known from its first bytes (it
+ * starts neither as a ZIP, an OLE2 file nor an XML document), so a stdin that is still being
+ * written is read as it comes instead of waiting for SIGNATURE_BYTES of it.
+ */
+export function kindIsClear(head: Uint8Array): boolean {
+  if (head.length >= SIGNATURE_BYTES) return true;
+  if (head.length < CFB.length) return false;
+  const text = Buffer.from(head.buffer, head.byteOffset, head.length).toString('latin1');
+  if (text.startsWith('PK') || startsWith(head, CFB)) return false;
+  const xml = text.replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart();
+  return xml !== '' && !xml.startsWith('<');
+}
+
 /** `name`: the file's name, when it has one (an .xlsx whose first entries say nothing). */
 export function inputKindOf(head: Uint8Array, name?: string): InputKind {
   if (startsWith(head, CFB))

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { inputKindOf, SIGNATURE_BYTES } from '../../src/workbook/signature.js';
+import { inputKindOf, kindIsClear, SIGNATURE_BYTES } from '../../src/workbook/signature.js';
 
 const head = (name: string) =>
   readFileSync(fileURLToPath(new URL(`../fixtures/workbooks/${name}`, import.meta.url))).subarray(
@@ -45,5 +45,15 @@ describe('inputKindOf', () => {
     expect(inputKindOf(Buffer.from('\ufeffa;b\n', 'utf16le'))).toEqual({ kind: 'text' });
     expect(inputKindOf(Buffer.from('<?xml version="1.0"?><list/>'))).toEqual({ kind: 'text' });
     expect(inputKindOf(Buffer.alloc(0))).toEqual({ kind: 'text' });
+  });
+
+  it('knows text from its first bytes, and waits for more of what may be a workbook', () => {
+    expect(kindIsClear(Buffer.from('domain\nacme'))).toBe(true);
+    expect(kindIsClear(Buffer.from('\ufeff  domain,x'))).toBe(true);
+    expect(kindIsClear(Buffer.from('domain'))).toBe(false);
+    expect(kindIsClear(Buffer.from('PK\x03\x04abcdefgh', 'latin1'))).toBe(false);
+    expect(kindIsClear(Buffer.from('  <?xml version="1.0"?>'))).toBe(false);
+    expect(kindIsClear(Buffer.from('        '))).toBe(false);
+    expect(kindIsClear(Buffer.alloc(SIGNATURE_BYTES, 0x50))).toBe(true);
   });
 });
