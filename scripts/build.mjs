@@ -3,7 +3,8 @@
 // dependency is in the bundle except the package's runtime dependencies (better-sqlite3, a native
 // module: its compiled addon cannot be bundled), which an install puts in node_modules. The build goes to a fresh sibling directory that is swapped in at the end, so a program
 // started during a rebuild (a test, a cron job) never sees a half-written dist/.
-import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -75,6 +76,21 @@ await Promise.all([
     }),
   ),
 ]);
+
+// company-data(1), from the command declarations of the bundle just built (src/man-page.ts), read
+// with its examples fitted to 80 columns once man has indented them (10): `man` in package.json installs it.
+{
+  const cli = createRequire(import.meta.url)(`${staging}/cli.cjs`);
+  const invocation = {
+    argv: [],
+    env: { COLUMNS: '68' },
+    now: Date.now,
+    streams: {},
+    exitCode: 0,
+    cleanups: [],
+  };
+  writeFileSync(`${staging}/company-data.1`, cli.renderManPage(cli.buildProgram(invocation), pkg.version));
+}
 
 try {
   renameSync(dist, retired);

@@ -8,6 +8,7 @@ import {
   commandKit,
   type Invocation,
   ioOf,
+  LOG_FORMATS,
   newInvocation,
   type Surroundings,
 } from './command-kit.js';
@@ -28,9 +29,13 @@ import * as search from './commands/search.js';
 import * as spend from './commands/spend.js';
 import * as store from './commands/store.js';
 import type { GlobalFlags } from './config.js';
+import { addHelpCommand, fitHelpText, helpWhenBare } from './help.js';
+import { terminalColumns } from './io.js';
 import { Problem } from './problem.js';
 import { version } from './version.js';
 
+// For scripts/build.mjs, which writes the man page from the same declarations as --help.
+export { renderManPage } from './man-page.js';
 export { version };
 
 /** Every command, in the order `--help` lists them. */
@@ -59,6 +64,8 @@ export function buildProgram(invocation: Invocation = newInvocation([])): Comman
   invocation.program = program;
   const stdout = () => invocation.streams.stdout ?? process.stdout;
   const stderr = () => invocation.streams.stderr ?? process.stderr;
+  const outWidth = () => terminalColumns(stdout(), invocation.env);
+  const errWidth = () => terminalColumns(stderr(), invocation.env);
   program
     .description(
       'Command-line client for the Company Data Service: enrichment, search, breakdowns and lookalikes.',
@@ -93,6 +100,12 @@ export function buildProgram(invocation: Invocation = newInvocation([])): Comman
     .option('-q, --quiet', 'no progress or summaries on stderr')
     .option('-v, --verbose', 'log each request on stderr (key redacted)')
     .option('--no-color', 'no colour (also NO_COLOR)')
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'stderr for a log: timestamped starts every line with the UTC time, and puts it in a JSON problem line as "time" (env: COMPANY_DATA_LOG_FORMAT; default plain)',
+      ).choices(LOG_FORMATS),
+    )
     .option(
       '--no-pager',
       'no pager: on a terminal, output longer than the screen otherwise goes through COMPANY_DATA_PAGER, PAGER or less -FRX',
@@ -107,6 +120,9 @@ export function buildProgram(invocation: Invocation = newInvocation([])): Comman
     .configureOutput({
       writeOut: (text) => stdout().write(text),
       writeErr: (text) => stderr().write(text),
+      // Help fits the terminal it is read on; 80 columns in a file or a pipe (issue 46).
+      getOutHelpWidth: outWidth,
+      getErrHelpWidth: errWidth,
       // A usage error is held until main() knows whether it is reported as text or as JSON.
       outputError: (text) => {
         invocation.usageError = (invocation.usageError ?? '') + text;
@@ -123,55 +139,16 @@ Examples:
 
 Exit codes: 0 ok, 1 bug, 2 usage/input, 3 key/permission, 4 credits/budget, 5 unavailable,
 6 batch finished with row errors, 7 another run holds the batch's output, 8 output could not be
-written, 130 interrupted.`,
+written, 130 interrupted.
+
+Environment variables: company-data help environment. Manual: man company-data.`,
   );
   const kit = commandKit(invocation);
   for (const command of COMMANDS) command.register(program, kit);
-  addHelpCommand(program);
+  addHelpCommand(program, outWidth);
   helpWhenBare(program);
+  fitHelpText(program, (error) => (error ? errWidth() : outWidth()));
   return program;
-}
-
-/**
- * The bare program and a bare group (`company-data`, `company-data store`) print their help on
- * stdout and exit 0, as `gh` and `git` do: asking what there is is no mistake. Commander would
- * print it on stderr as an error ("(outputHelp)", exit 1); it calls help({ error: true }) only
- * for a command with subcommands given none.
- */
-function helpWhenBare(command: Command): void {
-  if (command.commands.length === 0) return;
-  const original = command.help.bind(command);
-  command.help = ((context?: { error?: boolean }) => {
-    if (!context?.error) return original(context as Parameters<Command['help']>[0] & object);
-    command.outputHelp();
-    throw new CommanderError(0, 'commander.help', '(outputHelp)');
-  }) as Command['help'];
-  for (const sub of command.commands) helpWhenBare(sub);
-}
-
-/**
- * `help <command> [<subcommand>...]` prints exactly what `<command> [<subcommand>...] --help`
- * prints. Commander's own help command reads only the first name, so `help config set-key`
- * would show the help of `config`.
- */
-function addHelpCommand(program: Command): void {
-  program.helpCommand(false);
-  program
-    .command('help')
-    .description('Show the help of a command, or of a subcommand (help config set-key)')
-    .argument('[command...]', 'the command and subcommands')
-    .action((path: string[]) => {
-      let target = program;
-      for (const name of path) {
-        const next = target.commands.find((c) => c.name() === name || c.aliases().includes(name));
-        if (!next) {
-          const where = target === program ? '' : ` of '${target.name()}'`;
-          target.error(`error: unknown command '${name}'${where}`, { code: 'commander.unknownCommand' });
-        }
-        target = next as Command;
-      }
-      target.outputHelp();
-    });
 }
 
 /** Runs the CLI and returns the process exit code. Never calls process.exit. */
@@ -273,7 +250,7 @@ async function reportUsageError(text: string, program: Command, invocation: Invo
   const format = failureFormat(invocation, flags);
   const io = await ioOf(invocation, flags);
   if ((format !== 'json' && format !== 'ndjson') || io.isStderrTTY) {
-    io.stderr.write(`${text}(add --help for usage)\n`);
+    io.error(`${text}(add --help for usage)`);
     return;
   }
   const [{ reportProblem }, { usageError }] = await Promise.all([

@@ -63,6 +63,9 @@ export interface CommandKit {
 export async function ioOf(invocation: Invocation, flags: GlobalFlags): Promise<IO> {
   if (invocation.io) return invocation.io;
   const { createIO } = await import('./io.js');
+  const fromEnv = invocation.env.COMPANY_DATA_LOG_FORMAT?.trim();
+  const unknownEnv = !flags.logFormat && fromEnv && !LOG_FORMATS.includes(fromEnv);
+  const logFormat = flags.logFormat ?? (unknownEnv ? undefined : fromEnv);
   invocation.io = createIO({
     ...invocation.streams,
     env: invocation.env,
@@ -70,9 +73,19 @@ export async function ioOf(invocation: Invocation, flags: GlobalFlags): Promise<
     verbose: flags.verbose,
     color: flags.color,
     pager: flags.pager,
+    logFormat: logFormat === 'timestamped' ? 'timestamped' : 'plain',
+    now: invocation.now,
   });
+  // A log format is a courtesy to the log's reader: a misspelt one is said, not fatal to the run.
+  if (unknownEnv)
+    invocation.io.warn(
+      `warning: COMPANY_DATA_LOG_FORMAT="${fromEnv}" is not one of ${LOG_FORMATS.join(', ')}; using plain.`,
+    );
   return invocation.io;
 }
+
+/** The values of --log-format and COMPANY_DATA_LOG_FORMAT. */
+export const LOG_FORMATS = ['plain', 'timestamped'];
 
 export function commandKit(invocation: Invocation): CommandKit {
   // Commander calls actions with (...positionals, options, command).
@@ -146,6 +159,12 @@ export const BUDGET_MONTH_OPTION = [
   '--budget-month <n>',
   "never let this key's spend in the calendar month (UTC) pass n credits, across runs and commands (env: COMPANY_DATA_BUDGET_MONTH)",
   parseIntOption('--budget-month'),
+] as const;
+
+/** --dry-run of search, breakdown and lookalike (src/commands/cost-preview.ts). */
+export const DRY_RUN_OPTION = [
+  '--dry-run',
+  'print what would be sent and its worst-case credits against the caps and the balance; buy nothing',
 ] as const;
 
 /**

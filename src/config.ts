@@ -26,6 +26,8 @@ export interface GlobalFlags {
   store?: string | boolean;
   /** false with --no-pager. */
   pager?: boolean;
+  /** --log-format plain|timestamped (else COMPANY_DATA_LOG_FORMAT). */
+  logFormat?: string;
 }
 
 /** One profile's settings (snake_case, as written by `config set-key` / `config set`). */

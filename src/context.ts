@@ -40,10 +40,10 @@ export async function createContext(
     state.cleanups.push(() => sandbox.close());
     config.baseUrl = { value: sandbox.url, source: 'sandbox' };
     config.apiKey = { value: sandbox.keys.full, source: 'sandbox' };
-    const kept = store.path ? `; its answers and spend are kept apart, in ${store.path}` : '';
-    io.info(
-      `Using the offline sandbox at ${sandbox.url} with its demo key (no real credits are spent${kept}).`,
-    );
+    // Short enough for one line at 80 columns; the store's path (of any length) makes it two.
+    // The sandbox's answers and spend are kept apart from the real ones: the second line says where.
+    const kept = store.path ? `\nSandbox store: ${store.path}` : '';
+    io.info(`Using the offline sandbox at ${sandbox.url} (demo key, no real credits).${kept}`);
   }
   // The client module loads on the first request, not here: a command answered from the cached
   // catalog (errors, products, fields) never loads it.

@@ -1,5 +1,6 @@
 // The one object that writes to the process's streams (DESIGN.md: one IO object).
 import type { Readable, Writable } from 'node:stream';
+import { wrapLine } from './output/wrap.js';
 import { escapeForTerminal } from './text.js';
 import type { IO, Spinner } from './types.js';
 
@@ -14,7 +15,25 @@ export interface IOOptions {
   /** false when --no-pager was given. */
   pager?: boolean;
   env?: NodeJS.ProcessEnv;
+  /**
+   * `timestamped`: every stderr line starts with the UTC time (a JSON problem line carries it as
+   * its `time` field), for a log (--log-format, COMPANY_DATA_LOG_FORMAT).
+   */
+  logFormat?: LogFormat;
+  /** The clock for those timestamps, in epoch milliseconds. */
+  now?: () => number;
 }
+
+export type LogFormat = 'plain' | 'timestamped';
+
+/** 2026-11-24T12:00:00Z: the UTC time to the second, as a log line starts. */
+export function logTimestamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+// Lines that are records for a program or a log (a JSON problem line, a line that starts with its
+// time) are written whole: wrapping would split one record over several lines.
+const RECORD_LINE = /^(\{|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ )/;
 
 const NOOP_SPINNER: Spinner = { update() {}, stop() {} };
 
@@ -30,6 +49,17 @@ export function localeIsUnicode(env: NodeJS.ProcessEnv): boolean {
   return /utf-?8/i.test(locale);
 }
 
+/**
+ * The width text for `stream` is fitted to: the terminal's own, else COLUMNS, else 80 (a file or a
+ * pipe, where no width is known).
+ */
+export function terminalColumns(stream: unknown, env: NodeJS.ProcessEnv): number {
+  const ttyColumns = (stream as { columns?: number } | undefined)?.columns;
+  if (ttyColumns && ttyColumns > 0) return ttyColumns;
+  const envColumns = Number.parseInt(env.COLUMNS ?? '', 10);
+  return envColumns > 0 ? envColumns : 80;
+}
+
 export function createIO(options: IOOptions = {}): IO {
   const env = options.env ?? process.env;
   // process.stdin builds a stream on first touch (a few ms): only commands that read it pay.
@@ -43,21 +73,39 @@ export function createIO(options: IOOptions = {}): IO {
   const isStderrTTY = isTTY(stderr);
   const noColorEnv = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
   const color = options.color !== false && !noColorEnv && isStdoutTTY && env.TERM !== 'dumb';
-  const envColumns = Number.parseInt(env.COLUMNS ?? '', 10);
-  const ttyColumns = (stdout as { columns?: number }).columns;
-  const columns = ttyColumns && ttyColumns > 0 ? ttyColumns : envColumns > 0 ? envColumns : 80;
+  const columns = terminalColumns(stdout, env);
+  // Talk is wrapped only where a terminal reports its width (as the spinner draws only there): a
+  // guessed width would break lines a wider screen did not need broken.
+  const errWidth = (stderr as { columns?: number }).columns;
+  const errColumns = isStderrTTY && errWidth && errWidth > 0 ? errWidth : 0;
+  const now = options.now ?? Date.now;
+  const timestamped = options.logFormat === 'timestamped';
 
   let activeSpinner: { clear(): void; render(): void } | undefined;
   const pager = pagerFor({ stdout, stderr, env, wanted: options.pager !== false && isStdoutTTY });
   // Talk lines must not interleave with a spinner frame: clear it, write, redraw. While a pager
   // holds the screen they wait, and follow when it is quit.
-  const writeErr = (line: string) => {
+  // On a terminal that reports its width, talk is fitted to it at word boundaries, each wrapped line continuing
+  // under its own indentation. Off a terminal (a log, a script) a message keeps its lines whole, so
+  // that one line is one message for grep; with timestamps, each line starts with its time.
+  const shape = (message: string): string =>
+    message
+      .split('\n')
+      .flatMap((line) => {
+        if (RECORD_LINE.test(line)) return [line];
+        if (timestamped) return [`${logTimestamp(now())} ${line}`];
+        return errColumns ? wrapLine(line, errColumns) : [line];
+      })
+      .map((line) => `${line}\n`)
+      .join('');
+  const writeErr = (message: string) => {
+    const text = shape(message);
     if (pager?.holdsScreen()) {
-      pager.holdTalk(`${line}\n`);
+      pager.holdTalk(text);
       return;
     }
     activeSpinner?.clear();
-    stderr.write(`${line}\n`);
+    stderr.write(text);
     activeSpinner?.render();
   };
 
@@ -78,6 +126,8 @@ export function createIO(options: IOOptions = {}): IO {
     isStderrTTY,
     color,
     columns,
+    errColumns: errColumns || terminalColumns(stderr, env),
+    logTime: timestamped ? () => logTimestamp(now()) : undefined,
     unicode: localeIsUnicode(env),
     quiet,
     verbose,

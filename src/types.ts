@@ -25,6 +25,13 @@ export interface IO {
   readonly color: boolean;
   /** Terminal width for tables and bars (80 when unknown). */
   readonly columns: number;
+  /** Width of stderr, which talk (notices, errors, hints) is wrapped to (80 when unknown). */
+  readonly errColumns: number;
+  /**
+   * With --log-format timestamped: the time every stderr line starts with. A writer of a JSON
+   * line puts it in the object instead (RECORD_LINE in io.ts leaves such lines as they are).
+   */
+  readonly logTime?: () => string;
   /** Whether the terminal can show Unicode block characters (from LANG/LC_ALL/LC_CTYPE). */
   readonly unicode: boolean;
   readonly quiet: boolean;

@@ -1,16 +1,25 @@
 // What a batch tells the person or the log watching it: a spinner on a terminal, plain progress
 // lines with --progress (for cron logs), and one summary line at the end.
 
+import { logTimestamp } from '../io.js';
 import { groupDigits } from '../output/numbers.js';
 import { plural } from '../text.js';
 import type { IO } from '../types.js';
 
 export interface BatchCounts {
-  /** Rows written to the output. */
+  /** Rows written to the output. Every other count is of these rows (issue 46). */
   rows: number;
+  /** Distinct domains among the rows written; found, not found and failed split them. */
   uniqueDomains: number;
   found: number;
   notFound: number;
+  /** Domains whose lookup ended in an error (uniqueDomains = found + notFound + failed). */
+  failed?: number;
+  /**
+   * Credits charged for the rows written (each domain's on its first row). After an interrupt
+   * the answers still in flight may add some: `charged` has them, and they are in the store.
+   */
+  chargedInRows?: number;
   /** Rows that carry an error code. */
   errors: number;
   /** Credits charged by this run (answers reused from the store cost nothing). */
@@ -74,14 +83,19 @@ export function formatProgress(c: BatchCounts, elapsedMs: number): string {
  * rows of how many (estimated from the bytes read, for a file) were written, and why.
  */
 export function formatSummary(c: BatchCounts, elapsedMs: number, stoppedBecause?: string): string {
+  const split = [`${groupDigits(c.found)} found`, `${groupDigits(c.notFound)} not found`];
+  if (c.failed) split.push(`${groupDigits(c.failed)} failed`);
   const parts = [
     plural(c.rows, 'row'),
-    plural(c.uniqueDomains, 'unique domain'),
-    `${groupDigits(c.found)} found`,
-    `${groupDigits(c.notFound)} not found`,
+    `${plural(c.uniqueDomains, 'unique domain')} (${split.join(', ')})`,
     plural(c.errors, 'error'),
-    `${plural(c.charged, 'credit')} charged`,
+    `${plural(c.chargedInRows ?? c.charged, 'credit')} charged`,
   ];
+  // Answers that came after the last row written (an interrupt lets those in flight finish): paid
+  // for (and stored, unless --no-store), but not in these rows.
+  const after = c.charged - (c.chargedInRows ?? c.charged);
+  if (after > 0)
+    parts.push(`${plural(after, 'credit')} more for answers that came after the last row written`);
   if (c.possiblyCharged) parts.push(`up to ${groupDigits(c.possiblyCharged)} more possibly charged`);
   if (c.reused > 0) parts.push(`${groupDigits(c.reused)} reused from the store`);
   if (c.balance !== undefined) parts.push(`balance ${groupDigits(c.balance)}`);
@@ -112,9 +126,12 @@ export function progressModeFor(io: IO, forceLines: boolean): ProgressMode {
   return io.isStderrTTY && !io.quiet ? 'spinner' : 'off';
 }
 
-/** A line for a log: off a terminal it starts with the time, so a cron log shows when it was. */
+/**
+ * A line for a log: off a terminal it starts with the time, so a cron log shows when it was
+ * (with --log-format timestamped every stderr line does, and the IO adds it).
+ */
 export function logLine(io: IO, now: () => number, text: string): string {
-  return io.isStderrTTY ? text : `${new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z')} ${text}`;
+  return io.isStderrTTY || io.logTime ? text : `${logTimestamp(now())} ${text}`;
 }
 
 export function startProgress(io: IO, options: ProgressOptions): ProgressReporter {

@@ -133,6 +133,8 @@ interface Entry {
   result?: RowResult;
   /** The result on its way; a rejection (a bug) surfaces when the head reaches it. */
   pending?: Promise<RowResult>;
+  /** The first row naming its domain: the summary counts the domain when this row is written. */
+  first?: boolean;
 }
 
 /** An entry whose `result` is filled in when its promise settles. */
@@ -449,8 +451,10 @@ async function runWithStore(
       return entry;
     }
     const domain = ownCopy(normalised.domain);
-    counts.uniqueDomains++;
-    return entryOf(row.cells, lookups.resultFor(domain));
+    // The same object: entryOf fills in its result when the answer comes.
+    const entry = entryOf(row.cells, lookups.resultFor(domain));
+    entry.first = true;
+    return entry;
   };
 
   const window: Entry[] = [];
@@ -461,9 +465,16 @@ async function runWithStore(
     const outcome = outcomeOf(result, entry.duplicate === true);
     plan.figures.outcomes[outcome]++;
     if (report && entry.place) report.add({ ...entry.place, outcome, result });
+    // Every count is of the rows written (issue 46): after an interrupt the rows read ahead and
+    // the answers still in flight are not in them. Found and not found count domains, once each.
     counts.rows++;
-    if (result.found === true) counts.found++;
-    else if (result.found === false) counts.notFound++;
+    counts.chargedInRows = (counts.chargedInRows ?? 0) + result.credits_charged;
+    if (entry.first) {
+      counts.uniqueDomains++;
+      if (result.found === true) counts.found++;
+      else if (result.found === false) counts.notFound++;
+      else counts.failed = (counts.failed ?? 0) + 1;
+    }
     if (result.error_code) counts.errors++;
     if (result.found === null && !FINAL_ERRORS.has(result.error_code ?? '')) complete = false;
     return writing;
@@ -546,6 +557,9 @@ async function runWithStore(
   const unaccounted = await purse.unaccountedWarning();
   if (unaccounted) io.warn(unaccounted);
   if (outcome !== 'done') {
+    // The rows gathered for the next write go out first (stdout keeps what a stopped run wrote),
+    // so that the output holds every row the summary counts.
+    if (outcome !== 'unwritable') await writer.flush().catch(() => {});
     await target.discard();
     await report?.discard();
     const why =

@@ -4,7 +4,7 @@
 import { type Command, Option } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { type BreakdownRequest, MAX_BREAKDOWN_LIMIT } from '../api/search.js';
-import { BUDGET_MONTH_OPTION, type CommandKit, parseIntOption } from '../command-kit.js';
+import { BUDGET_MONTH_OPTION, type CommandKit, DRY_RUN_OPTION, parseIntOption } from '../command-kit.js';
 import {
   addFilterOptions,
   explainProblem,
@@ -19,6 +19,7 @@ export interface BreakdownFlags extends FilterFlags {
   budgetMonth?: number;
   population?: string;
   limit?: number;
+  dryRun?: boolean;
 }
 
 export function register(program: Command, kit: CommandKit): void {
@@ -40,6 +41,7 @@ export function register(program: Command, kit: CommandKit): void {
       parseIntOption('--limit', 1, MAX_BREAKDOWN_LIMIT),
     )
     .option(...BUDGET_MONTH_OPTION)
+    .option(...DRY_RUN_OPTION)
     .addHelpText(
       'after',
       `
@@ -52,7 +54,8 @@ companies without a value (value and share empty); the counts add up to the segm
 Examples:
   $ company-data --sandbox breakdown country shoes
   $ company-data --sandbox breakdown site_category --population ecommerce --filter country=US --limit 5
-  $ company-data --sandbox breakdown primary_platform fashion -o csv`,
+  $ company-data --sandbox breakdown primary_platform fashion -o csv
+  $ company-data --sandbox breakdown country shoes --dry-run`,
     )
     .action(kit.withContext(runBreakdown));
 }
@@ -88,6 +91,18 @@ export async function runBreakdown(
   flags: BreakdownFlags,
 ): Promise<number> {
   const request = await planBreakdown(ctx, field, query, flags);
+  if (flags.dryRun) {
+    const [{ buildBreakdownCall }, { printCostPreview }] = await Promise.all([
+      import('../api/search.js'),
+      import('./cost-preview.js'),
+    ]);
+    return printCostPreview(ctx, {
+      calls: [buildBreakdownCall(request)],
+      requests: 1,
+      priced: { endpoint: 'breakdown', size: request.limit },
+      budgetMonth: flags.budgetMonth,
+    });
+  }
   const [
     { adaptBreakdownResponse, BUCKET_MEMBERS, fetchBreakdown, noListProblem },
     view,

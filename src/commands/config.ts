@@ -37,7 +37,8 @@ Examples:
   $ company-data config set base-url https://api.example.com
   $ company-data config set-key --profile cron < ~/secrets/cron.key
   $ company-data config use cron
-  $ company-data config list`,
+  $ company-data config list
+  $ company-data config delete-profile cron`,
     );
   config
     .command('show')
@@ -78,6 +79,23 @@ Examples:
     .command('unset <name>')
     .description(`Remove a setting from the config file (api-key, ${Object.keys(SETTABLE).join(', ')})`)
     .action(kit.withIO((io, { env }, flags, name: string) => runUnset(io, env, name, flags)));
+  config
+    .command('delete-profile <profile>')
+    .description('Remove a named profile, its key and settings, from the config file')
+    .addHelpText(
+      'after',
+      `
+The default profile (the file's top-level settings) is not deleted: remove its settings with
+\`config unset\`. A deleted profile that \`config use\` had chosen leaves the default in force.
+
+Example:
+  $ company-data config delete-profile old-cron`,
+    )
+    .action(
+      kit.withIO(async (io, { env }, _flags, name: string) =>
+        (await import('./config-delete-profile.js')).runDeleteProfile(io, env, name),
+      ),
+    );
 }
 
 const SECONDS = 1000;

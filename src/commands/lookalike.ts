@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { type LookalikeRequest, MAX_K } from '../api/lookalike.js';
-import { BUDGET_MONTH_OPTION, type CommandKit, parseIntOption } from '../command-kit.js';
+import { BUDGET_MONTH_OPTION, type CommandKit, DRY_RUN_OPTION, parseIntOption } from '../command-kit.js';
 import { addCsvOptions, type CsvFlags } from '../csv/options.js';
 import { usageError } from '../problem.js';
 import { pacerFor, parseRateOption } from '../rate-option.js';
@@ -29,6 +29,7 @@ export interface LookalikeFlags extends Omit<FilterFlags, 'operator'>, CsvFlags 
   concurrency?: number;
   budget?: number;
   budgetMonth?: number;
+  dryRun?: boolean;
   rate?: number;
 }
 
@@ -66,6 +67,7 @@ export function register(program: Command, kit: CommandKit): void {
     )
     .option('--budget <n>', 'never charge more than n credits in this run', parseIntOption('--budget'))
     .option(...BUDGET_MONTH_OPTION)
+    .option(...DRY_RUN_OPTION)
     .option(
       '--rate <n>',
       'several seeds: at most n requests per second (default: 90% of the rate limit `me` reports; 0: no pacing)',
@@ -94,6 +96,7 @@ Examples:
   $ company-data --sandbox lookalike https://www.acme-shoes.com/ --filter country=US --include domain,company_name,tech
   $ company-data --sandbox lookalike acme-shoes.com -o json
   $ company-data --sandbox lookalike acme-shoes.com umbrella-health.de escape-test.com -k 20
+  $ company-data --sandbox lookalike acme-shoes.com globex.io --evidence --dry-run
   $ printf 'domain\\nacme-shoes.com\\nglobex.io\\n' | company-data --sandbox lookalike --seeds - --exclude examples/customers.csv -o csv
 
 Exit codes: 0 ok (also seeds without lookalikes), 2 bad input, 3 key, 4 --budget reached or
@@ -208,6 +211,20 @@ async function loadExcluded(ctx: Context, flags: LookalikeFlags): Promise<string
 
 export async function runLookalike(ctx: Context, args: string[], flags: LookalikeFlags): Promise<number> {
   const plan = await planLookalike(ctx, args, flags);
+  if (flags.dryRun) {
+    const [{ buildLookalikeCall }, { printCostPreview }] = await Promise.all([
+      import('../api/lookalike.js'),
+      import('./cost-preview.js'),
+    ]);
+    return printCostPreview(ctx, {
+      calls: plan.requests.map(buildLookalikeCall),
+      requests: plan.requests.length,
+      // As src/lookalike/fetch.ts holds each seed's request: at the k it asks for.
+      priced: { endpoint: 'lookalike', size: plan.requests[0]?.k },
+      budget: flags.budget,
+      budgetMonth: flags.budgetMonth,
+    });
+  }
   const { fetchSeeds } = await import('../lookalike/fetch.js');
   const first = plan.requests[0];
   const explain = (error: unknown) => explainProblem(ctx, error, { filters: first.filters, limit: first.k });

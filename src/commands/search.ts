@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { Filters } from '../api/filters.js';
 import { MAX_SEARCH_LIMIT, type SearchRequest } from '../api/search.js';
-import { BUDGET_MONTH_OPTION, type CommandKit, parseIntOption } from '../command-kit.js';
+import { BUDGET_MONTH_OPTION, type CommandKit, DRY_RUN_OPTION, parseIntOption } from '../command-kit.js';
 import { addCsvOptions, type CsvFlags } from '../csv/options.js';
 import { MAX_EXCLUSIONS } from '../exclusions.js';
 import { groupDigits } from '../output/numbers.js';
@@ -32,6 +32,7 @@ export interface SearchFlags extends FilterFlags, CsvFlags {
   maxRows?: number;
   budget?: number;
   rate?: number;
+  dryRun?: boolean;
 }
 
 export function register(program: Command, kit: CommandKit): void {
@@ -69,6 +70,7 @@ export function register(program: Command, kit: CommandKit): void {
       'with --all or --max-rows: at most n searches per second (default: 90% of the rate limit `me` reports; 0: no pacing)',
       parseRateOption,
     )
+    .option(...DRY_RUN_OPTION)
     .addHelpText(
       'after',
       `
@@ -97,7 +99,8 @@ Examples:
   $ company-data --sandbox search --filters '{"site_category":["fashion"]}' --exclude-domain example.com -o csv
   $ printf 'domain\\nexample.com\\n' | company-data --sandbox search fashion --exclude - --limit 10
   $ company-data --sandbox search shoes --all -o csv > shoes.csv
-  $ company-data --sandbox search --filter country=US --max-rows 2500 --budget 3 -o ndjson`,
+  $ company-data --sandbox search --filter country=US --max-rows 2500 --budget 3 -o ndjson
+  $ company-data --sandbox search shoes --all --dry-run`,
     )
     .action(kit.withContext(runSearch));
 }
@@ -148,6 +151,7 @@ export async function runSearch(
     throw usageError('--rate paces a paging run', 'Add --all or --max-rows <n>, or drop --rate.');
   }
   const request = await planSearch(ctx, query, flags);
+  if (flags.dryRun) return previewSearch(ctx, request, flags, paging);
   if (paging) {
     const { runPagedSearch } = await import('../search/paged-search.js');
     return runPagedSearch(ctx, request, flags);
@@ -195,4 +199,45 @@ export async function runSearch(
   }
   format.printCredits(ctx, response.credits);
   return 0;
+}
+
+/**
+ * --dry-run: the request (the first page's, when paging) and the most it can cost. A paging run
+ * asks for pages of ${MAX_SEARCH_LIMIT} rows until --max-rows, or until the service's exclusion limit
+ * stops it: one more page than the exclusions it has room for (src/search/paging.ts).
+ */
+async function previewSearch(
+  ctx: Context,
+  request: SearchRequest,
+  flags: SearchFlags,
+  paging: boolean,
+): Promise<number> {
+  const [{ buildSearchCall }, { printCostPreview }] = await Promise.all([
+    import('../api/search.js'),
+    import('./cost-preview.js'),
+  ]);
+  if (!paging) {
+    return printCostPreview(ctx, {
+      calls: [buildSearchCall(request)],
+      requests: 1,
+      priced: { endpoint: 'search', size: request.limit },
+      budgetMonth: flags.budgetMonth,
+    });
+  }
+  const own = request.excludeDomains?.length ?? 0;
+  const reach = Math.floor((MAX_EXCLUSIONS - own) / MAX_SEARCH_LIMIT) + 1;
+  const pages = Math.min(reach, Math.ceil((flags.maxRows ?? Number.POSITIVE_INFINITY) / MAX_SEARCH_LIMIT));
+  const first = { ...request, limit: Math.min(MAX_SEARCH_LIMIT, flags.maxRows ?? MAX_SEARCH_LIMIT) };
+  return printCostPreview(ctx, {
+    calls: [buildSearchCall(first)],
+    requests: pages,
+    // As src/search/paging.ts holds every page: at the size of the first.
+    priced: { endpoint: 'search', size: first.limit },
+    nextRequests:
+      pages > 1
+        ? `up to ${pages - 1} more pages, each a POST /api/search excluding the companies already received`
+        : undefined,
+    budget: flags.budget,
+    budgetMonth: flags.budgetMonth,
+  });
 }

@@ -4,6 +4,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CommandKit } from '../command-kit.js';
 import type { SpendBy, SpendRow, SpendTotal } from '../store/admin.js';
+import { plural } from '../text.js';
 import type { Context } from '../types.js';
 
 export interface SpendOptions {
@@ -97,7 +98,7 @@ export async function runSpend(ctx: Context, options: SpendOptions): Promise<num
   printList(ctx, rows, { emptyMessage, columns: admin.spendColumns(options.by) });
   if (format === 'table' && rows.length > 0) {
     ctx.io.info(
-      `Total${since ? ` since ${since}` : ''}: ${groupDigits(total.charged)} credits charged, ${groupDigits(total.possibly_charged)} possibly charged (${groupDigits(total.calls)} calls).`,
+      `Total${since ? ` since ${since}` : ''}: ${plural(total.charged, 'credit')} charged, ${groupDigits(total.possibly_charged)} possibly charged (${plural(total.calls, 'call')}).`,
     );
   }
   return 0;

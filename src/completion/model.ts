@@ -38,7 +38,7 @@ export interface CommandSpec {
 
 /** What completion offers from disk: the cached catalogs' values and the config file's profiles. */
 export interface CompletionValues extends CatalogValues {
-  /** Profile names (`--profile`, `config use`), read when the script is generated. */
+  /** Profile names (`--profile`, `config use`, `config delete-profile`), read when the script is generated. */
   profiles: string[];
 }
 
@@ -82,7 +82,8 @@ function positionalValues(
   catalogs: CompletionValues,
 ): ValueSpec {
   if (argument.argChoices) return words(argument.argChoices);
-  if (path === 'config use' && index === 0) return words(catalogs.profiles);
+  if ((path === 'config use' || path === 'config delete-profile') && index === 0)
+    return words(catalogs.profiles);
   if (path === 'breakdown' && index === 0) return words(catalogs.facets);
   if (path === 'api' && index === 0) return words(HTTP_METHODS);
   if (path === 'api' && index === 1) return words(API_PATHS);

@@ -8,6 +8,7 @@ import { selectFields } from '../commands/fields.js';
 import { parseSince, readSpend } from '../commands/spend.js';
 import { Problem, usageError } from '../problem.js';
 import { credits } from '../spend/purse.js';
+import { plural } from '../text.js';
 import {
   answer,
   asProblem,
@@ -89,7 +90,7 @@ const TOOLS: Record<ToolName, ToolSpec> = {
       const summary =
         rows.length === 0
           ? report.emptyMessage
-          : `${total.charged} credits charged, ${total.possibly_charged} possibly charged (${total.calls} calls).`;
+          : `${plural(total.charged, 'credit')} charged, ${total.possibly_charged} possibly charged (${plural(total.calls, 'call')}).`;
       return answer(summary, { since, by, rows, total });
     },
   },

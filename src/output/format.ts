@@ -5,7 +5,7 @@ import { cellText } from './cell.js';
 import { renderCsv } from './csv.js';
 import { groupDigits } from './numbers.js';
 import { oneLine } from './sanitize.js';
-import { renderTable, type TableCell } from './table.js';
+import { renderRecordTable, renderTable, type TableCell } from './table.js';
 
 export { cellText } from './cell.js';
 
@@ -50,9 +50,9 @@ function tableCell(value: unknown, unicode: boolean): TableCell {
 }
 
 /**
- * Whether a table may shorten a column for this value: lists (`tech`), nested objects and prose.
- * Names, numbers, years and ranges are never shortened (issue 30): a table that cannot show them
- * whole becomes one block per record.
+ * Whether a table may wrap a column's values over several lines: lists (`tech`), nested objects
+ * and prose. Names, numbers, years and ranges stay on one line (issue 30): a table that cannot
+ * show them whole becomes one block per record.
  */
 function mayShorten(value: unknown, cell: TableCell): boolean {
   if (Array.isArray(value) || (typeof value === 'object' && value !== null)) return true;
@@ -112,11 +112,11 @@ export function printRecord(
         const title = oneLine(options.title);
         io.out(`${io.color ? `\x1b[1m${title}\x1b[0m` : title}\n`);
       }
-      const cells = Object.entries(record).map(([key, value]): TableCell[] => [
+      const cells = Object.entries(record).map(([key, value]): [string, TableCell] => [
         oneLine(key),
         tableCell(value, io.unicode),
       ]);
-      io.out(renderTable(['field', 'value'], cells, tableStyle(ctx)));
+      io.out(renderRecordTable(['field', 'value'], cells, tableStyle(ctx)));
     }
   }
 }

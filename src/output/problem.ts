@@ -18,7 +18,8 @@ export function reportProblem(io: IO, problem: Problem, format: string | undefin
   if ((format === 'json' || format === 'ndjson') && !io.isStderrTTY) {
     const json = problem.toJSON();
     for (const key of ['title', 'detail', 'hint'] as const) json[key] = oneLine(String(json[key] ?? ''));
-    io.error(JSON.stringify(json));
+    // In a timestamped log the line stays one JSON object, with its time as a member.
+    io.error(JSON.stringify(io.logTime ? { time: io.logTime(), ...json } : json));
     return;
   }
   const color = io.color && io.isStderrTTY;

@@ -17,9 +17,7 @@ const DIM = '\x1b[2m';
 const RESET = '\x1b[0m';
 // One padding space on each side of every cell (cli-table3's default).
 const PADDING = 2;
-// Narrowest a shrunk list or prose column gets (its header too): a word and an ellipsis.
-const MIN_SHRUNK = 7;
-// A value longer than this is prose (a description): its column may shrink, like a list's.
+// A value longer than this is prose (a description): its column may wrap, like a list's.
 const PROSE = 40;
 
 const ASCII_CHARS = {
@@ -51,8 +49,8 @@ export function textWidth(text: string): number {
  *
  * `natural` is each column's width with its header on one line; `wrapped` with its header broken at
  * spaces; `least` the narrowest it may get: its widest value, or for a shrinkable column (lists
- * such as `tech`, prose) a few characters and an ellipsis. Values a person scans (names, numbers, years, ranges)
- * are never shrinkable, so they are never cut. Past the natural widths, the widest columns are
+ * such as `tech`, prose) its longest word, its values wrapping over several lines (never cut,
+ * issue 46). Values a person scans (names, numbers, years, ranges) are never shrinkable. Past the natural widths, the widest columns are
  * capped first, at one common level, so one long list does not squeeze every other column.
  */
 export function fitWidths(
@@ -90,8 +88,8 @@ function capAtLevel(natural: number[], budget: number, floors: number[]): number
 
 export interface TableOptions {
   /**
-   * Per column, whether its values may be shortened with an ellipsis (lists, prose). Default: a
-   * column holding a value longer than 40 characters. Every other column keeps its values whole;
+   * Per column, whether its values may wrap over several lines (lists, prose). Default: a column
+   * holding a value longer than 40 characters. Every other column keeps its values on one line;
    * when they cannot all fit, the table becomes one block per record.
    */
   shrinkable?: boolean[];
@@ -113,14 +111,15 @@ export function renderTable(
   const natural = head.map((h, i) => Math.max(textWidth(h), valueWidths[i]) + PADDING);
   const words = head.map((h) => Math.max(...h.split(' ').map(textWidth)));
   const wrapped = head.map((_, i) => Math.max(words[i], valueWidths[i]) + PADDING);
-  // A shrinkable column may lose the end of its header too; any other keeps its longest word.
+  // A wrapping column gets as narrow as its longest word (header included): no word is broken.
   const least = head.map((_, i) =>
     shrinkable[i]
-      ? Math.min(Math.max(words[i], valueWidths[i]), MIN_SHRUNK) + PADDING
+      ? Math.max(words[i], ...rows.map((row) => longestWord(row[i] ?? placeholder))) + PADDING
       : Math.max(words[i], valueWidths[i]) + PADDING,
   );
   const widths = fitWidths(natural, style.columns, least, wrapped);
   if (!widths) return renderExpanded(head, rows, style);
+  const wrapping = widths.some((w, i) => w < natural[i] && w - PADDING < valueWidths[i]);
   const table = new Table({
     head: head.map((h, i) => {
       const text = wrapWords(h, widths[i] - PADDING);
@@ -136,7 +135,8 @@ export function renderTable(
     truncate: style.unicode ? '…' : '...',
     chars: style.unicode ? {} : ASCII_CHARS,
     // Colour is applied above by us, so it follows io.color rather than cli-table3's own detection.
-    style: { head: [], border: [], compact: true },
+    // Rows of several lines (a wrapped value) are ruled apart, so that each record reads as one.
+    style: { head: [], border: [], compact: !wrapping },
   });
   for (const row of rows) {
     table.push(
@@ -144,11 +144,36 @@ export function renderTable(
         const cell = row[i];
         if (cell === null || cell === undefined)
           return style.color ? `${DIM}${placeholder}${RESET}` : placeholder;
-        return cell;
+        return wrapValue(cell, widths[i] - PADDING).join('\n');
       }),
     );
   }
   return `${table.toString()}\n`;
+}
+
+/**
+ * A record (field, value) as a table of two columns: a value too long for the terminal wraps at
+ * word boundaries under itself (a path after a `/`), never cut (issue 46). Where even the longest
+ * word has no room beside the names, one block of `name │ value` lines.
+ */
+export function renderRecordTable(
+  head: [string, string],
+  rows: Array<[string, TableCell]>,
+  style: TableStyle,
+): string {
+  const label = Math.max(textWidth(head[0]), ...rows.map(([name]) => textWidth(name)));
+  const room = style.columns - label - 3 * PADDING - 1;
+  const longest = Math.max(textWidth(head[1]), ...rows.map(([, value]) => longestWord(value ?? '')));
+  if (room < longest) {
+    // One block: the record's own fields, a line each (the table's head names nothing here).
+    return renderExpanded(
+      rows.map(([name]) => name),
+      [rows.map(([, value]) => value)],
+      style,
+      { rule: false },
+    );
+  }
+  return renderTable(head, rows, style, { shrinkable: [false, true] });
 }
 
 /** A header broken at spaces into lines of at most `width` (a word longer than that stays whole). */
@@ -171,9 +196,14 @@ function wrapWords(text: string, width: number): string {
 /**
  * One block per record, as psql's expanded mode prints them: a rule naming the record, then one
  * line per column, "name | value". A value wider than the terminal continues on the next lines
- * (cut at the terminal's edge, never shortened), so nothing is lost on a narrow terminal.
+ * (broken at a word boundary, never shortened), so nothing is lost on a narrow terminal.
  */
-export function renderExpanded(head: string[], rows: TableCell[][], style: TableStyle): string {
+export function renderExpanded(
+  head: string[],
+  rows: TableCell[][],
+  style: TableStyle,
+  options: { rule?: boolean } = {},
+): string {
   const placeholder = style.unicode ? '—' : '-';
   const rule = style.unicode ? '─' : '-';
   const bar = style.unicode ? '│' : '|';
@@ -184,7 +214,7 @@ export function renderExpanded(head: string[], rows: TableCell[][], style: Table
   const out: string[] = [];
   rows.forEach((row, r) => {
     const title = `${rule}[ RECORD ${r + 1} ]`;
-    out.push(title + rule.repeat(Math.max(0, ruleWidth - textWidth(title))));
+    if (options.rule !== false) out.push(title + rule.repeat(Math.max(0, ruleWidth - textWidth(title))));
     head.forEach((h, i) => {
       const name = h + ' '.repeat(label - textWidth(h));
       const shownName = style.color ? `${BOLD_CYAN}${name}${RESET}` : name;
@@ -193,7 +223,7 @@ export function renderExpanded(head: string[], rows: TableCell[][], style: Table
         out.push(`${shownName} ${bar} ${style.color ? `${DIM}${placeholder}${RESET}` : placeholder}`);
         return;
       }
-      wrapAt(cell, room).forEach((part, n) => {
+      wrapValue(cell, room).forEach((part, n) => {
         out.push(`${n === 0 ? shownName : ' '.repeat(label)} ${bar} ${part}`);
       });
     });
@@ -201,18 +231,34 @@ export function renderExpanded(head: string[], rows: TableCell[][], style: Table
   return `${out.join('\n')}\n`;
 }
 
-/** Lines of at most `width` characters, broken after a space where there is one (never lost). */
-function wrapAt(text: string, width: number): string[] {
-  const chars = [...text];
-  const lines: string[] = [];
-  let at = 0;
-  while (chars.length - at > width) {
-    let end = at + width;
-    const space = chars.lastIndexOf(' ', end - 1);
-    if (space > at) end = space + 1;
-    lines.push(chars.slice(at, end).join('').trimEnd());
-    at = end;
+/** The widest unbreakable piece of a value (see wrapValue). */
+function longestWord(text: string): number {
+  return Math.max(0, ...text.split(BREAK_AFTER).map((word) => textWidth(word.trimEnd())));
+}
+
+// Where a value may continue on the next line: after a space, after the `/` of a path (not inside
+// `//`), the `,` of a list written without spaces, or the `&` of a URL's query. Never inside a word.
+const BREAK_AFTER = /(?<=[ ,&])|(?<=\/)(?!\/)/;
+
+/**
+ * Lines of at most `width` characters, broken where BREAK_AFTER allows: nothing is lost or cut.
+ * A piece longer than the width (no place to break it) stays whole on a line of its own.
+ */
+export function wrapValue(text: string, width: number): string[] {
+  const out: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    if (textWidth(paragraph) <= width) {
+      out.push(paragraph);
+      continue;
+    }
+    let line = '';
+    for (const piece of paragraph.split(BREAK_AFTER)) {
+      if (line !== '' && textWidth((line + piece).trimEnd()) > width) {
+        out.push(line.trimEnd());
+        line = piece.trimStart();
+      } else line += piece;
+    }
+    out.push(line.trimEnd());
   }
-  lines.push(chars.slice(at).join(''));
-  return lines;
+  return out;
 }

@@ -60,7 +60,7 @@ function ofTotal(outcome: PagingOutcome): string {
 
 function progressText(p: PageProgress): string {
   const of = p.total === undefined ? '' : ` of ~${groupDigits(p.total)}`;
-  return `page ${p.page}: ${groupDigits(p.fetched)}${of} rows`;
+  return `page ${p.page}: ${groupDigits(p.fetched)}${of} ${p.fetched === 1 && !of ? 'row' : 'rows'}`;
 }
 
 /** A word the shell reads back as itself. */

@@ -306,7 +306,7 @@ describe('pipes', () => {
     expect(r.stdout.split('\n')[0]).toMatch(/^domain,found,cd_domain,company_name/);
     expect(r.stdout).not.toContain('\x1b');
     expect(r.stderr).not.toContain('\x1b');
-    expect(r.stderr).toMatch(/Enriched: 2 rows, 2 unique domains, 2 found/);
+    expect(r.stderr).toMatch(/Enriched: 2 rows, 2 unique domains \(2 found, 0 not found\)/);
   });
 
   it('--quiet leaves stderr empty on success', async () => {

@@ -165,7 +165,7 @@ describe('enrich --input: a file that cannot be told', () => {
         'acme-shoes.com,true,acme-shoes.com,Acme Shoes,US,fashion,51-200,2009,1,,,',
       ),
       wantStderr: lines(
-        '2026-11-24T12:00:00Z Enriched: 1 row, 1 unique domain, 1 found, 0 not found, 0 errors, 1 credit charged, balance 999,999, 0.0s',
+        '2026-11-24T12:00:00Z Enriched: 1 row, 1 unique domain (1 found, 0 not found), 0 errors, 1 credit charged, balance 999,999, 0.0s',
       ),
     });
   });

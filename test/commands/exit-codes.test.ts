@@ -189,7 +189,7 @@ const cases: CommandCase[] = [
     wantCode: 6,
     wantStdout: '',
     wantStderr: lines(
-      '2026-11-24T12:00:00Z Enriched: 2 rows, 1 unique domain, 1 found, 0 not found, 1 error, 1 credit charged, balance 999,999, 0.0s',
+      '2026-11-24T12:00:00Z Enriched: 2 rows, 1 unique domain (1 found, 0 not found), 1 error, 1 credit charged, balance 999,999, 0.0s',
     ),
     wantFiles: {
       'mixed.out.json': lines(

@@ -114,6 +114,7 @@ describe('finished-tool details', () => {
       uniqueDomains: 1,
       found: 0,
       notFound: 0,
+      failed: 1,
       errors: 1,
       charged: 1,
       reused: 0,
@@ -121,7 +122,7 @@ describe('finished-tool details', () => {
       bytesRead: 0,
     };
     expect(formatSummary(one as never, 1000)).toBe(
-      'Enriched: 1 row, 1 unique domain, 0 found, 0 not found, 1 error, 1 credit charged, 1.0s',
+      'Enriched: 1 row, 1 unique domain (0 found, 0 not found, 1 failed), 1 error, 1 credit charged, 1.0s',
     );
     expect(formatProgress(one as never, 0)).toBe('1 row, 0 found, 1 error, 1 credit');
   });

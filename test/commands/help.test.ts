@@ -37,6 +37,7 @@ describe('help <command>', () => {
       'config set-key',
       'config set',
       'config unset',
+      'config delete-profile',
       'store',
       'store info',
       'store prune',
@@ -152,6 +153,11 @@ describe('help <command>', () => {
       '  -q, --quiet                          no progress or summaries on stderr',
       '  -v, --verbose                        log each request on stderr (key redacted)',
       '  --no-color                           no colour (also NO_COLOR)',
+      '  --log-format <format>                stderr for a log: timestamped starts',
+      '                                       every line with the UTC time, and puts it',
+      '                                       in a JSON problem line as "time" (env:',
+      '                                       COMPANY_DATA_LOG_FORMAT; default plain)',
+      '                                       (choices: "plain", "timestamped")',
       '  --no-pager                           no pager: on a terminal, output longer',
       '                                       than the screen otherwise goes through',
       '                                       COMPANY_DATA_PAGER, PAGER or less -FRX',
@@ -168,7 +174,8 @@ describe('help <command>', () => {
       '',
     );
     for (const tty of [true, false]) {
-      const { code, stdout, stderr } = await runInProcess(['--help'], { tty });
+      // At the 80 columns of a terminal that reports no width, or of a pipe.
+      const { code, stdout, stderr } = await runInProcess(['--help'], { tty, env: { COLUMNS: undefined } });
       expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
       expect(stdout.slice(stdout.indexOf('Options:\n'), stdout.indexOf('Commands:\n'))).toBe(options);
     }
@@ -214,10 +221,12 @@ describe('help <command>', () => {
       '  completion <shell>                   Print a shell completion script for bash,',
       '                                       zsh or fish',
       '  help [command...]                    Show the help of a command, or of a',
-      '                                       subcommand (help config set-key)',
+      '                                       subcommand (help config set-key); help',
+      '                                       environment lists the environment',
+      '                                       variables',
       '',
     );
-    const { code, stdout, stderr } = await runInProcess(['--help']);
+    const { code, stdout, stderr } = await runInProcess(['--help'], { env: { COLUMNS: undefined } });
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout.slice(stdout.indexOf('Commands:\n'), stdout.indexOf('Examples:\n'))).toBe(commands);
   });

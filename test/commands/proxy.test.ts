@@ -152,11 +152,9 @@ describe('through HTTP_PROXY, as direct', () => {
       credits: { charged: 1, remaining: 999999 },
     });
     // Its port, and where its own store is (a directory of this test run's, test/helpers/state.ts).
-    const said = r.stderr
-      .replace(/127\.0\.0\.1:\d+/, '127.0.0.1:PORT')
-      .replace(/ in \/\S+\//, ' in <state>/');
+    const said = r.stderr.replace(/127\.0\.0\.1:\d+/, '127.0.0.1:PORT').replace(/: \/\S+\//, ': <state>/');
     expect(said).toBe(
-      'Using the offline sandbox at http://127.0.0.1:PORT with its demo key (no real credits are spent; its answers and spend are kept apart, in <state>/store.sandbox.db).\n',
+      'Using the offline sandbox at http://127.0.0.1:PORT (demo key, no real credits).\nSandbox store: <state>/store.sandbox.db\n',
     );
     expect(proxy.forwarded).toEqual([]);
     expect(proxy.tunnels).toEqual([]);

@@ -42,7 +42,8 @@ describe('company-data --sandbox mcp', () => {
         .replaceAll(dir, '<dir>'),
     ).toBe(
       [
-        'Using the offline sandbox at http://127.0.0.1:PORT with its demo key (no real credits are spent; its answers and spend are kept apart, in <dir>/state/company-data/store.sandbox.db).',
+        'Using the offline sandbox at http://127.0.0.1:PORT (demo key, no real credits).',
+        'Sandbox store: <dir>/state/company-data/store.sandbox.db',
         'company-data mcp: serving on stdio; paid tools on, this session may spend up to 3 credits.',
         '',
       ].join('\n'),

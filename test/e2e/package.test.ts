@@ -18,6 +18,11 @@ import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, ROOT } from '../helpers/cli.js';
+import { KEYS } from '../helpers/command-cases.js';
+import { cronEnvironment, readmeCrontab } from '../helpers/crontab.js';
+import type { SandboxHandle } from '../helpers/sandbox.js';
+import { sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { cannotRunHere } from '../helpers/skips.js';
 
 const run = promisify(execFile);
 const NPM_TIMEOUT_MS = 120_000;
@@ -115,8 +120,11 @@ describe('the tarball', () => {
     expect(paths).toContain('dist/cli.cjs');
     expect(paths).toContain('dist/exceljs.cjs');
     expect(paths).toContain('examples/companies.csv');
+    // The man page and the JSON Schemas of the output (issue 46).
+    expect(paths).toContain('dist/company-data.1');
+    expect(paths).toContain('schemas/search.json');
     for (const path of paths) {
-      expect(path).toMatch(/^(bin\/|dist\/|examples\/|README\.md$|package\.json$|LICENSE)/);
+      expect(path).toMatch(/^(bin\/|dist\/|examples\/|schemas\/|README\.md$|package\.json$|LICENSE)/);
       expect(path).not.toMatch(/^(src|test|scripts|bench|docs)\/|\.map$|\.ts$/);
     }
     // The bundle carries undici and the rest, about 0.4 MB compressed, and ExcelJS's bundle
@@ -232,4 +240,131 @@ describe('the installed bin, run from outside the repository', () => {
     },
     NPM_TIMEOUT_MS,
   );
+});
+
+describe('the man page', () => {
+  it('is installed with the package, where man finds it from PATH', () => {
+    const page = join(prefix, 'share', 'man', 'man1', 'company-data.1');
+    expect(existsSync(page)).toBe(true);
+    const text = readFileSync(page, 'utf8');
+    expect(text).toMatch(/^\.TH COMPANY-DATA 1 /);
+    // Written from the declarations: every command, the environment and the exit codes.
+    for (const section of ['.SH COMMANDS', '.SH ENVIRONMENT', '.SH EXIT STATUS', 'COMPANY_DATA_LOG_FORMAT'])
+      expect(text).toContain(section);
+  });
+
+  it('`man company-data` renders it after the install, at 80 columns', async (context) => {
+    const which = await installed('sh', ['-c', 'command -v man']);
+    if (cannotRunHere('man', which.code === 0 ? undefined : 'no man here (apt-get install man-db)'))
+      return context.skip();
+    // man-db finds share/man beside each bin directory of PATH.
+    const r = await installed('man', ['company-data'], {
+      PATH: `${join(prefix, 'bin')}:/usr/bin:/bin`,
+      MANWIDTH: '80',
+      MANPAGER: 'cat',
+      PAGER: 'cat',
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^COMPANY-DATA\(1\)/);
+    expect(r.stdout).toContain('company-data search [options] [query]');
+    expect(r.stdout).toContain('--dry-run');
+    for (const line of r.stdout.split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
+  });
+});
+
+describe("the README's crontab, run as cron runs it (env -i, cron's PATH)", () => {
+  let sandbox: SandboxHandle;
+  let scratch: string;
+  sandboxAndDirForTests('cd-e2e-cron-', { host: '127.0.0.1', companies: 2000 }, (s, d) => {
+    sandbox = s;
+    scratch = d;
+  });
+
+  /** A fresh home with a `cron` profile holding `key`, and the job's folder with leads.csv. */
+  async function cronUser(key: string): Promise<{ home: string; dir: string }> {
+    const home = mkdtempSync(join(scratch, 'home-'));
+    const dir = join(home, 'leads');
+    mkdirSync(dir);
+    copyFileSync(join(ROOT, 'examples', 'companies.csv'), join(dir, 'leads.csv'));
+    const env = { HOME: home, XDG_CONFIG_HOME: '', XDG_STATE_HOME: '', XDG_CACHE_HOME: '' };
+    await run('sh', ['-c', `printf '%s' '${key}' | '${bin}' --profile cron config set-key`], {
+      env: cleanEnv(env),
+    });
+    await run(bin, ['--profile', 'cron', 'config', 'set', 'base-url', sandbox.url], { env: cleanEnv(env) });
+    return { home, dir };
+  }
+
+  /**
+   * The job line under `env -i` with cron's variables and the crontab's, the folder and the lock
+   * file made the test's own, and PATH as the README says to write it: the directory that
+   * `command -v company-data` prints (and node's) in place of the example's.
+   */
+  async function runJob(home: string, dir: string, options: { pathLine: boolean }) {
+    const crontab = readmeCrontab();
+    const variables = { ...cronEnvironment(home), ...crontab.variables };
+    const examplePath = crontab.variables.PATH.split(':')[0];
+    if (options.pathLine)
+      variables.PATH = crontab.variables.PATH.replace(
+        examplePath,
+        `${join(prefix, 'bin')}:${dirname(process.execPath)}`,
+      );
+    else variables.PATH = cronEnvironment(home).PATH;
+    const command = crontab.command
+      .replace('cd /srv/leads', `cd '${dir}'`)
+      .replace('/tmp/company-data.lock', join(dir, 'company-data.lock'));
+    const assignments = Object.entries(variables).map(([name, value]) => `${name}=${value}`);
+    try {
+      const { stdout, stderr } = await run('env', ['-i', ...assignments, '/bin/sh', '-c', command], {
+        timeout: 60_000,
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code?: number; stdout?: string; stderr?: string };
+      return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    }
+  }
+
+  const STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ /;
+
+  it('sets PATH and the log format: the batch runs (its exit 6 is no alert), every log line timestamped', async () => {
+    expect(readmeCrontab().variables).toMatchObject({ COMPANY_DATA_LOG_FORMAT: 'timestamped' });
+    const { home, dir } = await cronUser(KEYS.full);
+    const r = await runJob(home, dir, { pathLine: true });
+    expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
+    const log = readFileSync(join(dir, 'enrich.log'), 'utf8').trimEnd().split('\n');
+    expect(log.length).toBeGreaterThan(0);
+    for (const line of log) expect(line).toMatch(STAMP);
+    // One time a line: the batch's own log lines do not add a second.
+    for (const line of log) expect(line.replace(STAMP, '')).not.toMatch(STAMP);
+    expect(log.at(-1)).toMatch(/Z Enriched: \d+ rows, \d+ unique domains \(\d+ found, \d+ not found/);
+    expect(existsSync(join(dir, 'enriched.csv'))).toBe(true);
+  });
+
+  it('a refused key: the alert is the only output, and the log ends with the problem as one JSON line with its time', async () => {
+    const { home, dir } = await cronUser('cd_not_a_key_1234');
+    const r = await runJob(home, dir, { pathLine: true });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ ALERT company-data exit 3, see ${dir}/enrich\\.log\\n$`,
+      ),
+    );
+    const log = readFileSync(join(dir, 'enrich.log'), 'utf8').trimEnd().split('\n');
+    const problem = log.find((line) => line.startsWith('{'));
+    expect(JSON.parse(problem ?? '')).toMatchObject({
+      code: 'invalid_api_key',
+      time: expect.stringMatching(/Z$/),
+    });
+    for (const line of log) expect(line.startsWith('{') || STAMP.test(line)).toBe(true);
+    expect(log.at(-1)).toBe(r.stdout.trimEnd());
+  });
+
+  it("without the PATH line (cron's own PATH) the job cannot find company-data: flock's exit (69 or 127), and the alert says so", async () => {
+    const { home, dir } = await cronUser(KEYS.full);
+    const r = await runJob(home, dir, { pathLine: false });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Z ALERT company-data exit (69|127), see /);
+    expect(readFileSync(join(dir, 'enrich.log'), 'utf8')).toContain('flock: failed to execute company-data');
+  });
 });

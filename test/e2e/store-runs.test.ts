@@ -85,7 +85,7 @@ describe('runs sharing a store', () => {
       true,
     );
     expect(second.stderr).toMatch(
-      /Enriched: 200 rows, 190 unique domains, 200 found, .*0 credits charged, 190 reused from the store/,
+      /Enriched: 200 rows, 190 unique domains \(190 found, 0 not found\), .*0 credits charged, 190 reused from the store/,
     );
     expect(ledgerTotal(join(dir, 'repeat.db'))).toBe(190);
   });

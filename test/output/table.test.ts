@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitWidths, renderTable, textWidth } from '../../src/output/table.js';
+import { fitWidths, renderTable, textWidth, wrapValue } from '../../src/output/table.js';
 
 const style = { columns: 40, unicode: true, color: false };
 
@@ -30,17 +30,43 @@ describe('fitWidths', () => {
 describe('renderTable', () => {
   const long = 'A very long description that cannot possibly fit into a forty column terminal';
 
-  it('fits the given width and truncates long values with an ellipsis', () => {
+  it('fits the given width: a long value wraps at its spaces, nothing cut (issue 46)', () => {
     const out = renderTable(['id', 'description'], [['profile', long]], style);
     for (const line of out.trimEnd().split('\n')) expect(textWidth(line)).toBeLessThanOrEqual(40);
-    expect(out).toContain('…');
-    expect(out).toContain('profile');
-    expect(out).not.toContain('terminal');
+    expect(out).toMatchInlineSnapshot(`
+      "┌─────────┬────────────────────────────┐
+      │ id      │ description                │
+      ├─────────┼────────────────────────────┤
+      │ profile │ A very long description    │
+      │         │ that cannot possibly fit   │
+      │         │ into a forty column        │
+      │         │ terminal                   │
+      └─────────┴────────────────────────────┘
+      "
+    `);
   });
 
-  it('uses three dots without Unicode', () => {
+  it('a value without a space to break at becomes one block per record, never cut', () => {
+    const word = 'x'.repeat(45);
+    expect(renderTable(['id', 'value'], [['a', word]], style)).toBe(
+      `─[ RECORD 1 ]${'─'.repeat(27)}\nid    │ a\nvalue │ ${word}\n`,
+    );
+  });
+
+  it("wrapValue breaks after a space, a path's / or a list's comma, never inside a word", () => {
+    expect(wrapValue('/home/someone/.local/state/company-data/store.db', 20)).toEqual([
+      '/home/someone/',
+      '.local/state/',
+      'company-data/',
+      'store.db',
+    ]);
+    expect(wrapValue('a,bb,ccc,dddd', 6)).toEqual(['a,bb,', 'ccc,', 'dddd']);
+    expect(wrapValue('unbreakable-word-longer', 10)).toEqual(['unbreakable-word-longer']);
+  });
+
+  it('uses ASCII borders without Unicode', () => {
     const out = renderTable(['id', 'description'], [['profile', long]], { ...style, unicode: false });
-    expect(out).toContain('...');
+    expect(out).toContain('+---');
     expect(out).not.toMatch(/[^\x00-\x7f]/);
   });
 
@@ -80,19 +106,22 @@ describe('renderTable at 50, 80 and 120 columns', () => {
     );
   });
 
-  it('80: headers wrap, then the list shortens; names, ranges and years stay whole', () => {
-    expect(at(80)).toBe(
-      [
-        '┌────────────────┬────────────────────┬───────────┬─────────┬──────────────────┐',
-        '│ domain         │ company name       │ employee  │ founded │ tech             │',
-        '│                │                    │ range     │ year    │                  │',
-        '├────────────────┼────────────────────┼───────────┼─────────┼──────────────────┤',
-        '│ acme-shoes.com │ Acme Shoes         │ 51-200    │ 2009    │ shopify, klaviy… │',
-        '│ globex.io      │ Globex Corporation │ 1001-5000 │ 1989    │ —                │',
-        '└────────────────┴────────────────────┴───────────┴─────────┴──────────────────┘',
-        '',
-      ].join('\n'),
-    );
+  it('80: the list cannot wrap narrower than its longest word beside the others: one block per record', () => {
+    expect(at(80)).toMatchInlineSnapshot(`
+      "─[ RECORD 1 ]──────────────────────────────────────────────────────
+      domain         │ acme-shoes.com
+      company name   │ Acme Shoes
+      employee range │ 51-200
+      founded year   │ 2009
+      tech           │ shopify, klaviyo, google_analytics, stripe, paypal
+      ─[ RECORD 2 ]──────────────────────────────────────────────────────
+      domain         │ globex.io
+      company name   │ Globex Corporation
+      employee range │ 1001-5000
+      founded year   │ 1989
+      tech           │ —
+      "
+    `);
   });
 
   it('50: one block per record, nothing cut (a long value continues on the next line)', () => {
