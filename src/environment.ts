@@ -49,6 +49,10 @@ export const ENVIRONMENT: EnvironmentGroup[] = [
         sets: "the names of a service's own credit headers (over the config file's; no flag)",
       },
       {
+        name: 'COMPANY_DATA_SANDBOX_LAYOUT',
+        sets: 'how the --sandbox service shapes its answers: flat, grouped, enveloped or metered (default flat)',
+      },
+      {
         name: 'COMPANY_DATA_LOG_FORMAT',
         sets: 'plain or timestamped stderr lines, for a log (--log-format wins; default plain)',
       },

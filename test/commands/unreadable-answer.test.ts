@@ -102,7 +102,7 @@ describe('a found answer whose fields cannot be read', () => {
     const balance = sandbox.balances().full.toLocaleString('en-US');
     expect(r.stderr).toBe(
       lines(
-        `2026-11-24T12:00:00Z Stopped after 0 of ~4 rows (aborted: unreadable_answer). Enriched: 0 rows, 4 unique domains, 0 found, 0 not found, 0 errors, 2 credits charged, balance ${balance}, 0.0s`,
+        `2026-11-24T12:00:00Z Stopped after 0 of ~4 rows (aborted: unreadable_answer). Enriched: 0 rows, 0 unique domains (0 found, 0 not found), 0 errors, 2 credits charged, balance ${balance}, 0.0s`,
         JSON.stringify({
           code: 'unreadable_answer',
           status: 0,
