@@ -75,7 +75,7 @@ export async function openBatchInput(source: Readable, options: BatchInputOption
       );
     }
   }
-  const { openSheetRecords, SharedStringsLost } = await import('./read.js');
+  const { openSheetRecords, SharedStringsLost, SheetEmpty } = await import('./read.js');
   let bytes = replay;
   for (let attempt = 1; ; attempt++) {
     const sheet = await openSheetRecords(bytes, options.sheet);
@@ -96,9 +96,8 @@ export async function openBatchInput(source: Readable, options: BatchInputOption
     } catch (error) {
       sheet.close();
       // readerOfRecords gives a read's failure as a problem, its cause kept.
-      const lost =
-        error instanceof SharedStringsLost ||
-        (error instanceof Problem && error.cause instanceof SharedStringsLost);
+      const fault = (e: unknown) => e instanceof SharedStringsLost || e instanceof SheetEmpty;
+      const lost = fault(error) || (error instanceof Problem && fault(error.cause));
       if (!lost || !options.reopen || attempt >= WORKBOOK_ATTEMPTS) throw error;
       bytes = options.reopen();
     }

@@ -49,6 +49,17 @@ export class SharedStringsLost extends Error {
   }
 }
 
+/**
+ * A sheet that gave no row. Also what the streaming reader's faults under load look like (a sheet
+ * read before the workbook's names, its name half-read), so a file is read again before the
+ * sheet is believed empty (open-input.ts).
+ */
+export class SheetEmpty extends Error {
+  constructor(sheet: string) {
+    super(`the sheet ${sheet} holds no data`);
+  }
+}
+
 function isUnresolved(value: unknown): boolean {
   return typeof value === 'object' && value !== null && 'sharedString' in value;
 }
@@ -133,7 +144,7 @@ export async function openSheetRecords(source: Readable, sheet: string | undefin
       counted.destroy();
       source.destroy();
     }
-    if (!found && chosen !== undefined) throw unreadable(new Error(`the sheet ${chosen} holds no data`));
+    if (!found && chosen !== undefined) throw unreadable(new SheetEmpty(chosen));
   }
 
   return {
