@@ -6,7 +6,7 @@ import { usageError } from '../problem.js';
 import type { ApiResponse, Context, Credits, RequestOptions } from '../types.js';
 import { catalogRetryHook } from './catalogs.js';
 import { countFilterValues, type Filters } from './filters.js';
-import { findRows, flattenGroups, isPlainObject, numberMember, ROW_MEMBERS, type Row } from './read.js';
+import { findRows, flattenGroups, isPlainObject, numberMember, type Row } from './read.js';
 
 export type Operator = 'and' | 'or';
 
