@@ -4,67 +4,20 @@
 // store emptied between runs, an answered error counted as possibly charged. Credits are counted
 // from the sandbox's balance; the lying answers and the normalising server are small fronts here.
 import { truncateSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Purchase, problemOf, purchase } from '../helpers/purchase.js';
 import type { OnTestFinished } from '../helpers/sandbox.js';
-import { listenLocal } from '../helpers/server.js';
-
-/** What a front may change of an answer: its headers and its JSON body. */
-type Rewrite = (
-  path: string,
-  headers: IncomingHttpHeaders,
-  body: Record<string, unknown>,
-) => { headers?: IncomingHttpHeaders; body?: Record<string, unknown> } | undefined;
-
-/**
- * A front that passes every request to `base`, its path as `route` reads it (a server that
- * normalises paths), and lets `rewrite` change the answer (a proxy that lies about charges).
- */
-function front(base: string, rewrite: Rewrite = () => undefined, route = (path: string) => path): Server {
-  return createServer((req, res) => {
-    const target = new URL(base);
-    const onward = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: route(req.url ?? '/'),
-        method: req.method,
-        headers: req.headers,
-      },
-      (answer) => {
-        const chunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-        answer.on('end', () => {
-          let text = Buffer.concat(chunks).toString('utf8');
-          const { 'content-length': _length, ...headers } = answer.headers;
-          let sent: IncomingHttpHeaders = headers;
-          try {
-            const changed = rewrite(req.url ?? '', headers, JSON.parse(text));
-            if (changed?.body) text = JSON.stringify(changed.body);
-            if (changed?.headers) sent = changed.headers;
-          } catch {
-            // Not JSON: as it came.
-          }
-          res.writeHead(answer.statusCode ?? 502, sent);
-          res.end(text);
-        });
-      },
-    );
-    onward.on('error', () => res.destroy());
-    req.pipe(onward);
-  });
-}
+import { type AnswerRewrite, answerFront, listenLocal } from '../helpers/server.js';
 
 /** A front of `p`'s sandbox for this test: its URL, closed when the test ends. */
 async function through(
   p: Purchase,
   onTestFinished: OnTestFinished,
-  rewrite?: Rewrite,
+  rewrite?: AnswerRewrite,
   route?: (path: string) => string,
 ): Promise<{ url: string }> {
-  const started = await listenLocal(front(p.sandbox.url, rewrite, route));
+  const started = await listenLocal(answerFront(p.sandbox.url, rewrite, route));
   onTestFinished(started.close);
   return started;
 }
@@ -76,7 +29,7 @@ const found =
 
 /** The body's charge set to `charge`; the headers as the sandbox sent them (it charged 1). */
 const bodyCharge =
-  (charge: unknown): Rewrite =>
+  (charge: unknown): AnswerRewrite =>
   (path, _headers, body) =>
     path.startsWith('/api/domains/') && body.found === true
       ? { body: { ...body, credits: { ...(body.credits as object), charged: charge } } }
@@ -177,7 +130,7 @@ describe.concurrent('a charge the answer reports is read the safe way', () => {
 
 /** The sandbox's credit headers under other names, and no charge in the body. */
 const renamed =
-  (charged: string, remaining: string): Rewrite =>
+  (charged: string, remaining: string): AnswerRewrite =>
   (path, headers, body) => {
     if (!path.startsWith('/api/domains/')) return undefined;
     const { 'x-credits-charged': c, 'x-credits-remaining': r, ...rest } = headers;

@@ -2,35 +2,19 @@
 // of the service before the batch began (its catalogs came from the cache): the listener asked for
 // before the HTTP client existed is attached when the client is made. Counted from the sandbox's
 // request log: a run that paces to the policy gets no 429.
-import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { purchase } from '../helpers/purchase.js';
-import { listenLocal } from '../helpers/server.js';
+import { answerFront, listenLocal } from '../helpers/server.js';
 
 /** The sandbox behind a front that states its limit in headers only (`me` says nothing of it). */
 function policyFront(base: string) {
-  return createServer((req, res) => {
-    const target = new URL(base);
-    const onward = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
-      (answer) => {
-        const chunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-        answer.on('end', () => {
-          let text = Buffer.concat(chunks).toString('utf8');
-          if (req.url?.startsWith('/api/me')) {
-            const { rate_limit_per_second: _limit, ...rest } = JSON.parse(text);
-            text = JSON.stringify(rest);
-          }
-          const { 'content-length': _length, ...headers } = answer.headers;
-          res.writeHead(answer.statusCode ?? 502, { ...headers, 'ratelimit-policy': '2;w=1' });
-          res.end(text);
-        });
-      },
-    );
-    onward.on('error', () => res.destroy());
-    req.pipe(onward);
+  return answerFront(base, (path, headers, body) => {
+    const { rate_limit_per_second: _limit, ...rest } = body;
+    return {
+      headers: { ...headers, 'ratelimit-policy': '2;w=1' },
+      body: path.startsWith('/api/me') ? rest : body,
+    };
   });
 }
 

@@ -1,5 +1,12 @@
 // A test's own HTTP server on a loopback port, and how it goes away.
-import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  request,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** Listens on 127.0.0.1 (any free port); `close` drops open connections and stops listening. */
@@ -29,38 +36,68 @@ export function forwardTo(base: string, req: IncomingMessage, res: ServerRespons
   req.pipe(onward);
 }
 
+/** What a front may change of an answer: its headers and its JSON body (undefined: as it came). */
+export type AnswerRewrite = (
+  path: string,
+  headers: IncomingHttpHeaders,
+  body: Record<string, unknown>,
+) => { headers?: IncomingHttpHeaders; body?: Record<string, unknown> } | undefined;
+
 /**
- * A front that passes every request on to `base` and lets `rewrite` change the JSON answers of the
- * paths it cares about (a catalog that understates a price, a record full of controls). Answers
- * it leaves alone (undefined) go back as they came.
+ * A front that passes every request to `base`, its path as `route` reads it (a server that
+ * normalises paths), and lets `rewrite` change the JSON answers it cares about (a proxy that lies
+ * about charges, a service that states its limits in headers). Other answers go back as they came.
  */
-export function rewritingFront(
+export function answerFront(
   base: string,
-  rewrite: (path: string, body: Record<string, unknown>) => Record<string, unknown> | undefined,
+  rewrite: AnswerRewrite = () => undefined,
+  route = (path: string) => path,
 ): Server {
   return createServer((req, res) => {
     const target = new URL(base);
     const onward = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: route(req.url ?? '/'),
+        method: req.method,
+        headers: req.headers,
+      },
       (answer) => {
         const chunks: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => chunks.push(chunk));
         answer.on('end', () => {
-          let body = Buffer.concat(chunks).toString('utf8');
+          let text = Buffer.concat(chunks).toString('utf8');
+          const { 'content-length': _length, ...headers } = answer.headers;
+          let sent: IncomingHttpHeaders = headers;
           try {
-            const changed = rewrite(req.url ?? '', JSON.parse(body));
-            if (changed) body = JSON.stringify(changed);
+            const changed = rewrite(req.url ?? '', headers, JSON.parse(text));
+            if (changed?.body) text = JSON.stringify(changed.body);
+            if (changed?.headers) sent = changed.headers;
           } catch {
             // Not JSON: as it came.
           }
-          const { 'content-length': _length, ...headers } = answer.headers;
-          res.writeHead(answer.statusCode ?? 502, headers);
-          res.end(body);
+          res.writeHead(answer.statusCode ?? 502, sent);
+          res.end(text);
         });
       },
     );
     onward.on('error', () => res.destroy());
     req.pipe(onward);
+  });
+}
+
+/**
+ * A front that lets `rewrite` change the JSON bodies of the paths it cares about (a catalog that
+ * understates a price, a record full of controls).
+ */
+export function rewritingFront(
+  base: string,
+  rewrite: (path: string, body: Record<string, unknown>) => Record<string, unknown> | undefined,
+): Server {
+  return answerFront(base, (path, _headers, body) => {
+    const changed = rewrite(path, body);
+    return changed && { body: changed };
   });
 }
 
