@@ -71,6 +71,8 @@ export class Purse {
   private readonly run: Budget;
   private store: AnswerStore | undefined;
   private waiters: Array<() => void> = [];
+  /** Counts wake()s: a caller that looked for room while one happened looks again, never waits. */
+  private wakes = 0;
   private warned = false;
   private opening: Promise<AnswerStore | undefined> | undefined;
   private balanceStart: number | undefined;
@@ -212,9 +214,15 @@ export class Purse {
   async reserve(amount: number, stopped?: () => boolean): Promise<Hold | null> {
     for (;;) {
       if (stopped?.()) return null;
+      // A settle may come in while this caller awaits the store (its hold, then the month's
+      // usage): it wakes the waiters registered then, not this caller, whose waiter is not yet
+      // registered. So the wakes are counted, and one seen since the look means look again.
+      const seen = this.wakes;
       const hold = await this.tryReserve(amount);
       if (hold) return hold;
+      if (this.wakes !== seen) continue;
       if (this.reserved === 0 || (await this.isExhaustedFor(amount))) return null;
+      if (this.wakes !== seen) continue;
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
   }
@@ -318,6 +326,7 @@ export class Purse {
 
   /** Wakes every caller waiting in reserve(), to look again (a stop, a settle). */
   wake(): void {
+    this.wakes++;
     const waiters = this.waiters;
     this.waiters = [];
     for (const wake of waiters) wake();
