@@ -27,18 +27,32 @@ const MONTH_READS = new Set(['monthUsage', 'monthCount']);
  * answers: the moment where a settle used to be lost.
  */
 function withSettleDuringRead(opened: AnswerStore, during: () => Promise<void>): AnswerStore {
+  return withHook(opened, MONTH_READS, 'before', during);
+}
+
+/** The store, with `during` run once inside the first call of one of `names`, before or after it works. */
+function withHook(
+  opened: AnswerStore,
+  names: Set<string>,
+  when: 'before' | 'after',
+  during: () => Promise<void>,
+): AnswerStore {
   let fired = false;
   return new Proxy(opened, {
     get(target, name, receiver) {
       const value = Reflect.get(target, name, receiver);
       if (typeof value !== 'function') return value;
-      if (!MONTH_READS.has(String(name))) return value.bind(target);
+      if (!names.has(String(name))) return value.bind(target);
       return async (...args: unknown[]) => {
-        if (!fired) {
+        const fire = async () => {
+          if (fired) return;
           fired = true;
           await during();
-        }
-        return value.apply(target, args);
+        };
+        if (when === 'before') await fire();
+        const result = await value.apply(target, args);
+        if (when === 'after') await fire();
+        return result;
       };
     },
   });
@@ -77,5 +91,33 @@ describe('Purse.reserve under a month cap', () => {
     ]);
     expect(outcome).toMatchObject({ hold: { amount: 6, settled: false } });
     expect(await store.monthUsage('k1', 0, Number.MAX_SAFE_INTEGER)).toEqual({ spent: 0, held: 6 });
+  });
+
+  it('takes the room a settle freed while its own hold was being refused, with nothing left in flight', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cd-purse-wake-'));
+    store = await openSqliteStore(join(dir, 'store.db'));
+    let first: Hold | null = null;
+    let purse: Purse | undefined;
+    let refusals = 0;
+    // The second hold is refused by the store (6 + 6 > 10); the first settles before that refusal
+    // reaches the purse, so nothing is in flight any more when it does.
+    const ledger = withHook(store, new Set(['reserve']), 'after', async () => {
+      refusals++;
+      await purse!.settle(first!, 0);
+    });
+    purse = new Purse({
+      monthCap: 10,
+      ledger: store,
+      baseUrl: 'http://api.example',
+      keyId: 'k1',
+      command: 'enrich',
+      now: () => Date.parse('2026-11-20T10:00:00Z'),
+    });
+    first = await purse.tryReserve(6);
+    // From now on the purse holds through the hooked store.
+    Object.assign(purse, { store: ledger });
+    const second = await purse.reserve(6);
+    expect(refusals).toBe(1);
+    expect(second).toMatchObject({ amount: 6, settled: false });
   });
 });
