@@ -9,7 +9,7 @@
 // turned into a possibly-charged ledger entry by the next process that looks (src/store/sqlite.ts):
 // it keeps counting against the month, and `spend` shows it.
 import { isProblem, Problem, usageError } from '../problem.js';
-import { baseOf, keyIdOf, monthOf } from '../store/location.js';
+import { baseOf, keyIdOf } from '../store/location.js';
 import type {
   AnswerStore,
   Claim,
@@ -35,7 +35,6 @@ export interface Hold {
 
 export type Cap = 'run' | 'month';
 
-const NO_WINDOW = { from: 0, to: 0 };
 /** How long before a purse's first request another process's request may have been sent and still be charged after it. */
 const OTHERS_IN_FLIGHT_MS = 5 * 60_000;
 
@@ -177,8 +176,6 @@ export class Purse {
         keyId: this.options.keyId,
         amount,
         cap: this.monthCap,
-        // The month's bounds matter to the cap's check alone (a hold counts in the month of `at`).
-        window: this.monthCap === undefined ? NO_WINDOW : monthOf(at),
         command: this.options.command,
         at,
       };
@@ -234,8 +231,7 @@ export class Purse {
       return true;
     }
     if (this.monthCap === undefined) return false;
-    const { from, to } = monthOf(this.options.now());
-    const usage = await this.store!.monthUsage(this.options.keyId, from, to);
+    const usage = await this.store!.monthCount(this.options.keyId, this.options.now());
     if (usage.spent + amount > this.monthCap) {
       this.refusedBy = 'month';
       return true;
@@ -352,8 +348,7 @@ export class Purse {
       room.run = Math.max(0, this.runCap - this.spent - this.possiblyCharged - this.reserved);
     }
     if (this.monthCap !== undefined) {
-      const { from, to } = monthOf(this.options.now());
-      const usage = await this.store!.monthUsage(this.options.keyId, from, to);
+      const usage = await this.store!.monthCount(this.options.keyId, this.options.now());
       room.month = Math.max(0, this.monthCap - usage.spent - usage.held);
     }
     return room;

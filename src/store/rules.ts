@@ -111,6 +111,27 @@ export function holdFits(usage: { spent: number; held: number }, amount: number,
 }
 
 /**
+ * The month a hold or a ledger entry counts in, as the key of the month's counter: the first
+ * instant (epoch ms) of the calendar month (UTC) of `at`, when it was sent. The cap of a hold is
+ * checked against the counter of its own month: what the key's ledger holds for that month plus its
+ * live holds sent in it, kept in one row per key and month (`month_usage`) that every hold, settle
+ * and possibly-charged entry updates in its own transaction, so a hold reads one row however long
+ * the ledger is. The counter moves so (each back end's `count`):
+ *
+ * - a hold taken: `held` + its amount;
+ * - a hold settled that was still ours: `held` - its amount; its entry, when recorded: `spent` + the credits;
+ * - a hold nobody will settle (lostEntry): `held` - its amount, `spent` + the entry's credits;
+ * - the ledger cleared on purpose (`store clear --ledger`): `spent` 0.
+ *
+ * A store of an older schema has its counters built from its ledger and holds when it is opened,
+ * in the transaction that upgrades it.
+ */
+export function counterMonth(at: number): number {
+  const date = new Date(at);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+}
+
+/**
  * Whether a live hold counts against the month [from, to): one sent in it, or one written before
  * holds said when (`at` 0, a store of schema version 1), which counts against every month.
  */

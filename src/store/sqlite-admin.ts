@@ -94,6 +94,8 @@ export function pruneAnswers(db: Database.Database, now: number, ages: AnswerAge
 export function clearRows(db: Database.Database, ledger: boolean): Cleared {
   const answers = db.prepare('DELETE FROM answers').run().changes;
   const entries = ledger ? db.prepare('DELETE FROM ledger').run().changes : 0;
+  // The months' counters keep the live holds; what they had spent went with the ledger.
+  if (ledger) db.prepare('UPDATE month_usage SET spent = 0').run();
   // Emptied on purpose: a ledger lost before is no longer a reason to refuse a month cap.
   const marks = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_marks'").get();
   if (ledger && marks) db.prepare("DELETE FROM store_marks WHERE name = 'ledger_lost'").run();

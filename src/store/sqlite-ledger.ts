@@ -3,6 +3,7 @@
 // possibly charged; the claims of owners that are gone dropped. Each decision is
 // src/store/rules.ts's; this file says it in statements.
 import {
+  counterMonth,
   entryToRecord,
   holdFits,
   holdInMonth,
@@ -57,12 +58,27 @@ export class SqliteLedger {
     return { spent, held };
   }
 
-  /** A hold under `hold.cap` (rules.ts, holdFits); null when there is no room. */
+  /** The counter of the month of `at` (rules.ts, counterMonth), after the key's lost holds are recorded. */
+  monthCount(keyId: string, at: number): { spent: number; held: number } {
+    this.orphanKey(keyId);
+    return this.s.countGet.get(keyId, counterMonth(at)) ?? { spent: 0, held: 0 };
+  }
+
+  /**
+   * A hold under `hold.cap` (rules.ts, holdFits) against its month's counter; null when there is
+   * no room (the key's holds of owners that are gone are then recorded as possibly charged, which
+   * leaves the counter's sum as it is: they counted as held, they count as spent).
+   */
   reserve(hold: HoldRequest): MonthReservation | null {
+    const month = counterMonth(hold.at);
     if (hold.cap !== undefined) {
-      if (!holdFits(this.usage(hold.keyId, hold.window.from, hold.window.to), hold.amount, hold.cap))
+      const usage = this.s.countGet.get(hold.keyId, month) ?? { spent: 0, held: 0 };
+      if (!holdFits(usage, hold.amount, hold.cap)) {
+        this.orphanKey(hold.keyId);
         return null;
+      }
     }
+    this.s.countAdd.run(hold.keyId, month, 0, hold.amount);
     const expires = Date.now() + LEASE_MS;
     const put = this.s.reservationPut.run(
       hold.baseUrl,
@@ -73,15 +89,24 @@ export class SqliteLedger {
       hold.command,
       hold.at,
     );
-    return { id: Number(put.lastInsertRowid), amount: hold.amount };
+    return { id: Number(put.lastInsertRowid), amount: hold.amount, at: hold.at };
   }
 
   /** Settle once (rules.ts, entryToRecord): the hold dropped by id and owner, then the entry. */
   settle(settlement: Settlement): void {
     const { reservation } = settlement;
-    const ours = reservation ? this.s.reservationSettle.run(reservation.id, this.me).changes === 1 : true;
-    const entry = entryToRecord(settlement, ours);
+    const dropped = reservation ? this.s.reservationSettle.get(reservation.id, this.me) : undefined;
+    if (dropped) this.s.countAdd.run(dropped.key_id, counterMonth(dropped.at), 0, -dropped.amount);
+    const entry = entryToRecord(settlement, reservation ? dropped !== undefined : true);
     if (entry) this.put(entry);
+  }
+
+  /** The key's holds of owners that are gone become possibly-charged entries. */
+  private orphanKey(keyId: string): void {
+    const now = Date.now();
+    for (const r of this.s.reservations.all(keyId)) {
+      if (r.owner !== this.me && !alive(r, this.me, now)) this.orphan(r, keyId);
+    }
   }
 
   /** Every reservation of an owner that is gone becomes a ledger entry. */
@@ -122,12 +147,15 @@ export class SqliteLedger {
   /** A reservation nobody will settle: the ledger keeps it as possibly charged. */
   private orphan(r: Held, keyId: string): void {
     this.s.reservationDrop.run(r.id);
+    this.s.countAdd.run(keyId, counterMonth(r.at), 0, -r.amount);
     this.put(entryOf(r, keyId));
   }
 
-  /** An entry with credits (rules.ts, recordable). */
+  /** An entry with credits (rules.ts, recordable), counted in its month. */
   put(entry: LedgerEntry): void {
     const e = recordable(entry);
-    if (e) this.s.ledgerPut.run(e.at, e.baseUrl, e.keyId, e.command, e.credits, e.outcome);
+    if (!e) return;
+    this.s.ledgerPut.run(e.at, e.baseUrl, e.keyId, e.command, e.credits, e.outcome);
+    this.s.countAdd.run(e.keyId, counterMonth(e.at), e.credits, 0);
   }
 }

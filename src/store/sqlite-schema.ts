@@ -9,8 +9,23 @@ import { Problem } from '../problem.js';
 import { isWriteFailure, writeProblem } from '../write-failures.js';
 
 /** The schema this release reads and writes (PRAGMA user_version). */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 const BUSY_TIMEOUT_MS = 10_000;
+
+/**
+ * The month's counter (version 3): one row per key and calendar month (UTC), what the ledger holds
+ * for it and the live holds sent in it (src/store/rules.ts, counterMonth).
+ */
+const MONTH_USAGE = `CREATE TABLE month_usage (
+  key_id TEXT NOT NULL,
+  month_from INTEGER NOT NULL,
+  spent INTEGER NOT NULL DEFAULT 0,
+  held INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (key_id, month_from)
+) WITHOUT ROWID;`;
+
+/** The first instant (epoch ms) of the UTC month of `at`: rules.ts's counterMonth in SQLite. */
+const MONTH_OF_AT = "CAST(strftime('%s', at / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000";
 
 const SCHEMA = `
 CREATE TABLE scopes (
@@ -67,6 +82,7 @@ CREATE TABLE reservations (
   command TEXT NOT NULL DEFAULT '',
   at INTEGER NOT NULL DEFAULT 0
 );
+${MONTH_USAGE}
 `;
 
 /**
@@ -76,6 +92,15 @@ CREATE TABLE reservations (
 const MIGRATIONS: Record<number, string> = {
   1: `ALTER TABLE reservations ADD COLUMN command TEXT NOT NULL DEFAULT '';
 ALTER TABLE reservations ADD COLUMN at INTEGER NOT NULL DEFAULT 0;`,
+  // From version 2: the month's counter, built from the ledger and the holds. A hold of version 1
+  // (sent when, unknown: it counted in every month) counts in the month of the upgrade.
+  2: `${MONTH_USAGE}
+UPDATE reservations SET at = CAST(strftime('%s', 'now') AS INTEGER) * 1000 WHERE at = 0;
+INSERT INTO month_usage (key_id, month_from, spent, held)
+  SELECT key_id, ${MONTH_OF_AT}, SUM(credits), 0 FROM ledger GROUP BY 1, 2;
+INSERT INTO month_usage (key_id, month_from, spent, held)
+  SELECT key_id, ${MONTH_OF_AT}, 0, SUM(amount) FROM reservations WHERE true GROUP BY 1, 2
+  ON CONFLICT (key_id, month_from) DO UPDATE SET held = excluded.held;`,
 };
 
 /** A failure of SQLite as a problem naming the store's file: exit 8 for a refused write, else exit 2. */

@@ -78,7 +78,18 @@ export function prepareStatements(db: Database.Database) {
     ),
     reservationDrop: db.prepare('DELETE FROM reservations WHERE id = ?'),
     // By id and owner: a row id freed by an orphaned hold may already be another owner's.
-    reservationSettle: db.prepare('DELETE FROM reservations WHERE id = ? AND owner = ?'),
+    reservationSettle: db.prepare<[number, string], { amount: number; at: number; key_id: string }>(
+      'DELETE FROM reservations WHERE id = ? AND owner = ? RETURNING amount, at, key_id',
+    ),
+    // The month's counter (rules.ts, counterMonth): one row per key and month, moved by each hold,
+    // settle and lost hold in the same transaction.
+    countGet: db.prepare<[string, number], { spent: number; held: number }>(
+      'SELECT spent, held FROM month_usage WHERE key_id = ? AND month_from = ?',
+    ),
+    countAdd: db.prepare<[string, number, number, number]>(
+      `INSERT INTO month_usage (key_id, month_from, spent, held) VALUES (?, ?, ?, ?)
+       ON CONFLICT (key_id, month_from) DO UPDATE SET spent = spent + excluded.spent, held = held + excluded.held`,
+    ),
     renewClaims: db.prepare('UPDATE claims SET expires_at = ? WHERE owner = ?'),
     renewRuns: db.prepare('UPDATE runs SET expires_at = ? WHERE owner = ?'),
     renewReservations: db.prepare('UPDATE reservations SET expires_at = ? WHERE owner = ?'),

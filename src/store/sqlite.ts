@@ -206,6 +206,10 @@ export class SqliteStore implements AnswerStore {
     return this.write(() => this.db.transaction(() => this.ledger.usage(keyId, from, to)).immediate());
   }
 
+  async monthCount(keyId: string, at: number): Promise<{ spent: number; held: number }> {
+    return this.write(() => this.db.transaction(() => this.ledger.monthCount(keyId, at)).immediate());
+  }
+
   async reserve(hold: HoldRequest): Promise<MonthReservation | null> {
     const reservation = this.write(() =>
       this.db.transaction((h: HoldRequest) => this.ledger.reserve(h)).immediate(hold),

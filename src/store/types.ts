@@ -65,17 +65,21 @@ export interface HoldRequest {
   baseUrl: string;
   keyId: string;
   amount: number;
-  /** The month's cap; undefined holds without a cap (the hold still outlives the process). */
+  /**
+   * The cap of the calendar month (UTC) of `at`; undefined holds without a cap (the hold still
+   * outlives the process, and counts against the month all the same).
+   */
   cap: number | undefined;
-  window: { from: number; to: number };
   command: string;
-  /** When the request is sent (epoch ms): the month its possible charge falls in. */
+  /** When the request is sent (epoch ms): the month its possible charge falls in (rules.ts, counterMonth). */
   at: number;
 }
 
 export interface MonthReservation {
   readonly id: number;
   readonly amount: number;
+  /** When its request was sent: the month whose counter holds it. */
+  readonly at: number;
 }
 
 /** What settles one request in the ledger: its month hold dropped, and its charge recorded. */
@@ -197,6 +201,13 @@ export interface AnswerStore {
    * through every base URL: the account is the key, however its service's address was spelt.
    */
   monthUsage(keyId: string, from: number, to: number): Promise<{ spent: number; held: number }>;
+  /**
+   * The counter of the calendar month (UTC) of `at` for this key (rules.ts, counterMonth): what the
+   * ledger holds for it and its live holds, read from one row however long the ledger is. The holds
+   * of owners that are gone become possibly-charged entries first (which moves nothing between the
+   * counter's sum).
+   */
+  monthCount(keyId: string, at: number): Promise<{ spent: number; held: number }>;
   /**
    * Holds `amount` for a request about to be sent, in the store, so that it outlives this process:
    * with a `cap`, only when the month's ledger, the live holds and `amount` stay within it (null

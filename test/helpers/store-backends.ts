@@ -23,6 +23,11 @@ export interface Place {
   sql(text: string): Promise<Record<string, unknown>[]>;
   /** The store's owner is gone (its process killed) while the leases of what it owns still run. */
   kill(store: OpenStore): Promise<void>;
+  /**
+   * The place as the release before the month's counter left it (its tables and schema version,
+   * without `month_usage`): the next store opened on it upgrades it. Close its stores first.
+   */
+  downgrade(): Promise<void>;
 }
 
 export interface Backend {
@@ -75,6 +80,10 @@ function sqliteBackend(): Backend {
       return {
         open,
         sql,
+        async downgrade() {
+          db.exec('DROP TABLE month_usage');
+          db.pragma('user_version = 2');
+        },
         async kill(store) {
           // Everything it owns now belongs to a process of this host that no longer exists.
           const [host, , token] = store.owner.split('\t');
@@ -132,6 +141,12 @@ function postgresBackend(): Backend {
         open,
         async sql(text) {
           return (await outside!.query(text.replaceAll('$S.', `${schema}.`))).rows;
+        },
+        async downgrade() {
+          await outside!.query(`DROP TABLE ${schema}.month_usage;
+            CREATE TABLE ${schema}.months (base_url text NOT NULL, key_id text NOT NULL,
+              month_from bigint NOT NULL, PRIMARY KEY (base_url, key_id, month_from));
+            UPDATE ${schema}.schema_version SET version = 1`);
         },
         async kill(store) {
           // Its session ends, and with it the advisory lock that says it lives.

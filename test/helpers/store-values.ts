@@ -1,5 +1,6 @@
 // The values the store's tests write through its interface, on any back end: a scope, freshness
-// that takes every answer, a month hold of 3 under a cap of 10, an answer, a charge.
+// that takes every answer, a month hold of 3 under a cap of 10 (sent in January 1970: the month
+// [0, JAN_END)), an answer, a charge.
 import type { HoldRequest, LedgerEntry, StoredAnswer } from '../../src/store/types.js';
 
 export const scope = {
@@ -11,12 +12,15 @@ export const scope = {
 };
 export const fresh = { foundSince: 0, notFoundSince: 0 };
 
+/** The end of the month of `hold` (January 1970, UTC), and the month after. */
+export const JAN_END = Date.UTC(1970, 1, 1);
+export const FEB_END = Date.UTC(1970, 2, 1);
+
 export const hold: HoldRequest = {
   baseUrl: 'https://api.example.com',
   keyId: 'k1',
   amount: 3,
   cap: 10,
-  window: { from: 0, to: 10_000 },
   command: 'enrich',
   at: 1_000,
 };

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Problem } from '../../src/problem.js';
 import { BACKENDS, type Place } from '../helpers/store-backends.js';
-import { answer, charge, fresh, hold, scope } from '../helpers/store-values.js';
+import { answer, charge, FEB_END, fresh, hold, JAN_END, scope } from '../helpers/store-values.js';
 
 const DAY = 86_400_000;
 const me = `process ${process.pid}`;
@@ -135,9 +135,10 @@ for (const backend of BACKENDS) {
         const [, store] = await place(1);
         await store.settle({ entry: charge(2) });
         await store.settle({ entry: { ...charge(1), baseUrl: 'https://API.example.com/' } });
-        await store.settle({ entry: charge(5, 20_000) });
+        await store.settle({ entry: charge(5, JAN_END + 20_000) });
         await store.settle({ entry: { ...charge(5), keyId: 'k2' } });
         expect(await store.monthUsage('k1', 0, 10_000)).toEqual({ spent: 3, held: 0 });
+        expect(await store.monthCount('k1', 0)).toEqual({ spent: 3, held: 0 });
         expect(await store.reserve({ ...hold, amount: 4 })).toMatchObject({ amount: 4 });
         expect(await store.reserve({ ...hold, amount: 4 })).toBeNull();
         expect(await store.reserve({ ...hold, amount: 3, baseUrl: 'http://other.example' })).toMatchObject({
@@ -145,14 +146,15 @@ for (const backend of BACKENDS) {
         });
         expect(await store.reserve({ ...hold, amount: 1 })).toBeNull();
         // A hold sent in another month counts there, not here; one without a cap is always taken.
-        expect(
-          await store.reserve({ ...hold, at: 20_000, window: { from: 10_000, to: 30_000 }, amount: 4 }),
-        ).toMatchObject({
+        expect(await store.reserve({ ...hold, at: JAN_END + 20_000, amount: 4 })).toMatchObject({
           amount: 4,
+          at: JAN_END + 20_000,
         });
         expect(await store.reserve({ ...hold, cap: undefined, amount: 50 })).toMatchObject({ amount: 50 });
         expect(await store.monthUsage('k1', 0, 10_000)).toEqual({ spent: 3, held: 57 });
-        expect(await store.monthUsage('k1', 10_000, 30_000)).toEqual({ spent: 5, held: 4 });
+        expect(await store.monthUsage('k1', JAN_END, FEB_END)).toEqual({ spent: 5, held: 4 });
+        expect(await store.monthCount('k1', JAN_END - 1)).toEqual({ spent: 3, held: 57 });
+        expect(await store.monthCount('k1', JAN_END)).toEqual({ spent: 5, held: 4 });
       });
 
       it('a claim with a hold takes both at once; without room the claim is still ours', async () => {
@@ -168,6 +170,74 @@ for (const backend of BACKENDS) {
         });
         expect(await other.claim(a, 'h2.com', fresh)).toEqual({ kind: 'busy' });
         expect(await store.monthUsage(hold.keyId, 0, 10_000)).toEqual({ spent: 0, held: 6 });
+      });
+    });
+
+    describe('the month’s counter', () => {
+      const COUNTERS = 'SELECT key_id, month_from, spent, held FROM $S.month_usage ORDER BY key_id, month_from';
+
+      it('follows every hold, settle, lost hold, refusal and clear of the ledger, and equals the month’s sum', async () => {
+        const [p, store, gone, next] = await place(3);
+        const month = async () => {
+          const counted = await next.monthCount('k1', hold.at);
+          expect(await next.monthUsage('k1', 0, JAN_END)).toEqual(counted);
+          return counted;
+        };
+        const first = (await store.reserve(hold))!;
+        expect(await month()).toEqual({ spent: 0, held: 3 });
+        await store.settle({ reservation: first, entry: charge(2) });
+        expect(await month()).toEqual({ spent: 2, held: 0 });
+        await store.reserve({ ...hold, cap: undefined, amount: 4 });
+        await gone.reserve({ ...hold, cap: undefined, amount: 5 });
+        expect(await p.sql(COUNTERS)).toEqual([{ key_id: 'k1', month_from: 0, spent: 2, held: 9 }]);
+        await p.kill(gone);
+        // The lost hold becomes a possibly-charged entry: held moves to spent.
+        expect(await month()).toEqual({ spent: 7, held: 4 });
+        // 7 + 4 + 2 > 12: refused, and nothing moves.
+        expect(await store.reserve({ ...hold, cap: 12, amount: 2 })).toBeNull();
+        expect(await store.reserve({ ...hold, cap: 13, amount: 2 })).toMatchObject({ amount: 2 });
+        expect(await month()).toEqual({ spent: 7, held: 6 });
+        await store.clear(true);
+        expect(await month()).toEqual({ spent: 0, held: 6 });
+        await store.close();
+        expect(await month()).toEqual({ spent: 6, held: 0 });
+        expect(await p.sql(COUNTERS)).toEqual([{ key_id: 'k1', month_from: 0, spent: 6, held: 0 }]);
+      });
+
+      it('of an older store is built from its ledger and holds when it is opened', async () => {
+        const [p, store] = await place(1);
+        await store.settle({ entry: charge(2) });
+        await store.settle({ entry: charge(4, JAN_END + 5) });
+        await store.settle({ entry: { ...charge(3), keyId: 'k2', outcome: 'unknown' } });
+        // Closing with it held makes it possibly charged.
+        await store.reserve({ ...hold, cap: undefined, amount: 7, at: JAN_END + 6 });
+        await store.close();
+        await p.downgrade();
+        // Written by the older release: an entry of its own, and a hold without its time (at 0).
+        await p.sql(
+          "INSERT INTO $S.ledger (at, base_url, key_id, command, credits, outcome) VALUES (9, 'b', 'k1', 'api', 1, 'charged')",
+        );
+        await p.sql(
+          "INSERT INTO $S.reservations (base_url, key_id, owner, amount, expires_at, command, at) VALUES ('b', 'k3', 'h\t1\tt', 8, 0, '', 0)",
+        );
+        const upgraded = await p.open();
+        const [{ at }] = (await p.sql("SELECT at FROM $S.reservations WHERE key_id = 'k3'")) as [{ at: number }];
+        expect(at).toBeGreaterThan(0);
+        const now = new Date(at);
+        expect(await p.sql(COUNTERS)).toEqual([
+          { key_id: 'k1', month_from: 0, spent: 3, held: 0 },
+          { key_id: 'k1', month_from: JAN_END, spent: 11, held: 0 },
+          { key_id: 'k2', month_from: 0, spent: 3, held: 0 },
+          { key_id: 'k3', month_from: Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1), spent: 0, held: 8 },
+        ]);
+        expect((await upgraded.counts(0, { maxAgeMs: 0, notFoundMaxAgeMs: 0 })).schema_version).toBe(
+          backend.name === 'sqlite' ? 3 : 2,
+        );
+        // A cap now reads the counter: 11 + 2 > 12.
+        expect(await upgraded.reserve({ ...hold, cap: 12, amount: 2, at: JAN_END })).toBeNull();
+        expect(await upgraded.reserve({ ...hold, cap: 13, amount: 2, at: JAN_END })).toMatchObject({
+          amount: 2,
+        });
       });
     });
 

@@ -83,6 +83,8 @@ export async function pruneAnswers(db: Runner, now: number, ages: AnswerAges): P
 export async function clearRows(db: Runner, ledger: boolean): Promise<Cleared> {
   const answers = (await db.query('DELETE FROM answers')).rowCount ?? 0;
   const entries = ledger ? ((await db.query('DELETE FROM ledger')).rowCount ?? 0) : 0;
+  // The months' counters keep the live holds; what they had spent went with the ledger.
+  if (ledger) await db.query('UPDATE month_usage SET spent = 0');
   return { answers, ledger_entries: entries };
 }
 

@@ -1,7 +1,7 @@
-// Month holds and the ledger of a PostgreSQL store, inside the caller's transaction: a hold under
-// the month's row lock, settle once, and the holds nobody will settle recorded as possibly charged.
-// Each decision is src/store/rules.ts's; this file says it in statements.
-import { entryToRecord, holdFits, lostEntry, recordable } from '../rules.js';
+// Month holds and the ledger of a PostgreSQL store: a hold against its month's counter, settle
+// once, and the holds nobody will settle recorded as possibly charged. Each decision is
+// src/store/rules.ts's; this file says it in statements (src/store/postgres/sql.ts).
+import { counterMonth, lostEntry, recordable } from '../rules.js';
 import type { HoldRequest, LedgerEntry, Settlement, StoredAnswer } from '../types.js';
 import { type AnswerRow, type HeldRow, named, type Runner } from './sql.js';
 
@@ -24,41 +24,70 @@ export function entryOf(r: HeldRow): LedgerEntry {
 }
 
 /**
- * A hold of `owner` under `hold.cap` (rules.ts, holdFits): the month's row locked first, so that
- * two hosts never both take the last room; its id, or null when there is no room.
+ * A hold of `owner` under `hold.cap` against its month's counter (rules.ts, holdFits), in one
+ * statement that two hosts cannot both pass for the last room; its id, or null when there is none.
  */
 export async function holdIn(db: Runner, owner: string, hold: HoldRequest): Promise<number | null> {
-  if (hold.cap !== undefined) {
-    await named(db, 'monthLock', [hold.keyId, hold.window.from]);
-    await orphan(db, 'orphanKey', [owner, hold.keyId]);
-    const values = [hold.keyId, hold.window.from, hold.window.to];
-    const usage = (await named<{ spent: number; held: number }>(db, 'usage', values)).rows[0];
-    if (!holdFits(usage, hold.amount, hold.cap)) return null;
-  }
-  const values = [hold.baseUrl, hold.keyId, owner, hold.amount, hold.command, hold.at];
-  return (await named<{ id: number }>(db, 'holdPut', values)).rows[0].id;
+  const values = [
+    hold.baseUrl,
+    hold.keyId,
+    owner,
+    hold.amount,
+    hold.command,
+    hold.at,
+    counterMonth(hold.at),
+    hold.cap ?? null,
+  ];
+  return (await named<{ id: number }>(db, 'holdPut', values)).rows[0]?.id ?? null;
 }
 
-/** Settle once (rules.ts, entryToRecord): the hold dropped by id and owner, then the entry. */
+/**
+ * The values of a settlement for the statements `settle` and `answerSave` (sql.ts, settleCtes), from
+ * the owner on: settle once is judged inside the statement.
+ */
+export function settlementValues(owner: string, settlement: Settlement | undefined): unknown[] {
+  const { reservation, entry } = settlement ?? {};
+  const e = recordable(entry);
+  return [
+    owner,
+    reservation?.id ?? null,
+    e?.at ?? 0,
+    e?.baseUrl ?? '',
+    e?.keyId ?? '',
+    e?.command ?? '',
+    e?.credits ?? 0,
+    e?.outcome ?? 'charged',
+    counterMonth(e?.at ?? 0),
+    counterMonth(reservation?.at ?? 0),
+  ];
+}
+
+/** Settle once (rules.ts, entryToRecord), in one statement. */
 export async function settleIn(db: Runner, owner: string, settlement: Settlement): Promise<void> {
-  const { reservation } = settlement;
-  const ours = reservation ? (await named(db, 'holdSettle', [reservation.id, owner])).rowCount === 1 : true;
-  const entry = entryToRecord(settlement, ours);
-  if (entry) await putLedger(db, entry);
+  await named(db, 'settle', settlementValues(owner, settlement));
 }
 
+/** An entry with credits, counted in its month (inside the caller's transaction). */
 async function putLedger(db: Runner, entry: LedgerEntry): Promise<void> {
   const e = recordable(entry);
-  if (e) await named(db, 'ledgerPut', [e.at, e.baseUrl, e.keyId, e.command, e.credits, e.outcome]);
+  if (!e) return;
+  await named(db, 'ledgerPut', [e.at, e.baseUrl, e.keyId, e.command, e.credits, e.outcome]);
+  await named(db, 'countAdd', [e.keyId, counterMonth(e.at), e.credits, 0]);
 }
 
-/** Takes out the holds a statement names, and records each as possibly charged. */
+/**
+ * Takes out the holds a statement names, and records each as possibly charged: the counter's
+ * `held` gives back what `spent` takes (inside the caller's transaction).
+ */
 export async function orphan(
   db: Runner,
   statement: 'orphanKey' | 'orphanAll' | 'orphanMine',
   values: unknown[],
 ): Promise<void> {
-  for (const row of (await named<HeldRow>(db, statement, values)).rows) await putLedger(db, entryOf(row));
+  for (const row of (await named<HeldRow>(db, statement, values)).rows) {
+    await named(db, 'countAdd', [row.key_id, counterMonth(row.at), 0, -row.amount]);
+    await putLedger(db, entryOf(row));
+  }
 }
 
 /**

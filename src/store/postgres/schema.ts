@@ -5,12 +5,13 @@ import type pg from 'pg';
 import { Problem } from '../../problem.js';
 
 /** The schema this release reads and writes (the row of `schema_version`). */
-export const POSTGRES_SCHEMA_VERSION = 1;
+export const POSTGRES_SCHEMA_VERSION = 2;
 /** The PostgreSQL schema the tables live in, unless told otherwise (the sandbox has its own). */
 export const DEFAULT_SCHEMA = 'company_data';
 /** The first key of the two-key advisory locks of transactions (schema set-up, a run's start). */
 export const LOCK_SPACE = 0x0c0da7a;
 
+/** Version 1 of the tables: a new schema is made so, then brought forward by MIGRATIONS. */
 const SCHEMA = `
 CREATE TABLE schema_version (
   one boolean PRIMARY KEY DEFAULT true CHECK (one),
@@ -83,6 +84,39 @@ CREATE TABLE months (
 );
 `;
 
+/** The first instant (epoch ms) of the UTC month of `at`: rules.ts's counterMonth in PostgreSQL. */
+const MONTH_OF_AT =
+  "(extract(epoch FROM date_trunc('month', to_timestamp(at / 1000.0) AT TIME ZONE 'UTC')) * 1000)::bigint";
+
+/**
+ * The steps from each version to the next, in order: a new schema is made as version 1 (SCHEMA)
+ * and brought forward by every step, so each table is written down once. Each step is its own
+ * entry, so that another change of the schema is one more entry (and one more version).
+ */
+const MIGRATIONS: Record<number, string> = {
+  // To version 2: the month's counter (rules.ts, counterMonth), one row per key and month, built
+  // from the ledger and the live holds; a hold of version 1 written without its time (at 0)
+  // counts in the month of the upgrade. The lock rows of `months` are no longer used: the row of
+  // the counter is the lock (an older release still running fails its next month hold, rather
+  // than hold against a table nobody else reads).
+  1: `
+CREATE TABLE month_usage (
+  key_id text NOT NULL,
+  month_from bigint NOT NULL,
+  spent bigint NOT NULL DEFAULT 0,
+  held bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (key_id, month_from)
+);
+UPDATE reservations SET at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint WHERE at = 0;
+INSERT INTO month_usage (key_id, month_from, spent, held)
+  SELECT key_id, ${MONTH_OF_AT}, SUM(credits), 0 FROM ledger GROUP BY 1, 2;
+INSERT INTO month_usage AS m (key_id, month_from, spent, held)
+  SELECT key_id, ${MONTH_OF_AT}, 0, SUM(amount) FROM reservations GROUP BY 1, 2
+  ON CONFLICT (key_id, month_from) DO UPDATE SET held = EXCLUDED.held;
+DROP TABLE months;
+`,
+};
+
 /** Creates the schema, or checks its version, under a transaction lock (two hosts may start at once). */
 export async function ensureSchema(client: pg.Client, schema: string, shown: string): Promise<void> {
   const versionOf = async (): Promise<number | undefined> => {
@@ -113,7 +147,7 @@ export async function ensureSchema(client: pg.Client, schema: string, shown: str
   try {
     await client.query(`SELECT pg_advisory_xact_lock(${LOCK_SPACE}, hashtext($1))`, [`schema:${schema}`]);
     // Another host may have created (or upgraded) it between the first look and the lock.
-    const current = await versionOf();
+    let current = await versionOf();
     refuseNewer(current);
     if (current === undefined) {
       // A schema an administrator created for a user without CREATE on the database is used as is.
@@ -124,7 +158,13 @@ export async function ensureSchema(client: pg.Client, schema: string, shown: str
       if (!made.rows[0].ok) await client.query(`CREATE SCHEMA ${schema}`);
       await client.query(`SET LOCAL search_path = ${schema}`);
       await client.query(SCHEMA);
-      await client.query('INSERT INTO schema_version (version) VALUES ($1)', [POSTGRES_SCHEMA_VERSION]);
+      await client.query('INSERT INTO schema_version (version) VALUES (1)');
+      current = 1;
+    }
+    if (current < POSTGRES_SCHEMA_VERSION) {
+      await client.query(`SET LOCAL search_path = ${schema}`);
+      for (; current < POSTGRES_SCHEMA_VERSION; current++) await client.query(MIGRATIONS[current]);
+      await client.query('UPDATE schema_version SET version = $1', [POSTGRES_SCHEMA_VERSION]);
     }
     await client.query('COMMIT');
   } catch (error) {

@@ -30,6 +30,28 @@ const gone = (alias: string) =>
 /** The columns of a hold, for rules.ts's `lostEntry`. */
 const HELD = 'r.at, r.base_url, r.key_id, r.command, r.amount';
 
+/**
+ * Settle once (rules.ts, entryToRecord), as common table expressions from parameter $o on ($o the
+ * owner): the hold dropped by id and owner (a hold already turned into a possibly-charged entry is
+ * no longer ours); the entry recorded when it has credits (recordable) and its hold, if any, was
+ * still ours; the month's counter moved by both (counterMonth). Parameters after the owner: the
+ * hold's id (null: none), the entry's at, base_url, key_id, command, credits (0: no entry) and
+ * outcome, the entry's month and the hold's month.
+ */
+function settleCtes(o: number): string {
+  const p = (i: number) => `$${o + i}`;
+  return `h AS (DELETE FROM reservations WHERE id = ${p(1)}::bigint AND owner = ${p(0)} RETURNING key_id, amount),
+    l AS (INSERT INTO ledger (at, base_url, key_id, command, credits, outcome)
+      SELECT ${p(2)}::bigint, ${p(3)}::text, ${p(4)}::text, ${p(5)}::text, ${p(6)}::integer, ${p(7)}::text
+      WHERE ${p(6)}::integer > 0 AND (${p(1)}::bigint IS NULL OR EXISTS (SELECT 1 FROM h))
+      RETURNING key_id, credits),
+    u AS (INSERT INTO month_usage AS m (key_id, month_from, spent, held)
+      SELECT key_id, month_from, SUM(spent), SUM(held) FROM (
+        SELECT key_id, ${p(9)}::bigint AS month_from, 0 AS spent, -amount AS held FROM h
+        UNION ALL SELECT key_id, ${p(8)}::bigint, credits, 0 FROM l) AS d GROUP BY key_id, month_from
+      ON CONFLICT (key_id, month_from) DO UPDATE SET spent = m.spent + EXCLUDED.spent, held = m.held + EXCLUDED.held)`;
+}
+
 export const SQL = {
   scopeGet: 'SELECT id FROM scopes WHERE base_url = $1 AND key_id = $2 AND selection = $3',
   scopePut:
@@ -58,10 +80,33 @@ export const SQL = {
     AND ${aliveSql('owner', 'expires_at')} ORDER BY id`,
   ledgerPut:
     'INSERT INTO ledger (at, base_url, key_id, command, credits, outcome) VALUES ($1, $2, $3, $4, $5, $6)',
-  // The lock of one row per key and month orders every hold of that month, on every host. The
-  // account is the key: the row's base_url is always '' (whatever address the key was used through).
-  monthLock: `INSERT INTO months AS m (base_url, key_id, month_from) VALUES ('', $1, $2)
-    ON CONFLICT (base_url, key_id, month_from) DO UPDATE SET month_from = m.month_from`,
+  // A hold against its month's counter (rules.ts, counterMonth and holdFits), in one statement: the
+  // counter's row is created or locked, raised by the amount only when the hold fits under the cap
+  // ($8; none: always), and the hold is written only when it was. The row lock orders every hold
+  // of the key's month, on every host; the account is the key, whatever its base URL.
+  // $1 base_url, $2 key_id, $3 owner, $4 amount, $5 command, $6 at, $7 month, $8 cap.
+  holdPut: `WITH m AS (
+      INSERT INTO month_usage AS m (key_id, month_from, spent, held)
+      SELECT $2::text, $7::bigint, 0, $4::integer WHERE $8::bigint IS NULL OR $4::integer <= $8::bigint
+      ON CONFLICT (key_id, month_from) DO UPDATE SET held = m.held + EXCLUDED.held
+        WHERE $8::bigint IS NULL OR m.spent + m.held + EXCLUDED.held <= $8::bigint
+      RETURNING 1)
+    INSERT INTO reservations (base_url, key_id, owner, amount, expires_at, command, at)
+    SELECT $1, $2, $3, $4, ${NOW} + ${LEASE_MS}, $5, $6 FROM m RETURNING id`,
+  // Settling, alone (the answer saved with it: answerSave).
+  settle: `WITH ${settleCtes(1)} SELECT 1`,
+  // An answer saved, our claim dropped and its purchase settled, in one statement.
+  // $1 scope, $2 domain, $3 found, $4 record, $5 credits, $6 bought_at, $7 run, then the settlement's.
+  answerSave: `WITH a AS (INSERT INTO answers (scope, domain, found, record, credits, bought_at, run)
+      VALUES ($1, $2, $3, $4, $5, $6, $7)
+      ON CONFLICT (scope, domain) DO UPDATE SET found = EXCLUDED.found, record = EXCLUDED.record,
+        credits = EXCLUDED.credits, bought_at = EXCLUDED.bought_at, run = EXCLUDED.run),
+    c AS (DELETE FROM claims WHERE scope = $1 AND domain = $2 AND owner = $8),
+    ${settleCtes(8)} SELECT 1`,
+  // The month's counter moved by what a statement of the client did (lost holds recorded).
+  countAdd: `INSERT INTO month_usage AS m (key_id, month_from, spent, held) VALUES ($1, $2, $3, $4)
+    ON CONFLICT (key_id, month_from) DO UPDATE SET spent = m.spent + EXCLUDED.spent, held = m.held + EXCLUDED.held`,
+  countGet: 'SELECT spent, held FROM month_usage WHERE key_id = $1 AND month_from = $2',
   // The holds that nobody will settle, taken out for the ledger (rules.ts, lostEntry): of owners that
   // are gone (of one key, or all), and our own on closing.
   orphanKey: `DELETE FROM reservations r WHERE r.key_id = $2 AND ${gone('r')} RETURNING ${HELD}`,
@@ -73,10 +118,6 @@ export const SQL = {
     (SELECT COALESCE(SUM(credits), 0) FROM ledger WHERE key_id = $1 AND at >= $2 AND at < $3) AS spent,
     (SELECT COALESCE(SUM(amount), 0) FROM reservations WHERE key_id = $1
       AND (at = 0 OR (at >= $2 AND at < $3))) AS held`,
-  holdPut: `INSERT INTO reservations (base_url, key_id, owner, amount, expires_at, command, at)
-    VALUES ($1, $2, $3, $4, ${NOW} + ${LEASE_MS}, $5, $6) RETURNING id`,
-  // By id and owner: a hold already turned into a possibly-charged entry is no longer ours.
-  holdSettle: 'DELETE FROM reservations WHERE id = $1 AND owner = $2',
   renew: `WITH c AS (UPDATE claims SET expires_at = ${NOW} + ${LEASE_MS} WHERE owner = $1),
     r AS (UPDATE runs SET expires_at = ${NOW} + ${LEASE_MS} WHERE owner = $1),
     h AS (UPDATE reservations SET expires_at = ${NOW} + ${LEASE_MS} WHERE owner = $1)

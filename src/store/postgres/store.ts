@@ -10,7 +10,7 @@
 // database's clock, never the hosts', whose clocks may differ.
 import type pg from 'pg';
 import { selectionOf } from '../location.js';
-import { describeOwner, isFresh, ownerText, RENEW_MS, runDecision } from '../rules.js';
+import { counterMonth, describeOwner, isFresh, ownerText, RENEW_MS, runDecision } from '../rules.js';
 import type {
   AnswerAges,
   AnswerStore,
@@ -33,7 +33,7 @@ import type {
 import * as admin from './admin.js';
 import { inTransaction, refOf } from './connection.js';
 import { failureProblem, lostProblem } from './errors.js';
-import { answerOf, dropLapsed, entryOf, holdIn, orphan, settleIn } from './ledger.js';
+import { answerOf, dropLapsed, entryOf, holdIn, orphan, settleIn, settlementValues } from './ledger.js';
 import { type AnswerRow, type HeldRow, named, type Runner } from './sql.js';
 
 const fresh = (row: AnswerRow, f: Freshness) => isFresh(answerOf(row), f);
@@ -115,19 +115,19 @@ export class PostgresStore implements AnswerStore {
       }
       if (!claimed) return { kind: 'busy' };
       this.owned++;
-      return hold ? { kind: 'claimed', reservation: await this.holdIn(db, hold) } : { kind: 'claimed' };
+      return hold ? { kind: 'claimed', reservation: await this.holdIn(hold) } : { kind: 'claimed' };
     };
-    // Without a hold each statement stands alone (the claim is committed, or not, by itself).
-    return this.guard(() => (hold ? inTransaction(this.pool, decide) : decide(this.pool)));
+    // Each statement stands alone: the claim is committed, or not, by itself, and its hold after it
+    // (a process that dies between the two leaves a claim without a hold, which costs nothing).
+    return this.guard(() => decide(this.pool));
   }
 
   async save(scope: number, domain: string, a: StoredAnswer, settlement?: Settlement): Promise<void> {
     const record = a.record === null ? null : JSON.stringify(a.record);
-    await this.transaction(async (db) => {
-      await named(db, 'answerPut', [scope, domain, a.found, record, a.credits, a.boughtAt, a.run]);
-      await named(db, 'claimDrop', [scope, domain, this.owner]);
-      if (settlement) await settleIn(db, this.owner, settlement);
-    });
+    const values = [scope, domain, a.found, record, a.credits, a.boughtAt, a.run];
+    await this.guard(() =>
+      named(this.pool, 'answerSave', [...values, ...settlementValues(this.owner, settlement)]),
+    );
   }
 
   async release(scope: number, domain: string): Promise<void> {
@@ -169,13 +169,22 @@ export class PostgresStore implements AnswerStore {
     });
   }
 
+  async monthCount(keyId: string, at: number): Promise<{ spent: number; held: number }> {
+    return this.transaction(async (db) => {
+      await orphan(db, 'orphanKey', [this.owner, keyId]);
+      const row = (await named<{ spent: number; held: number }>(db, 'countGet', [keyId, counterMonth(at)]))
+        .rows[0];
+      return row ?? { spent: 0, held: 0 };
+    });
+  }
+
   async reserve(hold: HoldRequest): Promise<MonthReservation | null> {
     this.mustOwn();
-    return this.transaction((db) => this.holdIn(db, hold));
+    return this.guard(() => this.holdIn(hold));
   }
 
   async settle(settlement: Settlement): Promise<void> {
-    await this.transaction((db) => settleIn(db, this.owner, settlement));
+    await this.guard(() => settleIn(this.pool, this.owner, settlement));
   }
 
   /** A database's tables are made on first use: an emptied one cannot be told from a new one. */
@@ -257,12 +266,18 @@ export class PostgresStore implements AnswerStore {
     await this.pool.end().catch(() => undefined);
   }
 
-  /** A hold (rules.ts), counted among what this store owns. */
-  private async holdIn(db: Runner, hold: HoldRequest): Promise<MonthReservation | null> {
-    const id = await holdIn(db, this.owner, hold);
-    if (id === null) return null;
+  /**
+   * A hold (rules.ts), counted among what this store owns. When there is no room, the key's holds
+   * of owners that are gone are recorded as possibly charged (they keep counting, as spent).
+   */
+  private async holdIn(hold: HoldRequest): Promise<MonthReservation | null> {
+    const id = await holdIn(this.pool, this.owner, hold);
+    if (id === null) {
+      await inTransaction(this.pool, (db) => orphan(db, 'orphanKey', [this.owner, hold.keyId]));
+      return null;
+    }
     this.owned++;
-    return { id, amount: hold.amount };
+    return { id, amount: hold.amount, at: hold.at };
   }
 
   private transaction<T>(work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
