@@ -174,7 +174,8 @@ for (const backend of BACKENDS) {
     });
 
     describe('the month’s counter', () => {
-      const COUNTERS = 'SELECT key_id, month_from, spent, held FROM $S.month_usage ORDER BY key_id, month_from';
+      const COUNTERS =
+        'SELECT key_id, month_from, spent, held FROM $S.month_usage ORDER BY key_id, month_from';
 
       it('follows every hold, settle, lost hold, refusal and clear of the ledger, and equals the month’s sum', async () => {
         const [p, store, gone, next] = await place(3);
@@ -221,14 +222,21 @@ for (const backend of BACKENDS) {
           "INSERT INTO $S.reservations (base_url, key_id, owner, amount, expires_at, command, at) VALUES ('b', 'k3', 'h\t1\tt', 8, 0, '', 0)",
         );
         const upgraded = await p.open();
-        const [{ at }] = (await p.sql("SELECT at FROM $S.reservations WHERE key_id = 'k3'")) as [{ at: number }];
+        const [{ at }] = (await p.sql("SELECT at FROM $S.reservations WHERE key_id = 'k3'")) as [
+          { at: number },
+        ];
         expect(at).toBeGreaterThan(0);
         const now = new Date(at);
         expect(await p.sql(COUNTERS)).toEqual([
           { key_id: 'k1', month_from: 0, spent: 3, held: 0 },
           { key_id: 'k1', month_from: JAN_END, spent: 11, held: 0 },
           { key_id: 'k2', month_from: 0, spent: 3, held: 0 },
-          { key_id: 'k3', month_from: Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1), spent: 0, held: 8 },
+          {
+            key_id: 'k3',
+            month_from: Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1),
+            spent: 0,
+            held: 8,
+          },
         ]);
         expect((await upgraded.counts(0, { maxAgeMs: 0, notFoundMaxAgeMs: 0 })).schema_version).toBe(
           backend.name === 'sqlite' ? 3 : 2,
