@@ -40,6 +40,7 @@ export interface ProfileMembers {
   retries?: number | string;
   credits_charged_header?: string;
   credits_remaining_header?: string;
+  store_connections?: number | string;
   [member: string]: unknown;
 }
 
@@ -122,6 +123,27 @@ export function parseTimeoutMs(raw: unknown, origin: Origin): number {
     throw invalid(origin, `timeout must be a positive number of seconds, got ${JSON.stringify(raw)}`);
   }
   return Math.round(seconds * 1000);
+}
+
+/** Connections one process opens to a PostgreSQL store, at most: the lock's and its statements'. */
+export const DEFAULT_STORE_CONNECTIONS = 2;
+export const MAX_STORE_CONNECTIONS = 32;
+
+/** store_connections / COMPANY_DATA_STORE_CONNECTIONS: a whole number from 2 (docs/store.md). */
+export function parseStoreConnections(raw: unknown, origin: Origin): number {
+  const n =
+    typeof raw === 'number'
+      ? raw
+      : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw)
+        ? Number(raw)
+        : Number.NaN;
+  if (!Number.isInteger(n) || n < 2 || n > MAX_STORE_CONNECTIONS) {
+    throw invalid(
+      origin,
+      `store connections must be a whole number from 2 (one holds the process's lock, one runs its statements) to ${MAX_STORE_CONNECTIONS}, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return n;
 }
 
 export function parseRetries(raw: unknown, origin: Origin): number {
@@ -506,6 +528,11 @@ export async function resolveConfig(
       from(flags.retries, '--retries', 'COMPANY_DATA_RETRIES', 'retries'),
       parseRetries,
       DEFAULT_RETRIES,
+    ),
+    storeConnections: setting(
+      from(undefined, '', 'COMPANY_DATA_STORE_CONNECTIONS', 'store_connections'),
+      parseStoreConnections,
+      DEFAULT_STORE_CONNECTIONS,
     ),
     creditHeaders: creditHeadersOf(
       from(undefined, '', 'COMPANY_DATA_CREDITS_CHARGED_HEADER', 'credits_charged_header'),

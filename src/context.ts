@@ -24,7 +24,7 @@ export async function createContext(
   const store = storeHandle(
     flags.sandbox && storePath ? sandboxStorePath(storePath) : storePath,
     state.cleanups,
-    { sandbox: flags.sandbox === true, env: state.env },
+    { sandbox: flags.sandbox === true, env: state.env, connections: config.storeConnections?.value },
   );
   if (flags.sandbox) {
     const { startSandbox, isLayoutName, LAYOUT_NAMES } = await import('./sandbox/index.js');

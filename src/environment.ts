@@ -104,6 +104,10 @@ export const ENVIRONMENT: EnvironmentGroup[] = [
       { name: 'PGHOST, PGPORT, PGDATABASE', sets: 'the server and database' },
       { name: 'PGUSER, USER', sets: 'the user name (PGUSER first)' },
       { name: 'PGPASSWORD, PGSSLMODE', sets: 'the password and the TLS mode' },
+      {
+        name: 'COMPANY_DATA_STORE_CONNECTIONS',
+        sets: "connections each process opens to the database, at most: 2 to 32 (over the profile's store_connections; default 2)",
+      },
     ],
   },
   {

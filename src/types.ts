@@ -91,6 +91,8 @@ export interface Config {
   /** Per-attempt idle timeout for headers and body, in ms. */
   timeoutMs: Setting<number>;
   retries: Setting<number>;
+  /** Connections a process opens to a PostgreSQL store, at most (store_connections; docs/store.md). */
+  storeConnections?: Setting<number>;
   allowInsecureHttp: boolean;
   csvRaw: boolean;
   /** Path of the config file (whether or not it exists). */

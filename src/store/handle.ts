@@ -26,6 +26,8 @@ export interface HandleOptions {
   /** A --sandbox run: a database keeps its answers apart, in a schema of their own. */
   sandbox?: boolean;
   env: NodeJS.ProcessEnv;
+  /** Connections to a database, at most (store_connections); its default otherwise. */
+  connections?: number;
 }
 
 export function storeHandle(
@@ -42,6 +44,7 @@ export function storeHandle(
     return openPostgresStore(where, {
       env: options.env,
       schema: options.sandbox ? 'company_data_sandbox' : 'company_data',
+      connections: options.connections,
     });
   };
   return {

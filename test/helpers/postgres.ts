@@ -92,7 +92,12 @@ function run(program: string, args: string[]): Promise<string> {
   });
 }
 
-export async function startPostgres(): Promise<Postgres> {
+export interface PostgresOptions {
+  /** Server settings beyond the helper's own, as `-c name=value` (max_connections: 40). */
+  settings?: Record<string, string | number>;
+}
+
+export async function startPostgres(options: PostgresOptions = {}): Promise<Postgres> {
   const found = postgresBin();
   if ('reason' in found) throw new Error(found.reason);
   const bin = found.bin;
@@ -120,6 +125,9 @@ export async function startPostgres(): Promise<Postgres> {
     '--locale=C',
   ]);
   let port = await freePort();
+  const extra = Object.entries(options.settings ?? {})
+    .map(([name, value]) => ` -c ${name}=${value}`)
+    .join('');
   const log = join(root, 'server.log');
   const start = () =>
     run(`${bin}/pg_ctl`, [
@@ -131,7 +139,7 @@ export async function startPostgres(): Promise<Postgres> {
       '-t',
       '30',
       '-o',
-      `-k ${socket} -c listen_addresses=127.0.0.1 -p ${port} -c fsync=off -c full_page_writes=off -c synchronous_commit=off`,
+      `-k ${socket} -c listen_addresses=127.0.0.1 -p ${port} -c fsync=off -c full_page_writes=off -c synchronous_commit=off${extra}`,
       'start',
     ]);
 

@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { Problem } from '../../problem.js';
 
 export function unavailable(shown: string, cause: string, error: unknown, hint?: string): Problem {
+  if (tooManyConnections(error)) hint ??= TOO_MANY_HINT;
   return new Problem({
     code: 'store_unavailable',
     title: 'Cannot use the result store',
@@ -47,10 +48,32 @@ export function connectionLost(error: unknown): boolean {
   return (code !== undefined && LOST_CODES.has(code)) || LOST_MESSAGE.test(message ?? '');
 }
 
+/**
+ * The server refused a connection for want of slots: "sorry, too many clients already", or
+ * "remaining connection slots are reserved for …" (both SQLSTATE 53300, too_many_connections).
+ */
+export function tooManyConnections(error: unknown): boolean {
+  return (error as { code?: string }).code === '53300';
+}
+
+/** Why the server refused, naming max_connections and what each process takes of it. */
+export function tooManyCause(connections: number): string {
+  return `the server refused a connection: all its connections are in use (its max_connections, less the slots it reserves for superusers); each company-data process opens up to ${connections} (store_connections, or COMPANY_DATA_STORE_CONNECTIONS)`;
+}
+
+const TOO_MANY_HINT =
+  "Raise max_connections in the server's postgresql.conf (and restart it), or run fewer processes at once on this database; each needs its connections while it runs.";
+
 /** The cause of a failure to connect, in words, and never the password. */
-export function causeOf(error: unknown, config: pg.ClientConfig, password: string | undefined): string {
+export function causeOf(
+  error: unknown,
+  config: pg.ClientConfig,
+  password: string | undefined,
+  connections: number,
+): string {
   const { code, message } = error as { code?: string; message?: string };
   const where = `${config.host}:${config.port}`;
+  if (tooManyConnections(error)) return tooManyCause(connections);
   switch (code) {
     case 'ECONNREFUSED':
       return `connection refused by ${where} (is the server running, and listening there?)`;
@@ -93,8 +116,15 @@ export function lostProblem(shown: string, error: unknown, password: string | un
 }
 
 /** Any other failure of the server: store_unavailable, naming the store without its password. */
-export function failureProblem(shown: string, error: unknown, password: string | undefined): Problem {
+export function failureProblem(
+  shown: string,
+  error: unknown,
+  password: string | undefined,
+  connections: number,
+): Problem {
   if (error instanceof Problem) return error;
+  // A connection of the pool opened later (its first statement) is refused as the first was.
+  if (tooManyConnections(error)) return unavailable(shown, tooManyCause(connections), error);
   if (connectionLost(error)) return lostProblem(shown, error, password);
   const { message, code } = error as { message?: string; code?: string };
   return unavailable(shown, scrub(message || String(code ?? error), password), error);

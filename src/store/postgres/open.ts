@@ -12,7 +12,18 @@ import { targetOf, typesOf } from './target.js';
 /** A statement stuck behind another host's lock fails after this, rather than hang the batch. */
 const LOCK_TIMEOUT_MS = 15_000;
 const STATEMENT_TIMEOUT_MS = 60_000;
-const POOL_SIZE = 4;
+/**
+ * Connections a process opens, at most, unless told (store_connections): the one that holds its
+ * lock, and one for its statements. A fleet's hosts then fit a server's max_connections by the
+ * half of it (docs/store.md, "Connections").
+ */
+export const DEFAULT_CONNECTIONS = 2;
+/**
+ * How long a statement may wait for a connection of the pool that another statement is using:
+ * longer than any statement may run, so that a slow statement fails by its own limit, and never
+ * the one waiting behind it ("timeout exceeded when trying to connect").
+ */
+const POOL_WAIT_MS = STATEMENT_TIMEOUT_MS + 15_000;
 
 /** The token of this store's owner: 16 hex digits that also key its advisory lock. */
 function ownerToken(): string {
@@ -27,8 +38,9 @@ function ownerToken(): string {
  */
 export async function openPostgresStore(
   url: string,
-  options: { env: NodeJS.ProcessEnv; schema?: string },
+  options: { env: NodeJS.ProcessEnv; schema?: string; connections?: number },
 ): Promise<PostgresStore> {
+  const connections = options.connections ?? DEFAULT_CONNECTIONS;
   const schema = options.schema ?? DEFAULT_SCHEMA;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`not a plain schema name: ${schema}`);
   const target = targetOf(url, options.env);
@@ -51,7 +63,7 @@ export async function openPostgresStore(
     await lock.connect();
   } catch (error) {
     await lock.end().catch(() => undefined);
-    throw unavailable(target.shown, causeOf(error, config, target.password), error);
+    throw unavailable(target.shown, causeOf(error, config, target.password, connections), error);
   }
   try {
     await ensureSchema(lock, schema, target.shown);
@@ -65,14 +77,16 @@ export async function openPostgresStore(
     }
     const pool = new driver.Pool({
       ...config,
-      max: POOL_SIZE,
+      // The lock's connection is one of the process's connections.
+      max: connections - 1,
+      connectionTimeoutMillis: POOL_WAIT_MS,
       idleTimeoutMillis: 30_000,
       allowExitOnIdle: true,
     });
-    return new PostgresStore(target.shown, schema, pool, lock, token, target.password);
+    return new PostgresStore(target.shown, schema, pool, lock, token, target.password, connections);
   } catch (error) {
     await lock.end().catch(() => undefined);
     if (error instanceof Problem) throw error;
-    throw unavailable(target.shown, causeOf(error, config, target.password), error);
+    throw unavailable(target.shown, causeOf(error, config, target.password, connections), error);
   }
 }

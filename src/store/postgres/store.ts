@@ -58,6 +58,8 @@ export class PostgresStore implements AnswerStore {
     private readonly lock: pg.Client,
     token: string,
     private readonly password: string | undefined,
+    /** Connections this process opens at most (the lock's and the pool's), as a refusal names them. */
+    private readonly connections: number,
   ) {
     this.owner = ownerText(token);
     // An idle pooled connection that breaks is dropped by the pool; the next query says so.
@@ -308,7 +310,7 @@ export class PostgresStore implements AnswerStore {
     try {
       return await work();
     } catch (error) {
-      throw failureProblem(this.path, error, this.password);
+      throw failureProblem(this.path, error, this.password, this.connections);
     }
   }
 }
