@@ -332,3 +332,29 @@ describe('redactKey', () => {
     expect(redactKey('short')).toBe('***');
   });
 });
+
+describe('store connections (a PostgreSQL store)', () => {
+  it('2 by default, the profile’s store_connections, the environment over it; outside 2..32 refused by origin', async () => {
+    expect((await resolveConfig({}, env, false)).storeConnections).toEqual({ value: 2, source: 'default' });
+    writeConfig({ store_connections: 4 });
+    expect((await resolveConfig({}, env, false)).storeConnections).toEqual({
+      value: 4,
+      source: 'config file',
+    });
+    const withEnv = { ...env, COMPANY_DATA_STORE_CONNECTIONS: '3' };
+    expect((await resolveConfig({}, withEnv, false)).storeConnections).toEqual({
+      value: 3,
+      source: 'environment',
+    });
+    const one = await problemOf(resolveConfig({}, { ...env, COMPANY_DATA_STORE_CONNECTIONS: '1' }, false));
+    expect([one.code, one.detail]).toEqual([
+      'config_error',
+      `COMPANY_DATA_STORE_CONNECTIONS (environment): store connections must be a whole number from 2 (one holds the process's lock, one runs its statements) to 32, got "1"`,
+    ]);
+    writeConfig({ store_connections: 'many' });
+    const bad = await problemOf(resolveConfig({}, env, false));
+    expect(bad.detail).toBe(
+      `store_connections in ${configPath}: store connections must be a whole number from 2 (one holds the process's lock, one runs its statements) to 32, got "many"`,
+    );
+  });
+});
