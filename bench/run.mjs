@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --markdown] [-- --only startup,exclusions,latency,loop,postgres,cpu,memory,workbook,store,pacing,gateway,me]`
+// `npm run bench [-- --quick] [-- --markdown] [-- --only startup,exclusions,latency,loop,postgres,stores,cpu,memory,workbook,store,pacing,gateway,me]`
 //
 // Measures the performance budget side by side on this machine: every figure is a ratio to
 // something measured in the same run (bare `node -e 0`, the ideal rate of the sandbox's latency,
@@ -23,6 +23,7 @@ import { startBenchPostgres } from './lib/postgres.mjs';
 import { DROPPED_NODE_VARIABLES, makeScratch, ROOT, startSandbox } from './lib/proc.mjs';
 import { startupFigures } from './lib/startup.mjs';
 import { cheapest, fastest, figure, renderMarkdown, renderTable } from './lib/stats.mjs';
+import { storeFigures } from './lib/stores.mjs';
 import { workbookInput, workbookRun } from './lib/workbook.mjs';
 
 const { values: args } = parseArgs({
@@ -42,6 +43,8 @@ const SIZES = QUICK
       memoryRows: [10_000, 100_000],
       workbookRows: 10_000,
       storeRows: 10_000,
+      storesRows: 1_000,
+      holdRows: 100_000,
     }
   : {
       rounds: 30,
@@ -51,6 +54,8 @@ const SIZES = QUICK
       memoryRows: [100_000, 1_000_000],
       workbookRows: 100_000,
       storeRows: 100_000,
+      storesRows: 3_000,
+      holdRows: 1_000_000,
     };
 // Runs of each side of the batch figures, interleaved; the best run of each side counts
 // (stats.mjs, fastest and cheapest).
@@ -62,6 +67,7 @@ const GROUPS = [
   'latency',
   'loop',
   'postgres',
+  'stores',
   'cpu',
   'memory',
   'workbook',
@@ -494,6 +500,17 @@ try {
   }
   if (selected.has('loop')) await loopFigure(20, 'sqlite');
   if (selected.has('postgres')) await loopFigure(20, 'postgres');
+  if (selected.has('stores'))
+    await storeFigures({
+      figures,
+      scratch: scratch.dir,
+      log,
+      rows: SIZES.storesRows,
+      repeats: REPEATS,
+      concurrency: CONCURRENCY,
+      batchInput,
+      holdRows: SIZES.holdRows,
+    });
   if (selected.has('cpu')) await cpuFigure();
   if (selected.has('memory')) await memoryFigures();
   if (selected.has('workbook')) await workbookFigures();

@@ -26,12 +26,13 @@ async function helper(scratch) {
 }
 
 /**
- * Starts a PostgreSQL server for the bench: `{ server }` (url, createDatabase(name), stop()), or
+ * Starts a PostgreSQL server for the bench, with `settings` beyond the helper's own (as `-c`):
+ * `{ server }` (url, createDatabase(name), admin(sql), stop()), or
  * `{ missing }` saying why there is none on this machine (the figure then says so).
  */
-export async function startBenchPostgres(scratch) {
+export async function startBenchPostgres(scratch, settings = {}) {
   const { postgresBin, startPostgres } = await helper(scratch);
   const found = postgresBin();
   if ('reason' in found) return { missing: found.reason };
-  return { server: await startPostgres() };
+  return { server: await startPostgres({ settings }) };
 }

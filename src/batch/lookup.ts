@@ -68,8 +68,13 @@ export interface LookupOptions {
 export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 25;
 /** Failures of this run kept for duplicate rows; past it a duplicate of a failed domain is asked again (free). */
 const MAX_REMEMBERED_FAILURES = 50_000;
-/** How often a run waiting for another run's answer to a domain looks again. */
-const CLAIM_POLL_MS = 100;
+/**
+ * A run waiting for another run's answer to a domain looks again after 25 ms, then twice as long
+ * each time up to a second: an answer that comes quickly is seen quickly, and one that takes long
+ * (a slow service, a host that stalled) costs a look a second, not ten (docs/batch.md).
+ */
+const CLAIM_WAIT_FIRST_MS = 25;
+const CLAIM_WAIT_MAX_MS = 1000;
 /**
  * Recent results kept in memory: duplicates are often near each other, and each one answered
  * from here spares a read of the store. Bounded, so memory stays flat.
@@ -293,7 +298,7 @@ export class Lookups {
       let hold: Hold | null;
       // A slot, then the domain: ours to buy, or answered meanwhile, or another run's to buy (its
       // answer is waited for without holding a slot).
-      for (;;) {
+      for (let waits = 0; ; waits++) {
         const acquired = scheduler.tryAcquire() ?? (await scheduler.acquire());
         if (!acquired) return this.stoppedResult();
         slot = acquired;
@@ -311,7 +316,8 @@ export class Lookups {
         }
         scheduler.release(slot, 'success');
         if (got.kind === 'answered') return this.fromStore(domain, got.answer);
-        await new Promise<void>((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
+        const wait = Math.min(CLAIM_WAIT_MAX_MS, CLAIM_WAIT_FIRST_MS * 2 ** waits);
+        await new Promise<void>((resolve) => setTimeout(resolve, wait));
         if (this.stopped()) return this.stoppedResult();
       }
       if (!hold) {

@@ -41,30 +41,74 @@ export async function holdIn(db: Runner, owner: string, hold: HoldRequest): Prom
   return (await named<{ id: number }>(db, 'holdPut', values)).rows[0]?.id ?? null;
 }
 
-/**
- * The values of a settlement for the statements `settle` and `answerSave` (sql.ts, settleCtes), from
- * the owner on: settle once is judged inside the statement.
- */
-export function settlementValues(owner: string, settlement: Settlement | undefined): unknown[] {
-  const { reservation, entry } = settlement ?? {};
-  const e = recordable(entry);
-  return [
-    owner,
-    reservation?.id ?? null,
-    e?.at ?? 0,
-    e?.baseUrl ?? '',
-    e?.keyId ?? '',
-    e?.command ?? '',
-    e?.credits ?? 0,
-    e?.outcome ?? 'charged',
-    counterMonth(e?.at ?? 0),
-    counterMonth(reservation?.at ?? 0),
-  ];
+/** One row of the statement `saves` (sql.ts): an answer (or none: a settlement alone) and its settlement. */
+export interface SaveRow {
+  scope: number | null;
+  domain: string | null;
+  found: boolean | null;
+  record: Record<string, unknown> | null;
+  credits: number | null;
+  bought_at: number | null;
+  run: number | null;
+  hold_id: number | null;
+  hold_month: number | null;
+  e_at: number;
+  e_base: string;
+  e_key: string;
+  e_command: string;
+  /** 0: nothing to record (rules.ts, recordable). */
+  e_credits: number;
+  e_outcome: string;
+  e_month: number;
 }
 
-/** Settle once (rules.ts, entryToRecord), in one statement. */
-export async function settleIn(db: Runner, owner: string, settlement: Settlement): Promise<void> {
-  await named(db, 'settle', settlementValues(owner, settlement));
+/** A settlement (and the answer saved with it) as a row of `saves`: settle once is judged there. */
+export function saveRow(
+  settlement: Settlement | undefined,
+  answer?: { scope: number; domain: string; answer: StoredAnswer },
+): SaveRow {
+  const { reservation, entry } = settlement ?? {};
+  const e = recordable(entry);
+  const a = answer?.answer;
+  return {
+    scope: answer?.scope ?? null,
+    domain: answer?.domain ?? null,
+    found: a?.found ?? null,
+    record: a?.record ?? null,
+    credits: a?.credits ?? null,
+    bought_at: a?.boughtAt ?? null,
+    run: a?.run ?? null,
+    hold_id: reservation?.id ?? null,
+    hold_month: reservation ? counterMonth(reservation.at) : null,
+    e_at: e?.at ?? 0,
+    e_base: e?.baseUrl ?? '',
+    e_key: e?.keyId ?? '',
+    e_command: e?.command ?? '',
+    e_credits: e?.credits ?? 0,
+    e_outcome: e?.outcome ?? 'charged',
+    e_month: counterMonth(e?.at ?? 0),
+  };
+}
+
+/** Saves and settlements, in one statement; rows of one answer twice go in statements one after another. */
+export async function saveRows(db: Runner, owner: string, rows: SaveRow[]): Promise<void> {
+  let rest = rows;
+  while (rest.length > 0) {
+    // ON CONFLICT may not touch one row twice in a statement: a domain met again waits for the next.
+    const seen = new Set<string>();
+    const now: SaveRow[] = [];
+    const later: SaveRow[] = [];
+    for (const row of rest) {
+      const key = row.domain === null ? undefined : `${row.scope}\n${row.domain}`;
+      if (key !== undefined && seen.has(key)) later.push(row);
+      else {
+        if (key !== undefined) seen.add(key);
+        now.push(row);
+      }
+    }
+    await named(db, 'saves', [owner, JSON.stringify(now)]);
+    rest = later;
+  }
 }
 
 /** An entry with credits, counted in its month (inside the caller's transaction). */

@@ -31,42 +31,83 @@ const gone = (alias: string) =>
 const HELD = 'r.at, r.base_url, r.key_id, r.command, r.amount';
 
 /**
- * Settle once (rules.ts, entryToRecord), as common table expressions from parameter $o on ($o the
- * owner): the hold dropped by id and owner (a hold already turned into a possibly-charged entry is
- * no longer ours); the entry recorded when it has credits (recordable) and its hold, if any, was
- * still ours; the month's counter moved by both (counterMonth). Parameters after the owner: the
- * hold's id (null: none), the entry's at, base_url, key_id, command, credits (0: no entry) and
- * outcome, the entry's month and the hold's month.
+ * A hold against its month's counter (rules.ts, counterMonth and holdFits), in one statement: the
+ * counter's row is created or locked, raised by the amount only when the hold fits under the cap
+ * (none: always), and the hold is written only when it was. The row lock orders every hold of the
+ * key's month, on every host; the account is the key, whatever its base URL. Its values: base_url,
+ * key_id, owner, amount, command, at, the month, the cap (null: none).
  */
-function settleCtes(o: number): string {
-  const p = (i: number) => `$${o + i}`;
-  return `h AS (DELETE FROM reservations WHERE id = ${p(1)}::bigint AND owner = ${p(0)} RETURNING key_id, amount),
-    l AS (INSERT INTO ledger (at, base_url, key_id, command, credits, outcome)
-      SELECT ${p(2)}::bigint, ${p(3)}::text, ${p(4)}::text, ${p(5)}::text, ${p(6)}::integer, ${p(7)}::text
-      WHERE ${p(6)}::integer > 0 AND (${p(1)}::bigint IS NULL OR EXISTS (SELECT 1 FROM h))
-      RETURNING key_id, credits),
-    u AS (INSERT INTO month_usage AS m (key_id, month_from, spent, held)
-      SELECT key_id, month_from, SUM(spent), SUM(held) FROM (
-        SELECT key_id, ${p(9)}::bigint AS month_from, 0 AS spent, -amount AS held FROM h
-        UNION ALL SELECT key_id, ${p(8)}::bigint, credits, 0 FROM l) AS d GROUP BY key_id, month_from
-      ON CONFLICT (key_id, month_from) DO UPDATE SET spent = m.spent + EXCLUDED.spent, held = m.held + EXCLUDED.held)`;
+function holdSql([base, key, owner, amount, command, at, month, cap]: string[]): string {
+  return `WITH m AS (
+      INSERT INTO month_usage AS m (key_id, month_from, spent, held)
+      SELECT ${key}::text, ${month}::bigint, 0, ${amount}::integer
+      WHERE ${cap}::bigint IS NULL OR ${amount}::integer <= ${cap}::bigint
+      ON CONFLICT (key_id, month_from) DO UPDATE SET held = m.held + EXCLUDED.held
+        WHERE ${cap}::bigint IS NULL OR m.spent + m.held + EXCLUDED.held <= ${cap}::bigint
+      RETURNING 1)
+    INSERT INTO reservations (base_url, key_id, owner, amount, expires_at, command, at)
+    SELECT ${base}, ${key}, ${owner}, ${amount}, ${NOW} + ${LEASE_MS}, ${command}, ${at} FROM m RETURNING id`;
 }
+
+/**
+ * Claims on the domains of one scope, each in turn, with the month hold of each domain that is
+ * ours to buy, as a function of the session (pg_temp: made by each connection of this release when
+ * it opens, so that no release's function is another's), in one round trip for them all. For each
+ * domain, as the store's claim() decides (src/store/postgres/store.ts says it for one): the claim
+ * is ours when there is none, it is ours already, or its owner is gone (ownerAlive); then, in a
+ * statement of its own (a new snapshot, so an answer saved by a host that held the claim until a
+ * moment ago is seen), the answer: a fresh one (rules.ts, isFresh) is the result (and our claim is
+ * dropped); else a claim of another live owner is busy; else the claim is ours, with its hold
+ * (holdSql) when one is asked for; a hold id null then says the month had no room.
+ */
+export const CLAIM_FUNCTION = `CREATE FUNCTION pg_temp.company_data_claim(
+  p_scope bigint, p_domains text[], p_owner text, p_found_since bigint, p_not_found_since bigint, p_run bigint,
+  p_holds boolean[], p_base text, p_key text, p_amounts integer[], p_command text, p_ats bigint[],
+  p_months bigint[], p_cap bigint)
+RETURNS TABLE (o_domain text, o_state text, o_found boolean, o_record json, o_credits integer,
+  o_bought_at bigint, o_run bigint, o_hold bigint)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+  i integer;
+  got boolean;
+  a record;
+BEGIN
+  FOR i IN 1 .. COALESCE(array_length(p_domains, 1), 0) LOOP
+    o_domain := p_domains[i];
+    o_found := NULL; o_record := NULL; o_credits := NULL; o_bought_at := NULL; o_run := NULL; o_hold := NULL;
+    got := NULL;
+    INSERT INTO claims AS c (scope, domain, owner, expires_at)
+      VALUES (p_scope, p_domains[i], p_owner, ${NOW} + ${LEASE_MS})
+      ON CONFLICT (scope, domain) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+      WHERE c.owner = p_owner OR NOT ${aliveSql('c.owner', 'c.expires_at')}
+      RETURNING true INTO got;
+    SELECT x.found, x.record, x.credits, x.bought_at, x.run INTO a
+      FROM answers x WHERE x.scope = p_scope AND x.domain = p_domains[i];
+    IF FOUND AND ((p_run IS NOT NULL AND a.run = p_run)
+        OR a.bought_at >= CASE WHEN a.found THEN p_found_since ELSE p_not_found_since END) THEN
+      IF got THEN
+        DELETE FROM claims WHERE scope = p_scope AND domain = p_domains[i] AND owner = p_owner;
+      END IF;
+      o_state := 'answered';
+      o_found := a.found; o_record := a.record; o_credits := a.credits; o_bought_at := a.bought_at; o_run := a.run;
+    ELSIF got IS NULL THEN
+      o_state := 'busy';
+    ELSE
+      o_state := 'claimed';
+      IF p_holds[i] THEN
+        ${holdSql(['p_base', 'p_key', 'p_owner', 'p_amounts[i]', 'p_command', 'p_ats[i]', 'p_months[i]', 'p_cap'])} INTO o_hold;
+      END IF;
+    END IF;
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$`;
 
 export const SQL = {
   scopeGet: 'SELECT id FROM scopes WHERE base_url = $1 AND key_id = $2 AND selection = $3',
   scopePut:
     'INSERT INTO scopes (base_url, key_id, selection) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING id',
-  answerGet: 'SELECT found, record, credits, bought_at, run FROM answers WHERE scope = $1 AND domain = $2',
-  answerPut: `INSERT INTO answers (scope, domain, found, record, credits, bought_at, run)
-    VALUES ($1, $2, $3, $4, $5, $6, $7)
-    ON CONFLICT (scope, domain) DO UPDATE SET found = EXCLUDED.found, record = EXCLUDED.record,
-      credits = EXCLUDED.credits, bought_at = EXCLUDED.bought_at, run = EXCLUDED.run`,
-  // Ours when there is no claim, when it is ours already, or when its owner is gone: the row lock
-  // of ON CONFLICT makes a second host wait for the first and then see its claim.
-  claimPut: `INSERT INTO claims AS c (scope, domain, owner, expires_at) VALUES ($1, $2, $3, ${NOW} + ${LEASE_MS})
-    ON CONFLICT (scope, domain) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
-    WHERE c.owner = $3 OR NOT ${aliveSql('c.owner', 'c.expires_at')}
-    RETURNING 1`,
   claimDrop: 'DELETE FROM claims WHERE scope = $1 AND domain = $2 AND owner = $3',
   runLock: `SELECT pg_advisory_xact_lock(${LOCK_SPACE}, hashtext($1))`,
   runGet: `SELECT id, owner, started_at, detail, (owner <> $2 AND ${aliveSql('owner', 'expires_at')}) AS alive
@@ -85,24 +126,38 @@ export const SQL = {
   // ($8; none: always), and the hold is written only when it was. The row lock orders every hold
   // of the key's month, on every host; the account is the key, whatever its base URL.
   // $1 base_url, $2 key_id, $3 owner, $4 amount, $5 command, $6 at, $7 month, $8 cap.
-  holdPut: `WITH m AS (
-      INSERT INTO month_usage AS m (key_id, month_from, spent, held)
-      SELECT $2::text, $7::bigint, 0, $4::integer WHERE $8::bigint IS NULL OR $4::integer <= $8::bigint
-      ON CONFLICT (key_id, month_from) DO UPDATE SET held = m.held + EXCLUDED.held
-        WHERE $8::bigint IS NULL OR m.spent + m.held + EXCLUDED.held <= $8::bigint
-      RETURNING 1)
-    INSERT INTO reservations (base_url, key_id, owner, amount, expires_at, command, at)
-    SELECT $1, $2, $3, $4, ${NOW} + ${LEASE_MS}, $5, $6 FROM m RETURNING id`,
-  // Settling, alone (the answer saved with it: answerSave).
-  settle: `WITH ${settleCtes(1)} SELECT 1`,
-  // An answer saved, our claim dropped and its purchase settled, in one statement.
-  // $1 scope, $2 domain, $3 found, $4 record, $5 credits, $6 bought_at, $7 run, then the settlement's.
-  answerSave: `WITH a AS (INSERT INTO answers (scope, domain, found, record, credits, bought_at, run)
-      VALUES ($1, $2, $3, $4, $5, $6, $7)
+  holdPut: holdSql(['$1', '$2', '$3', '$4', '$5', '$6', '$7', '$8']),
+  // The answers of many domains of one scope (find, batched: src/store/postgres/batches.ts).
+  answersGet: `SELECT domain, found, record, credits, bought_at, run FROM answers
+    WHERE scope = $1 AND domain = ANY($2::text[])`,
+  // Claims on many domains, each with its hold (claimSql below), in one round trip.
+  claimBatch: `SELECT * FROM pg_temp.company_data_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+  // Answers saved, our claims on them dropped, and purchases settled (rules.ts, entryToRecord:
+  // settle once), for many at once: $2 is a JSON array of SaveRow (ledger.ts), $1 the owner. Each
+  // row's hold is dropped by id and owner (a hold already turned into a possibly-charged entry is
+  // no longer ours); its entry is recorded when it has credits and its hold, if any, was still
+  // ours; the months' counters move by both (counterMonth). A row without a domain settles only.
+  saves: `WITH v AS (SELECT * FROM json_to_recordset($2::json) AS v(scope bigint, domain text,
+      found boolean, record json, credits integer, bought_at bigint, run bigint, hold_id bigint,
+      hold_month bigint, e_at bigint, e_base text, e_key text, e_command text, e_credits integer,
+      e_outcome text, e_month bigint)),
+    a AS (INSERT INTO answers (scope, domain, found, record, credits, bought_at, run)
+      SELECT scope, domain, found, record, credits, bought_at, run FROM v WHERE domain IS NOT NULL
       ON CONFLICT (scope, domain) DO UPDATE SET found = EXCLUDED.found, record = EXCLUDED.record,
         credits = EXCLUDED.credits, bought_at = EXCLUDED.bought_at, run = EXCLUDED.run),
-    c AS (DELETE FROM claims WHERE scope = $1 AND domain = $2 AND owner = $8),
-    ${settleCtes(8)} SELECT 1`,
+    c AS (DELETE FROM claims c USING v
+      WHERE v.domain IS NOT NULL AND c.scope = v.scope AND c.domain = v.domain AND c.owner = $1),
+    h AS (DELETE FROM reservations r USING v WHERE r.id = v.hold_id AND r.owner = $1
+      RETURNING r.id, r.key_id, r.amount, v.hold_month),
+    e AS (SELECT * FROM v WHERE e_credits > 0 AND (hold_id IS NULL OR hold_id IN (SELECT id FROM h))),
+    l AS (INSERT INTO ledger (at, base_url, key_id, command, credits, outcome)
+      SELECT e_at, e_base, e_key, e_command, e_credits, e_outcome FROM e),
+    u AS (INSERT INTO month_usage AS m (key_id, month_from, spent, held)
+      SELECT key_id, month_from, SUM(spent), SUM(held) FROM (
+        SELECT key_id, hold_month AS month_from, 0 AS spent, -amount AS held FROM h
+        UNION ALL SELECT e_key, e_month, e_credits, 0 FROM e) AS d GROUP BY key_id, month_from
+      ON CONFLICT (key_id, month_from) DO UPDATE SET spent = m.spent + EXCLUDED.spent, held = m.held + EXCLUDED.held)
+    SELECT 1`,
   // The month's counter moved by what a statement of the client did (lost holds recorded).
   countAdd: `INSERT INTO month_usage AS m (key_id, month_from, spent, held) VALUES ($1, $2, $3, $4)
     ON CONFLICT (key_id, month_from) DO UPDATE SET spent = m.spent + EXCLUDED.spent, held = m.held + EXCLUDED.held`,

@@ -32,11 +32,27 @@ import type {
 } from '../types.js';
 import * as admin from './admin.js';
 import { inTransaction, refOf } from './connection.js';
-import { failureProblem, lostProblem } from './errors.js';
-import { answerOf, dropLapsed, entryOf, holdIn, orphan, settleIn, settlementValues } from './ledger.js';
-import { type AnswerRow, type HeldRow, named, type Runner } from './sql.js';
+import { connectionLost, failureProblem, lostProblem } from './errors.js';
+import { answerOf, dropLapsed, entryOf, holdIn, orphan, type SaveRow, saveRow, saveRows } from './ledger.js';
+import { type AnswerRow, CLAIM_FUNCTION, type HeldRow, named } from './sql.js';
+import { batched } from './batches.js';
 
 const fresh = (row: AnswerRow, f: Freshness) => isFresh(answerOf(row), f);
+
+/** What one domain of a claim statement (sql.ts, CLAIM_FUNCTION) says. */
+interface ClaimRow {
+  o_domain: string;
+  o_state: 'answered' | 'busy' | 'claimed';
+  o_found: boolean | null;
+  o_record: Record<string, unknown> | null;
+  o_credits: number | null;
+  o_bought_at: number | null;
+  o_run: number | null;
+  o_hold: number | null;
+}
+
+/** What the holds of one claim statement share: one purse's (the amounts and times are each their own). */
+const holdGroup = (hold: HoldRequest) => [hold.baseUrl, hold.keyId, hold.command, hold.cap ?? null];
 
 export class PostgresStore implements AnswerStore {
   readonly backend = 'postgres' as const;
@@ -97,43 +113,142 @@ export class PostgresStore implements AnswerStore {
     return id;
   }
 
+  /** Batched with the finds of the same moment (batches.ts): one statement for them all. */
   async find(scope: number, domain: string, f: Freshness): Promise<StoredAnswer | undefined> {
-    const row = await this.guard(
-      async () => (await named<AnswerRow>(this.pool, 'answerGet', [scope, domain])).rows[0],
-    );
+    const row = await this.guard(() => this.answers(String(scope), domain));
     return row && fresh(row, f) ? answerOf(row) : undefined;
   }
 
+  private readonly answers = batched<string, AnswerRow | undefined>(async (scope, domains) => {
+    const { rows } = await this.session((db) => named<AnswerRow & { domain: string }>(db, 'answersGet', [
+      Number(scope),
+      domains,
+    ]));
+    const byDomain = new Map(rows.map((row) => [row.domain, row]));
+    return domains.map((domain) => byDomain.get(domain));
+  });
+
+  /**
+   * Batched with the claims of the same moment on the same scope, freshness and caps (batches.ts),
+   * in one round trip: sql.ts's CLAIM_FUNCTION decides each domain as the rules say.
+   */
   async claim(scope: number, domain: string, f: Freshness, hold?: HoldRequest): Promise<Claim> {
     this.mustOwn();
-    const decide = async (db: Runner): Promise<Claim> => {
-      const claimed = (await named(db, 'claimPut', [scope, domain, this.owner])).rowCount === 1;
-      // Read after the claim: a host that saved this domain and dropped its claim while we waited
-      // for the claim's row lock has committed its answer, which this new statement sees.
-      const row = (await named<AnswerRow>(db, 'answerGet', [scope, domain])).rows[0];
-      if (row && fresh(row, f)) {
-        if (claimed) await named(db, 'claimDrop', [scope, domain, this.owner]);
-        return { kind: 'answered', answer: answerOf(row) };
-      }
-      if (!claimed) return { kind: 'busy' };
-      this.owned++;
-      return hold ? { kind: 'claimed', reservation: await this.holdIn(hold) } : { kind: 'claimed' };
-    };
-    // Each statement stands alone: the claim is committed, or not, by itself, and its hold after it
-    // (a process that dies between the two leaves a claim without a hold, which costs nothing).
-    return this.guard(() => decide(this.pool));
+    const group = JSON.stringify([scope, f.foundSince, f.notFoundSince, f.run ?? null, hold && holdGroup(hold)]);
+    const row = await this.guard(() => this.claims(group, { domain, hold }));
+    if (row.o_state === 'answered') {
+      return {
+        kind: 'answered',
+        answer: answerOf({
+          found: row.o_found!,
+          record: row.o_record,
+          credits: row.o_credits!,
+          bought_at: row.o_bought_at!,
+          run: row.o_run,
+        }),
+      };
+    }
+    if (row.o_state === 'busy') return { kind: 'busy' };
+    this.owned++;
+    if (!hold) return { kind: 'claimed' };
+    if (row.o_hold === null) {
+      // No room: the key's holds of owners that are gone are recorded (they keep counting, as spent).
+      await this.guard(() => inTransaction(this.pool, (db) => orphan(db, 'orphanKey', [this.owner, hold.keyId])));
+      return { kind: 'claimed', reservation: null };
+    }
+    this.owned++;
+    return { kind: 'claimed', reservation: { id: row.o_hold, amount: hold.amount, at: hold.at } };
   }
 
-  async save(scope: number, domain: string, a: StoredAnswer, settlement?: Settlement): Promise<void> {
-    const record = a.record === null ? null : JSON.stringify(a.record);
-    const values = [scope, domain, a.found, record, a.credits, a.boughtAt, a.run];
-    await this.guard(() =>
-      named(this.pool, 'answerSave', [...values, ...settlementValues(this.owner, settlement)]),
-    );
+  private readonly claims = batched<{ domain: string; hold?: HoldRequest }, ClaimRow>(async (group, items) => {
+    const [scope, foundSince, notFoundSince, run] = JSON.parse(group) as [number, number, number, number | null];
+    const first = items.find((item) => item.hold)?.hold;
+    return this.session(async (db) => {
+      // The claim function of this release, made in each session on its first claim (sql.ts).
+      if (!this.sessionsWithClaims.has(db)) {
+        await db.query(CLAIM_FUNCTION);
+        this.sessionsWithClaims.add(db);
+      }
+      return this.claimStatement(db, scope, foundSince, notFoundSince, run, items, first);
+    });
+  });
+
+  /** The sessions that have the claim function (sql.ts, CLAIM_FUNCTION). */
+  private readonly sessionsWithClaims = new WeakSet<pg.ClientBase>();
+
+  /** Whether a statement is on its way on the lock's connection. */
+  private lockBusy = false;
+
+  /**
+   * Runs one statement (or a few, standing alone) on a connection: the lock's when it is idle
+   * (it holds the advisory lock and nothing else, so with the pool's one connection a process
+   * runs two statements at once on its default two connections), else one of the pool, waiting
+   * for it. Transactions go to the pool alone (inTransaction), never to the lock's connection.
+   */
+  private async session<T>(work: (db: pg.ClientBase) => Promise<T>): Promise<T> {
+    if (!this.lockBusy && this.lockLost === undefined && !this.closing) {
+      this.lockBusy = true;
+      // Referenced while a statement is on its way: the process waits for its answer.
+      refOf(this.lock).ref?.();
+      try {
+        return await work(this.lock);
+      } finally {
+        this.lockBusy = false;
+        if (!this.closing) refOf(this.lock).unref?.();
+      }
+    }
+    const db = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await work(db);
+    } catch (error) {
+      if (connectionLost(error)) broken = error as Error;
+      throw error;
+    } finally {
+      db.release(broken);
+    }
   }
+
+  private async claimStatement(
+    db: pg.ClientBase,
+    scope: number,
+    foundSince: number,
+    notFoundSince: number,
+    run: number | null,
+    items: Array<{ domain: string; hold?: HoldRequest }>,
+    first: HoldRequest | undefined,
+  ): Promise<ClaimRow[]> {
+    const { rows } = await named<ClaimRow>(db, 'claimBatch', [
+      scope,
+      items.map((item) => item.domain),
+      this.owner,
+      foundSince,
+      notFoundSince,
+      run,
+      items.map((item) => item.hold !== undefined),
+      first?.baseUrl ?? '',
+      first?.keyId ?? '',
+      items.map((item) => item.hold?.amount ?? 0),
+      first?.command ?? '',
+      items.map((item) => item.hold?.at ?? 0),
+      items.map((item) => counterMonth(item.hold?.at ?? 0)),
+      first?.cap ?? null,
+    ]);
+    return rows;
+  }
+
+  /** Batched with the saves and settlements of the same moment (batches.ts): one statement for them all. */
+  async save(scope: number, domain: string, a: StoredAnswer, settlement?: Settlement): Promise<void> {
+    await this.guard(() => this.saves('', saveRow(settlement, { scope, domain, answer: a })));
+  }
+
+  private readonly saves = batched<SaveRow, void>(async (_group, rows) => {
+    await this.session((db) => saveRows(db, this.owner, rows));
+    return rows.map(() => undefined);
+  });
 
   async release(scope: number, domain: string): Promise<void> {
-    await this.guard(() => named(this.pool, 'claimDrop', [scope, domain, this.owner]));
+    await this.guard(() => this.session((db) => named(db, 'claimDrop', [scope, domain, this.owner])));
   }
 
   async beginRun(fingerprint: string, detail: string, now: number): Promise<RunHandle | { busy: string }> {
@@ -186,7 +301,7 @@ export class PostgresStore implements AnswerStore {
   }
 
   async settle(settlement: Settlement): Promise<void> {
-    await this.guard(() => settleIn(this.pool, this.owner, settlement));
+    await this.guard(() => this.saves('', saveRow(settlement)));
   }
 
   /** A database's tables are made on first use: an emptied one cannot be told from a new one. */
@@ -273,7 +388,7 @@ export class PostgresStore implements AnswerStore {
    * of owners that are gone are recorded as possibly charged (they keep counting, as spent).
    */
   private async holdIn(hold: HoldRequest): Promise<MonthReservation | null> {
-    const id = await holdIn(this.pool, this.owner, hold);
+    const id = await this.session((db) => holdIn(db, this.owner, hold));
     if (id === null) {
       await inTransaction(this.pool, (db) => orphan(db, 'orphanKey', [this.owner, hold.keyId]));
       return null;
