@@ -186,6 +186,18 @@ export class PostgresStore implements AnswerStore {
    * for it. Transactions go to the pool alone (inTransaction), never to the lock's connection.
    */
   private async session<T>(work: (db: pg.ClientBase) => Promise<T>): Promise<T> {
+    // A statement the server picked as a deadlock's victim (two hosts' saves moving the counters
+    // of two months in another order) changed nothing: it runs again, three tries in all.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(work);
+      } catch (error) {
+        if (attempt === 3 || (error as { code?: string }).code !== '40P01') throw error;
+      }
+    }
+  }
+
+  private async once<T>(work: (db: pg.ClientBase) => Promise<T>): Promise<T> {
     if (!this.lockBusy && this.lockLost === undefined && !this.closing) {
       this.lockBusy = true;
       // Referenced while a statement is on its way: the process waits for its answer.
