@@ -354,6 +354,8 @@ export class Lookups {
         Object.assign(row, { attempts, ms: Math.round(performance.now() - sentAt) });
       let bought: Purchase<EnrichResponse>;
       let record: Record<string, unknown> | null = null;
+      /** The store's write of the answer and its settlement, once the answer is in hand. */
+      let saving: Promise<void> | undefined;
       try {
         bought = await purchase<EnrichResponse>({
           purse,
@@ -367,18 +369,24 @@ export class Lookups {
             return this.beforeRetry(problem, attempt, delayMs);
           },
           reprice: this.reprice,
-          // Committed with the charge, before the slot is released: once the run sees nothing
-          // in flight, every answer is in the store.
+          // Written with the charge, in one transaction; the slot is given back while the store
+          // writes (the next request need not wait for the commit), and this lookup ends once it
+          // is committed: once the run has every row's result, every answer is in the store.
           along: ({ result }, charged, settlement) => {
             // An answer that could not be read is charged (in the ledger) but never kept: its
             // cells would be blank, and a re-run would reuse them.
-            if (result.fieldsUnread) return this.options.store.settle(settlement);
-            record = result.found ? this.recordOf(domain, result.record) : null;
-            return this.options.store.save(
-              domain,
-              { found: result.found, record, credits: charged },
-              settlement,
-            );
+            if (result.fieldsUnread) saving = this.options.store.settle(settlement);
+            else {
+              record = result.found ? this.recordOf(domain, result.record) : null;
+              saving = this.options.store.save(
+                domain,
+                { found: result.found, record, credits: charged },
+                settlement,
+              );
+            }
+            // Its failure is read below, after the slot is given back.
+            saving.catch(() => undefined);
+            return Promise.resolve();
           },
           stopped: this.stopped,
         });
@@ -390,6 +398,8 @@ export class Lookups {
         return timed(this.failed(domain, error, slot));
       }
       const { response, charged } = bought;
+      scheduler.release(slot, 'success');
+      const storeError = bought.storeError ?? (saving && (await saving.then(() => undefined, (e: unknown) => e)));
       // A charge above the hold: the caps the run believed it held no longer hold.
       if (bought.unreadable?.aboveHold) this.stop('charge_above_hold');
       if (typeof response.credits.remaining === 'number') this.balance = response.credits.remaining;
@@ -399,7 +409,6 @@ export class Lookups {
           this.options.onUnreadable?.(domain, response.result) ??
           unreadableProblem(domain, response.result, this.options.resultFields, undefined);
         this.releaseClaim(domain);
-        scheduler.release(slot, 'success');
         this.abort(problem);
         return timed({ ...errorResult(problem.code, problem.detail), credits_charged: charged });
       }
@@ -411,10 +420,9 @@ export class Lookups {
         error_code: null,
         error_detail: null,
       });
-      scheduler.release(slot, 'success');
-      if (bought.storeError !== undefined) {
+      if (storeError !== undefined) {
         this.unkept++;
-        this.storeFailed(bought.storeError);
+        this.storeFailed(storeError);
         return row;
       }
       this.remember(domain, row);

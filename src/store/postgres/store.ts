@@ -251,7 +251,7 @@ export class PostgresStore implements AnswerStore {
 
   /** Batched with the saves and settlements of the same moment (batches.ts): one statement for them all. */
   async save(scope: number, domain: string, a: StoredAnswer, settlement?: Settlement): Promise<void> {
-    await this.guard(() => this.saves('', saveRow(settlement, { scope, domain, answer: a })));
+    await this.guard(() => this.tracked(this.saves('', saveRow(settlement, { scope, domain, answer: a }))));
   }
 
   private readonly saves = batched<SaveRow, void>(async (_group, rows) => {
@@ -313,7 +313,7 @@ export class PostgresStore implements AnswerStore {
   }
 
   async settle(settlement: Settlement): Promise<void> {
-    await this.guard(() => this.saves('', saveRow(settlement)));
+    await this.guard(() => this.tracked(this.saves('', saveRow(settlement))));
   }
 
   /** A database's tables are made on first use: an emptied one cannot be told from a new one. */
@@ -375,7 +375,18 @@ export class PostgresStore implements AnswerStore {
   private readonly read: admin.PageReader = (name, text, values) =>
     this.guard(async () => (await this.pool.query({ name, text, values })).rows);
 
+  /** Writes asked for and not yet answered: closing waits for them (a batch gives its slot back before its save commits). */
+  private readonly writing = new Set<Promise<unknown>>();
+
+  private tracked<T>(write: Promise<T>): Promise<T> {
+    this.writing.add(write);
+    const done = () => this.writing.delete(write);
+    write.then(done, done);
+    return write;
+  }
+
   private async shutDown(): Promise<void> {
+    await Promise.allSettled([...this.writing]);
     clearInterval(this.timer);
     if (this.owned > 0) {
       try {
