@@ -399,7 +399,13 @@ export class Lookups {
       }
       const { response, charged } = bought;
       scheduler.release(slot, 'success');
-      const storeError = bought.storeError ?? (saving && (await saving.then(() => undefined, (e: unknown) => e)));
+      const storeError =
+        bought.storeError ??
+        (saving &&
+          (await saving.then(
+            () => undefined,
+            (e: unknown) => e,
+          )));
       // A charge above the hold: the caps the run believed it held no longer hold.
       if (bought.unreadable?.aboveHold) this.stop('charge_above_hold');
       if (typeof response.credits.remaining === 'number') this.balance = response.credits.remaining;

@@ -14,45 +14,57 @@ interface Waiting<I, R> {
 /**
  * One caller's item in, its result out: `run` is given every item asked for since its last call
  * (of the same `group`, whose items share one statement) and returns one result per item, in
- * order. One call of `run` per group is under way at a time.
+ * order. At most `lanes` calls of `run` per group are under way at a time (a process has two
+ * connections that run statements: a caller need not wait for a statement of its kind on the
+ * other).
  */
 export function batched<I, R>(
   run: (group: string, items: I[]) => Promise<R[]>,
+  lanes = 2,
 ): (group: string, item: I) => Promise<R> {
-  const groups = new Map<string, { waiting: Waiting<I, R>[]; busy: boolean }>();
+  const groups = new Map<string, { waiting: Waiting<I, R>[]; running: number; scheduled: boolean }>();
   const next = (group: string): void => {
     const state = groups.get(group)!;
-    if (state.busy || state.waiting.length === 0) {
-      if (!state.busy) groups.delete(group);
+    if (state.running >= lanes || state.waiting.length === 0) {
+      if (state.running === 0 && !state.scheduled) groups.delete(group);
       return;
     }
     const batch = state.waiting;
     state.waiting = [];
-    state.busy = true;
+    state.running++;
     run(
       group,
       batch.map((w) => w.item),
-    ).then(
-      (results) => {
-        for (let i = 0; i < batch.length; i++) batch[i].resolve(results[i]);
-      },
-      (error: unknown) => {
-        for (const w of batch) w.reject(error);
-      },
-    ).finally(() => {
-      state.busy = false;
-      next(group);
-    });
+    )
+      .then(
+        (results) => {
+          for (let i = 0; i < batch.length; i++) batch[i].resolve(results[i]);
+        },
+        (error: unknown) => {
+          for (const w of batch) w.reject(error);
+        },
+      )
+      .finally(() => {
+        state.running--;
+        next(group);
+      });
   };
   return (group, item) =>
     new Promise<R>((resolve, reject) => {
       let state = groups.get(group);
       if (!state) {
-        state = { waiting: [], busy: false };
+        state = { waiting: [], running: 0, scheduled: false };
         groups.set(group, state);
-        // The callers of this turn of the event loop go together in the first statement.
-        setImmediate(() => next(group));
       }
       state.waiting.push({ item, resolve, reject });
+      if (state.running < lanes && !state.scheduled) {
+        // The callers of this turn of the event loop go together in one statement.
+        const scheduled = state;
+        scheduled.scheduled = true;
+        setImmediate(() => {
+          scheduled.scheduled = false;
+          next(group);
+        });
+      }
     });
 }

@@ -31,11 +31,11 @@ import type {
   StoredAnswer,
 } from '../types.js';
 import * as admin from './admin.js';
+import { batched } from './batches.js';
 import { inTransaction, refOf } from './connection.js';
 import { connectionLost, failureProblem, lostProblem } from './errors.js';
 import { answerOf, dropLapsed, entryOf, holdIn, orphan, type SaveRow, saveRow, saveRows } from './ledger.js';
 import { type AnswerRow, CLAIM_FUNCTION, type HeldRow, named } from './sql.js';
-import { batched } from './batches.js';
 
 const fresh = (row: AnswerRow, f: Freshness) => isFresh(answerOf(row), f);
 
@@ -120,10 +120,9 @@ export class PostgresStore implements AnswerStore {
   }
 
   private readonly answers = batched<string, AnswerRow | undefined>(async (scope, domains) => {
-    const { rows } = await this.session((db) => named<AnswerRow & { domain: string }>(db, 'answersGet', [
-      Number(scope),
-      domains,
-    ]));
+    const { rows } = await this.session((db) =>
+      named<AnswerRow & { domain: string }>(db, 'answersGet', [Number(scope), domains]),
+    );
     const byDomain = new Map(rows.map((row) => [row.domain, row]));
     return domains.map((domain) => byDomain.get(domain));
   });
@@ -134,7 +133,13 @@ export class PostgresStore implements AnswerStore {
    */
   async claim(scope: number, domain: string, f: Freshness, hold?: HoldRequest): Promise<Claim> {
     this.mustOwn();
-    const group = JSON.stringify([scope, f.foundSince, f.notFoundSince, f.run ?? null, hold && holdGroup(hold)]);
+    const group = JSON.stringify([
+      scope,
+      f.foundSince,
+      f.notFoundSince,
+      f.run ?? null,
+      hold && holdGroup(hold),
+    ]);
     const row = await this.guard(() => this.claims(group, { domain, hold }));
     if (row.o_state === 'answered') {
       return {
@@ -153,25 +158,34 @@ export class PostgresStore implements AnswerStore {
     if (!hold) return { kind: 'claimed' };
     if (row.o_hold === null) {
       // No room: the key's holds of owners that are gone are recorded (they keep counting, as spent).
-      await this.guard(() => inTransaction(this.pool, (db) => orphan(db, 'orphanKey', [this.owner, hold.keyId])));
+      await this.guard(() =>
+        inTransaction(this.pool, (db) => orphan(db, 'orphanKey', [this.owner, hold.keyId])),
+      );
       return { kind: 'claimed', reservation: null };
     }
     this.owned++;
     return { kind: 'claimed', reservation: { id: row.o_hold, amount: hold.amount, at: hold.at } };
   }
 
-  private readonly claims = batched<{ domain: string; hold?: HoldRequest }, ClaimRow>(async (group, items) => {
-    const [scope, foundSince, notFoundSince, run] = JSON.parse(group) as [number, number, number, number | null];
-    const first = items.find((item) => item.hold)?.hold;
-    return this.session(async (db) => {
-      // The claim function of this release, made in each session on its first claim (sql.ts).
-      if (!this.sessionsWithClaims.has(db)) {
-        await db.query(CLAIM_FUNCTION);
-        this.sessionsWithClaims.add(db);
-      }
-      return this.claimStatement(db, scope, foundSince, notFoundSince, run, items, first);
-    });
-  });
+  private readonly claims = batched<{ domain: string; hold?: HoldRequest }, ClaimRow>(
+    async (group, items) => {
+      const [scope, foundSince, notFoundSince, run] = JSON.parse(group) as [
+        number,
+        number,
+        number,
+        number | null,
+      ];
+      const first = items.find((item) => item.hold)?.hold;
+      return this.session(async (db) => {
+        // The claim function of this release, made in each session on its first claim (sql.ts).
+        if (!this.sessionsWithClaims.has(db)) {
+          await db.query(CLAIM_FUNCTION);
+          this.sessionsWithClaims.add(db);
+        }
+        return this.claimStatement(db, scope, foundSince, notFoundSince, run, items, first);
+      });
+    },
+  );
 
   /** The sessions that have the claim function (sql.ts, CLAIM_FUNCTION). */
   private readonly sessionsWithClaims = new WeakSet<pg.ClientBase>();
