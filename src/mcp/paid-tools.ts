@@ -9,17 +9,18 @@ import {
   searchCompanies,
 } from '../api/search.js';
 import { planBreakdown } from '../commands/breakdown.js';
-import { lookupDomains, normaliseArguments } from '../commands/enrich-lookups.js';
 import { DEFAULT_CONCURRENCY, planLookalike } from '../commands/lookalike.js';
 import { planSearch } from '../commands/search.js';
 import { excludedRowsNote, withoutExcluded } from '../exclusions.js';
 import { fetchSeeds } from '../lookalike/fetch.js';
 import { fusedRows } from '../lookalike/output.js';
+import type { OpControl as ToolCall } from '../ops/control.js';
+import { lookupDomains, normaliseArguments } from '../ops/enrich.js';
 import { Problem } from '../problem.js';
 import { explainProblem, type ProblemContext } from '../search/options.js';
 import { answerReported } from '../spend/charges.js';
 import { learntPrice, notePrice } from '../spend/prices.js';
-import { selectionOf } from '../spend/pricing.js';
+import { lookupSelection } from '../spend/pricing.js';
 import { type OnRetry, type Purchase, purchase } from '../spend/purchase.js';
 import { credits } from '../spend/purse.js';
 import type { ApiResponse } from '../types.js';
@@ -59,7 +60,7 @@ export async function worstCaseOf(
     case 'enrich': {
       const { domains, products, include } = args as ArgsOf<'enrich'>;
       const distinct = normaliseArguments(domains).length;
-      const selection = await selectionOf(session.ctx, { products, include });
+      const selection = await lookupSelection(session.ctx, { products, include });
       return { requests: distinct, credits: distinct * selection.worstCase };
     }
     case 'lookalike': {
@@ -103,10 +104,14 @@ async function buyRequest(
   }
 }
 
-export async function enrichTool(session: Session, args: ArgsOf<'enrich'>): Promise<ToolResult> {
+export async function enrichTool(
+  session: Session,
+  args: ArgsOf<'enrich'>,
+  call: ToolCall,
+): Promise<ToolResult> {
   const { ctx, purse } = session;
   const flags = { products: args.products, include: args.include };
-  const lookups = await lookupDomains(ctx, args.domains, flags, purse);
+  const lookups = await lookupDomains(ctx, args.domains, flags, purse, call);
   const rows = lookups.results.map((result, i) => ({
     domain: result.domain,
     found: result.found,
@@ -195,7 +200,11 @@ export async function breakdownTool(session: Session, args: ArgsOf<'breakdown'>)
   );
 }
 
-export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>): Promise<ToolResult> {
+export async function lookalikeTool(
+  session: Session,
+  args: ArgsOf<'lookalike'>,
+  call: ToolCall,
+): Promise<ToolResult> {
   const { ctx } = session;
   const flags = {
     k: args.k,
@@ -209,6 +218,8 @@ export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>)
     purse: session.purse,
     pacer: plan.requests.length > 1 ? session.pacer() : undefined,
     spinner: false,
+    signal: call.signal,
+    onSettled: (settled) => call.progress?.(settled, plan.requests.length),
   });
   const first = plan.requests[0];
   const explain = (error: Problem) => explainProblem(ctx, error, { filters: first.filters, limit: first.k });

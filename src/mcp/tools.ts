@@ -6,6 +6,7 @@ import { fieldDocument, productDocument } from '../api/catalog-views.js';
 import { loadFields, loadProducts } from '../api/catalogs.js';
 import { selectFields } from '../commands/fields.js';
 import { parseSince, readSpend } from '../commands/spend.js';
+import type { OpControl } from '../ops/control.js';
 import { Problem, usageError } from '../problem.js';
 import { credits } from '../spend/purse.js';
 import { plural } from '../text.js';
@@ -25,8 +26,6 @@ import {
   inputSchemaOf,
   type JsonSchema,
   outputSchemaOf,
-  PAID_TOOLS,
-  type PaidTool,
   type ToolName,
 } from './schemas.js';
 import { type Session, spendingOff } from './session.js';
@@ -34,11 +33,14 @@ import { type Session, spendingOff } from './session.js';
 /** free: always listed; estimate: free, listed with the paid tools; paid: charges credits. */
 type Kind = 'free' | 'estimate' | 'paid';
 
+/** A call's stop (a client's cancel, a closed stdin, SIGTERM) and its progress notifications. */
+export type ToolCall = OpControl;
+
 interface ToolSpec {
   title: string;
   description: string;
   kind: Kind;
-  run(session: Session, args: never): Promise<ToolResult>;
+  run(session: Session, args: never, call: ToolCall): Promise<ToolResult>;
 }
 
 const TOOLS: Record<ToolName, ToolSpec> = {
@@ -212,12 +214,13 @@ export function listTools(session: Session): ListedTool[] {
     });
 }
 
-export function isPaidTool(name: string): name is PaidTool {
-  return (PAID_TOOLS as readonly string[]).includes(name);
-}
-
 /** One tools/call: never throws; every failure is a tool error. */
-export async function callTool(session: Session, name: string, args: unknown): Promise<ToolResult> {
+export async function callTool(
+  session: Session,
+  name: string,
+  args: unknown,
+  call: ToolCall = {},
+): Promise<ToolResult> {
   if (!Object.hasOwn(TOOLS, name)) {
     return problemResult(
       new Problem({
@@ -234,7 +237,7 @@ export async function callTool(session: Session, name: string, args: unknown): P
   const parsed = INPUTS[name as ToolName].safeParse(args ?? {});
   if (!parsed.success) return problemResult(invalidArguments(name, parsed.error));
   try {
-    return await tool.run(session, parsed.data as never);
+    return await tool.run(session, parsed.data as never, call);
   } catch (error) {
     const problem = asProblem(error);
     if (problem.code === 'internal_bug' && error instanceof Error && error.stack) {
