@@ -12,7 +12,7 @@ import { BIN, cliEnv, nodeEnv, runMeasured } from './proc.mjs';
  * The run starts with an empty result store of its own unless `keepStore` (a re-run, answered from
  * what the run before it stored); `storeBytes` is the store's size afterwards, its WAL included.
  * `storeUrl` gives a store instead (a PostgreSQL database, empty or not as the caller made it;
- * `storeBytes` is then 0).
+ * `storeBytes` is then 0). `extraArgs` go after the command's own (a --budget-month).
  */
 export async function enrichRun({
   sandbox,
@@ -24,6 +24,7 @@ export async function enrichRun({
   keepStore = false,
   storeUrl,
   outputExtension = 'csv',
+  extraArgs = [],
 }) {
   const output = join(scratch, `${tag}.out.${outputExtension}`);
   const store = storeUrl ?? join(scratch, `${tag}.db`);
@@ -44,6 +45,7 @@ export async function enrichRun({
     store,
     '--concurrency',
     String(concurrency),
+    ...extraArgs,
   ];
   const env = cliEnv(scratch, { COMPANY_DATA_API_KEY: sandbox.keys.full });
   const result = await runMeasured(argv, { env, scratch });
