@@ -1,8 +1,9 @@
 // The result store on a PostgreSQL database that several hosts share: src/store/rules.ts mapped to
-// tables that a fleet writes at once. Every write is one short transaction at READ COMMITTED, made
-// safe across hosts by row locks: a claim is an INSERT … ON CONFLICT DO UPDATE that only takes
-// over a row whose owner is gone, and a month hold is taken under the lock of one row per key and
-// month, so two hosts can never both take the last room under a cap.
+// tables that a fleet writes at once. Every write is one statement, or one short transaction, at
+// READ COMMITTED, made safe across hosts by row locks: a claim is an INSERT … ON CONFLICT DO UPDATE
+// that only takes over a row whose owner is gone, and a month hold raises the month's counter (one
+// row per key and month) only when it fits, so two hosts can never both take the last room under a
+// cap. What a batch asks for at one moment (finds, claims, saves) shares a statement (batches.ts).
 //
 // The owner's token is also the key of a session-level advisory lock that the store holds on a
 // connection of its own (`lock`) for as long as it is open: another host judges an owner gone at
@@ -32,27 +33,14 @@ import type {
 } from '../types.js';
 import * as admin from './admin.js';
 import { batched } from './batches.js';
+import { type ClaimItem, type ClaimRow, claimGroup, claimOf, claimRows } from './claims.js';
 import { inTransaction, refOf } from './connection.js';
-import { connectionLost, failureProblem, lostProblem } from './errors.js';
+import { failureProblem, lostProblem } from './errors.js';
 import { answerOf, dropLapsed, entryOf, holdIn, orphan, type SaveRow, saveRow, saveRows } from './ledger.js';
-import { type AnswerRow, CLAIM_FUNCTION, type HeldRow, named } from './sql.js';
+import { Sessions } from './sessions.js';
+import { type AnswerRow, type HeldRow, named } from './sql.js';
 
 const fresh = (row: AnswerRow, f: Freshness) => isFresh(answerOf(row), f);
-
-/** What one domain of a claim statement (sql.ts, CLAIM_FUNCTION) says. */
-interface ClaimRow {
-  o_domain: string;
-  o_state: 'answered' | 'busy' | 'claimed';
-  o_found: boolean | null;
-  o_record: Record<string, unknown> | null;
-  o_credits: number | null;
-  o_bought_at: number | null;
-  o_run: number | null;
-  o_hold: number | null;
-}
-
-/** What the holds of one claim statement share: one purse's (the amounts and times are each their own). */
-const holdGroup = (hold: HoldRequest) => [hold.baseUrl, hold.keyId, hold.command, hold.cap ?? null];
 
 export class PostgresStore implements AnswerStore {
   readonly backend = 'postgres' as const;
@@ -65,6 +53,7 @@ export class PostgresStore implements AnswerStore {
   /** Why the connection holding this store's advisory lock went, once it went. */
   private lockLost: unknown;
   private closing: Promise<void> | undefined;
+  private readonly sessions: Sessions;
 
   constructor(
     /** The URL without its password. */
@@ -78,6 +67,7 @@ export class PostgresStore implements AnswerStore {
     private readonly connections: number,
   ) {
     this.owner = ownerText(token);
+    this.sessions = new Sessions(pool, lock, () => this.lockLost === undefined && !this.closing);
     // An idle pooled connection that breaks is dropped by the pool; the next query says so.
     pool.on('error', () => undefined);
     // A server shutting down sends each session an error, then closes it. A pooled connection
@@ -128,34 +118,16 @@ export class PostgresStore implements AnswerStore {
   });
 
   /**
-   * Batched with the claims of the same moment on the same scope, freshness and caps (batches.ts),
-   * in one round trip: sql.ts's CLAIM_FUNCTION decides each domain as the rules say.
+   * Batched with the claims of the same moment on the same scope, freshness and purse
+   * (batches.ts), in one round trip: the claim function decides each domain (claims.ts).
    */
   async claim(scope: number, domain: string, f: Freshness, hold?: HoldRequest): Promise<Claim> {
     this.mustOwn();
-    const group = JSON.stringify([
-      scope,
-      f.foundSince,
-      f.notFoundSince,
-      f.run ?? null,
-      hold && holdGroup(hold),
-    ]);
-    const row = await this.guard(() => this.claims(group, { domain, hold }));
-    if (row.o_state === 'answered') {
-      return {
-        kind: 'answered',
-        answer: answerOf({
-          found: row.o_found!,
-          record: row.o_record,
-          credits: row.o_credits!,
-          bought_at: row.o_bought_at!,
-          run: row.o_run,
-        }),
-      };
-    }
-    if (row.o_state === 'busy') return { kind: 'busy' };
+    const row = await this.guard(() => this.claims(claimGroup(scope, f, hold), { domain, hold }));
+    const claim = claimOf(row);
+    if (claim.kind !== 'claimed') return claim;
     this.owned++;
-    if (!hold) return { kind: 'claimed' };
+    if (!hold) return claim;
     if (row.o_hold === null) {
       // No room: the key's holds of owners that are gone are recorded (they keep counting, as spent).
       await this.guard(() =>
@@ -167,100 +139,13 @@ export class PostgresStore implements AnswerStore {
     return { kind: 'claimed', reservation: { id: row.o_hold, amount: hold.amount, at: hold.at } };
   }
 
-  private readonly claims = batched<{ domain: string; hold?: HoldRequest }, ClaimRow>(
-    async (group, items) => {
-      const [scope, foundSince, notFoundSince, run] = JSON.parse(group) as [
-        number,
-        number,
-        number,
-        number | null,
-      ];
-      const first = items.find((item) => item.hold)?.hold;
-      return this.session(async (db) => {
-        // The claim function of this release, made in each session on its first claim (sql.ts).
-        if (!this.sessionsWithClaims.has(db)) {
-          await db.query(CLAIM_FUNCTION);
-          this.sessionsWithClaims.add(db);
-        }
-        return this.claimStatement(db, scope, foundSince, notFoundSince, run, items, first);
-      });
-    },
+  private readonly claims = batched<ClaimItem, ClaimRow>((group, items) =>
+    this.session((db) => claimRows(db, this.owner, group, items)),
   );
 
-  /** The sessions that have the claim function (sql.ts, CLAIM_FUNCTION). */
-  private readonly sessionsWithClaims = new WeakSet<pg.ClientBase>();
-
-  /** Whether a statement is on its way on the lock's connection. */
-  private lockBusy = false;
-
-  /**
-   * Runs one statement (or a few, standing alone) on a connection: the lock's when it is idle
-   * (it holds the advisory lock and nothing else, so with the pool's one connection a process
-   * runs two statements at once on its default two connections), else one of the pool, waiting
-   * for it. Transactions go to the pool alone (inTransaction), never to the lock's connection.
-   */
-  private async session<T>(work: (db: pg.ClientBase) => Promise<T>): Promise<T> {
-    // A statement the server picked as a deadlock's victim (two hosts' saves moving the counters
-    // of two months in another order) changed nothing: it runs again, three tries in all.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.once(work);
-      } catch (error) {
-        if (attempt === 3 || (error as { code?: string }).code !== '40P01') throw error;
-      }
-    }
-  }
-
-  private async once<T>(work: (db: pg.ClientBase) => Promise<T>): Promise<T> {
-    if (!this.lockBusy && this.lockLost === undefined && !this.closing) {
-      this.lockBusy = true;
-      // Referenced while a statement is on its way: the process waits for its answer.
-      refOf(this.lock).ref?.();
-      try {
-        return await work(this.lock);
-      } finally {
-        this.lockBusy = false;
-        if (!this.closing) refOf(this.lock).unref?.();
-      }
-    }
-    const db = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      return await work(db);
-    } catch (error) {
-      if (connectionLost(error)) broken = error as Error;
-      throw error;
-    } finally {
-      db.release(broken);
-    }
-  }
-
-  private async claimStatement(
-    db: pg.ClientBase,
-    scope: number,
-    foundSince: number,
-    notFoundSince: number,
-    run: number | null,
-    items: Array<{ domain: string; hold?: HoldRequest }>,
-    first: HoldRequest | undefined,
-  ): Promise<ClaimRow[]> {
-    const { rows } = await named<ClaimRow>(db, 'claimBatch', [
-      scope,
-      items.map((item) => item.domain),
-      this.owner,
-      foundSince,
-      notFoundSince,
-      run,
-      items.map((item) => item.hold !== undefined),
-      first?.baseUrl ?? '',
-      first?.keyId ?? '',
-      items.map((item) => item.hold?.amount ?? 0),
-      first?.command ?? '',
-      items.map((item) => item.hold?.at ?? 0),
-      items.map((item) => counterMonth(item.hold?.at ?? 0)),
-      first?.cap ?? null,
-    ]);
-    return rows;
+  /** Where a statement runs: the lock's connection when idle, else the pool's (sessions.ts). */
+  private session<T>(work: (db: pg.ClientBase) => Promise<T>): Promise<T> {
+    return this.sessions.run(work);
   }
 
   /** Batched with the saves and settlements of the same moment (batches.ts): one statement for them all. */
