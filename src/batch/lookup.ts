@@ -398,6 +398,20 @@ export class Lookups {
         return timed(this.failed(domain, error, slot));
       }
       const { response, charged } = bought;
+      // A charge above the hold: the caps the run believed it held no longer hold.
+      if (bought.unreadable?.aboveHold) this.stop('charge_above_hold');
+      if (typeof response.credits.remaining === 'number') this.balance = response.credits.remaining;
+      let unreadable: Problem | undefined;
+      if (response.result.fieldsUnread) {
+        // The first answer the run cannot read stops it before it buys more (exit 5).
+        unreadable =
+          this.options.onUnreadable?.(domain, response.result) ??
+          unreadableProblem(domain, response.result, this.options.resultFields, undefined);
+        this.releaseClaim(domain);
+        this.abort(unreadable);
+      }
+      // Given back once the run knows whether to stop, before the store has committed the answer:
+      // the next request need not wait for that commit (the row's result waits for it below).
       scheduler.release(slot, 'success');
       const storeError =
         bought.storeError ??
@@ -406,18 +420,8 @@ export class Lookups {
             () => undefined,
             (e: unknown) => e,
           )));
-      // A charge above the hold: the caps the run believed it held no longer hold.
-      if (bought.unreadable?.aboveHold) this.stop('charge_above_hold');
-      if (typeof response.credits.remaining === 'number') this.balance = response.credits.remaining;
-      if (response.result.fieldsUnread) {
-        // The first answer the run cannot read stops it before it buys more (exit 5).
-        const problem =
-          this.options.onUnreadable?.(domain, response.result) ??
-          unreadableProblem(domain, response.result, this.options.resultFields, undefined);
-        this.releaseClaim(domain);
-        this.abort(problem);
-        return timed({ ...errorResult(problem.code, problem.detail), credits_charged: charged });
-      }
+      if (unreadable)
+        return timed({ ...errorResult(unreadable.code, unreadable.detail), credits_charged: charged });
       const row: RowResult = timed({
         found: response.result.found,
         record: response.result.found ? (record ?? this.recordOf(domain, response.result.record)) : null,
