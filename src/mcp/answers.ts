@@ -130,3 +130,21 @@ export function problemResult(problem: Problem, extra: Json = {}, advice?: strin
     },
   };
 }
+
+/** Arguments that do not match a tool's input schema, as a problem naming each mistake. */
+export function invalidArguments(
+  tool: string,
+  error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> },
+): Problem {
+  const issues = error.issues.map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.map(String).join('.') : 'arguments';
+    return `${where}: ${issue.message}`;
+  });
+  return new Problem({
+    code: 'usage_error',
+    title: 'Invalid arguments',
+    detail: `${tool}: ${issues.join('; ')}`,
+    source: 'client',
+    hint: `Fix the arguments to match the input schema of ${tool} (tools/list) and call again.`,
+  });
+}

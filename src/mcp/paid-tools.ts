@@ -9,7 +9,7 @@ import {
   searchCompanies,
 } from '../api/search.js';
 import { planBreakdown } from '../commands/breakdown.js';
-import { lookupDomains, normaliseArguments } from '../commands/enrich-lookups.js';
+import { lookupDomains } from '../commands/enrich-lookups.js';
 import { DEFAULT_CONCURRENCY, planLookalike } from '../commands/lookalike.js';
 import { planSearch } from '../commands/search.js';
 import { excludedRowsNote, withoutExcluded } from '../exclusions.js';
@@ -19,12 +19,11 @@ import { Problem } from '../problem.js';
 import { explainProblem, type ProblemContext } from '../search/options.js';
 import { answerReported } from '../spend/charges.js';
 import { learntPrice, notePrice } from '../spend/prices.js';
-import { selectionOf } from '../spend/pricing.js';
 import { type OnRetry, type Purchase, purchase } from '../spend/purchase.js';
 import { credits } from '../spend/purse.js';
 import type { ApiResponse } from '../types.js';
 import { answer, fitRows, type Json, project, type ToolResult, truncation } from './answers.js';
-import type { ArgsOf, PaidTool } from './schemas.js';
+import type { ArgsOf } from './schemas.js';
 import type { Session } from './session.js';
 
 /** Shell-quoted for a command line a person can paste. */
@@ -47,34 +46,6 @@ function rowsTruncation(shown: number, omitted: number, cli: string): Json | und
 
 function countOf(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-/** The worst case of a call, in credits, and the number of requests it makes. */
-export async function worstCaseOf(
-  session: Session,
-  tool: PaidTool,
-  args: Json,
-): Promise<{ requests: number; credits: number }> {
-  switch (tool) {
-    case 'enrich': {
-      const { domains, products, include } = args as ArgsOf<'enrich'>;
-      const distinct = normaliseArguments(domains).length;
-      const selection = await selectionOf(session.ctx, { products, include });
-      return { requests: distinct, credits: distinct * selection.worstCase };
-    }
-    case 'lookalike': {
-      const { seeds, k } = args as ArgsOf<'lookalike'>;
-      const count = normaliseArguments(seeds).length;
-      return { requests: count, credits: count * learntPrice(session.ctx, 'lookalike', k) };
-    }
-    case 'search':
-      return { requests: 1, credits: learntPrice(session.ctx, 'search', (args as ArgsOf<'search'>).limit) };
-    default:
-      return {
-        requests: 1,
-        credits: learntPrice(session.ctx, 'breakdown', (args as ArgsOf<'breakdown'>).limit),
-      };
-  }
 }
 
 /**

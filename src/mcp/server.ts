@@ -25,7 +25,7 @@ export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
   );
   const inFlight = new Set<Promise<unknown>>();
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(session) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listTools(session) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const call = callTool(session, request.params.name, request.params.arguments);
     inFlight.add(call);

@@ -1,0 +1,92 @@
+// The built `company-data mcp` (dist/, through bin/company-data.js) under the SDK's 2.x client, at
+// a protocol version of the test's choosing: 2026-07-28 opens with server/discover, the 2025
+// versions with initialize. The client answers elicitation when the test gives it answers, and
+// every method it sends is recorded, so a test can show which opening it took.
+import { Client, type ElicitRequestFormParams, type ElicitResult } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { BIN, cleanEnv, ROOT } from './cli.js';
+
+/** The protocol versions the server serves (docs/mcp.md). */
+export const PROTOCOLS = ['2026-07-28', '2025-11-25', '2025-06-18'] as const;
+export type ProtocolVersion = (typeof PROTOCOLS)[number];
+
+/** The SDK's stdio transport, recording the method of every message the client sends. */
+class RecordingTransport extends StdioClientTransport {
+  readonly sent: string[] = [];
+
+  override send(...args: Parameters<StdioClientTransport['send']>): ReturnType<StdioClientTransport['send']> {
+    const [message] = args;
+    if ('method' in message) this.sent.push(message.method);
+    return super.send(...args);
+  }
+}
+
+export interface BuiltOptions {
+  protocol: ProtocolVersion;
+  /**
+   * The person's answer to each elicitation (the client then declares form elicitation); each
+   * question asked is kept in `questions`. Without it the client declares no elicitation.
+   */
+  answer?: (question: ElicitRequestFormParams) => ElicitResult;
+}
+
+export interface BuiltSession {
+  client: Client;
+  /** The methods the client sent, in order. */
+  sent: string[];
+  /** The elicitation questions the server asked. */
+  questions: ElicitRequestFormParams[];
+  /** Errors the client saw outside a request (a line on stdout that is not a message, say). */
+  errors: Error[];
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/** Starts `company-data <args>` from dist/ with a clean environment and connects the 2.x client. */
+export async function connectBuilt(
+  args: string[],
+  env: Record<string, string | undefined>,
+  options: BuiltOptions,
+): Promise<BuiltSession> {
+  const transport = new RecordingTransport({
+    command: process.execPath,
+    args: [BIN, ...args],
+    env: cleanEnv(env) as Record<string, string>,
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const modern = options.protocol === '2026-07-28';
+  const client = new Client(
+    { name: 'company-data-test', version: '2.0.0' },
+    {
+      capabilities: options.answer ? { elicitation: { form: {} } } : {},
+      ...(modern
+        ? { versionNegotiation: { mode: { pin: options.protocol } } }
+        : { supportedProtocolVersions: [options.protocol] }),
+    },
+  );
+  const questions: ElicitRequestFormParams[] = [];
+  const answer = options.answer;
+  if (answer) {
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const question = request.params as ElicitRequestFormParams;
+      questions.push(question);
+      return answer(question);
+    });
+  }
+  const errors: Error[] = [];
+  client.onerror = (error) => errors.push(error);
+  await client.connect(transport);
+  return {
+    client,
+    sent: transport.sent,
+    questions,
+    errors,
+    stderr: () => stderr,
+    close: () => client.close(),
+  };
+}
