@@ -1,45 +1,57 @@
-// `company-data mcp`: the MCP server over stdio, on the official SDK's low-level Server. The
-// low-level Server (rather than McpServer) lets tools/list and tools/call follow the session's
-// rules: paid tools listed only with --allow-spend, a call to one refused as a tool error that
-// says how to allow it, and invalid arguments a tool error carrying the problem's code, title and
-// remedy (McpServer answers those with its own text). stdout carries protocol messages only.
+// `company-data mcp`: the MCP server over stdio, on the official SDK's (2.x) low-level Server,
+// served by serveStdio in the era the client opens with: 2026-07-28 (server/discover) or 2025
+// (initialize). The low-level Server (rather than McpServer) lets tools/list and tools/call follow
+// the session's rules: a paid tool of a read-only server refused with how to allow it, invalid
+// arguments a tool error carrying the problem's code, title and remedy, and a paid call answered
+// with a question for the person (input_required). stdout carries protocol messages only.
 import type { Context } from '../types.js';
 import { version } from '../version.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, Server, StdioServerTransport } from './sdk.js';
-import { type McpFlags, openSession, servingIO } from './session.js';
+import { askingOf } from './asking.js';
+import { Server, StdioServerTransport, serveStdio } from './sdk.js';
+import { type McpFlags, openSession, type Session, servingIO } from './session.js';
 import { callTool, listTools } from './tools.js';
+import { checkedLines } from './wire.js';
+
+/** The protocol versions served: 2026-07-28 through server/discover, the others through initialize. */
+export const PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18'];
 
 const INSTRUCTIONS = `Company data: enrichment by domain, search, breakdowns and lookalikes.
 The free tools (products, fields, account, spend) cost nothing. The paid tools (enrich, search,
 breakdown, lookalike) charge credits, within caps the server enforces; estimate tells what a call
-can cost and what the caps leave. A refusal for credits (budget_exhausted, insufficient_credits)
-will not change on retry: tell the user. Use fields to find filter names, values and facets.`;
+can cost, what the caps and the balance leave, and whether the user must confirm it. A call that
+does not fit is refused before anything is bought, saying what would fit. A call above the
+confirmation threshold asks the user (or answers confirmation_required with a token: ask the user,
+and only if they agree call again with it). A refusal for credits (budget_exhausted,
+insufficient_credits) will not change on retry: tell the user. Use fields to find filter names,
+values and facets.`;
 
 export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
   const { stdin, stdout } = ctx.io;
   // Anything a command would print as data goes to stderr from now on.
   ctx.io = servingIO(ctx.io);
   const session = await openSession(ctx, flags);
-  const server = new Server(
-    { name: 'company-data', title: 'Company Data Service', version: version() },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
-  );
   const inFlight = new Set<Promise<unknown>>();
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listTools(session) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const call = callTool(session, request.params.name, request.params.arguments);
-    inFlight.add(call);
-    try {
-      return await call;
-    } finally {
-      inFlight.delete(call);
-    }
+  // One Server per connection, made when the client's first message says its era (serveStdio):
+  // every one is built over the same session.
+  const factory = () => {
+    const server = serverOf(session);
+    server.setRequestHandler('tools/call', async (request, context) => {
+      const asking = askingOf(context, server.getClientCapabilities());
+      const call = callTool(session, request.params.name, request.params.arguments, { asking });
+      inFlight.add(call);
+      try {
+        return await call;
+      } finally {
+        inFlight.delete(call);
+      }
+    });
+    server.onerror = (error) => ctx.io.warn(`mcp: ${error.message}`);
+    return server;
+  };
+  const connection = serveStdio(factory, {
+    transport: new StdioServerTransport(checkedLines(stdin, stdout), stdout),
+    onerror: (error) => ctx.io.warn(`mcp: ${error.message}`),
   });
-  server.onerror = (error) => ctx.io.warn(`mcp: ${error.message}`);
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = resolve;
-  });
-  await server.connect(new StdioServerTransport(stdin, stdout));
   ctx.io.info(
     session.spending
       ? `company-data mcp: serving on stdio; paid tools on, this session may spend up to ${flags.allowSpend} credits.`
@@ -76,7 +88,6 @@ export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
       };
       stdin.once('end', () => ending?.());
       stdin.once('close', () => ending?.());
-      void closed.then(() => ending?.());
     });
     if ((await Promise.race([drain(inFlight).then(() => 'drained' as const), stop])) === 'stop') {
       ctx.io.warn(
@@ -87,8 +98,22 @@ export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
   } finally {
     for (const name of signals) process.off(name, onSignal);
   }
-  await server.close();
+  await connection.close();
   return 0;
+}
+
+/** A server of the session: its name, instructions, versions and tools/list. */
+function serverOf(session: Session): Server {
+  const server = new Server(
+    { name: 'company-data', title: 'Company Data Service', version: version() },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      supportedProtocolVersions: PROTOCOL_VERSIONS,
+    },
+  );
+  server.setRequestHandler('tools/list', async () => ({ tools: await listTools(session) }));
+  return server;
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
