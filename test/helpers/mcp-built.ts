@@ -2,8 +2,16 @@
 // a protocol version of the test's choosing: 2026-07-28 opens with server/discover, the 2025
 // versions with initialize. The client answers elicitation when the test gives it answers, and
 // every method it sends is recorded, so a test can show which opening it took.
-import { Client, type ElicitRequestFormParams, type ElicitResult } from '@modelcontextprotocol/client';
+import {
+  type CallToolResult,
+  Client,
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  type Tool,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { expect } from 'vitest';
 import { BIN, cleanEnv, ROOT } from './cli.js';
 
 /** The protocol versions the server serves (docs/mcp.md). */
@@ -88,5 +96,29 @@ export async function connectBuilt(
     errors,
     stderr: () => stderr,
     close: () => client.close(),
+  };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a JSON answer, walked by the assertions
+export type Answer = Record<string, any>;
+
+/** Checks each answer against the outputSchema its tool was listed with, and keeps it by label. */
+export function validator(tools: Tool[]) {
+  const ajv = new Ajv2020({ strict: true });
+  const compiled = new Map(
+    tools.map((tool) => [tool.name, tool.outputSchema && ajv.compile(tool.outputSchema)]),
+  );
+  const seen: string[] = [];
+  return {
+    seen,
+    check(name: string, label: string, result: CallToolResult): Answer {
+      const validate = compiled.get(name);
+      expect(validate, `${name} has an outputSchema`).toBeTruthy();
+      expect(validate?.(result.structuredContent), `${label}: ${JSON.stringify(validate?.errors)}`).toBe(
+        true,
+      );
+      seen.push(label);
+      return result.structuredContent as Answer;
+    },
   };
 }

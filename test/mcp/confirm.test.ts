@@ -7,7 +7,13 @@
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type BuiltSession, connectBuilt, type ProtocolVersion } from '../helpers/mcp-built.js';
+import {
+  type Answer,
+  type BuiltSession,
+  connectBuilt,
+  type ProtocolVersion,
+  validator,
+} from '../helpers/mcp-built.js';
 import { type SandboxHandle, sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 let sandbox: SandboxHandle;
@@ -47,15 +53,28 @@ async function start(
     { protocol, answer },
   );
   open.push(session);
+  // Every answer of the session is checked against the outputSchema its tool was listed with.
+  const { tools } = await session.client.listTools();
+  check = validator(tools).check;
+  const callTool = session.client.callTool.bind(session.client);
+  session.client.callTool = (async (...args: Parameters<typeof callTool>) => {
+    const result = (await callTool(...args)) as CallToolResult;
+    nameOf.set(result, args[0].name);
+    return result;
+  }) as typeof callTool;
   return session;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: a JSON answer, walked by the assertions
-type Answer = Record<string, any>;
+/** The checker of the session under test: every answer is checked against its outputSchema. */
+let check: ReturnType<typeof validator>['check'] | undefined;
 
 function structured(result: CallToolResult): Answer {
-  return result.structuredContent as Answer;
+  expect(check, 'tools listed before calls').toBeDefined();
+  return check?.(nameOf.get(result) ?? '', 'answer', result) ?? {};
 }
+
+/** The tool each result came from. */
+const nameOf = new WeakMap<CallToolResult, string>();
 
 function text(result: CallToolResult): string {
   return (result.content as Array<{ type: string; text: string }>)[0].text;
