@@ -12,7 +12,8 @@ import { startMcp } from '../helpers/mcp-client.js';
 import { type SandboxHandle, sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 const FREE = ['products', 'fields', 'account', 'spend'];
-const ALL = [...FREE, 'estimate', 'enrich', 'search', 'breakdown', 'lookalike'];
+const PAID = ['enrich', 'search', 'breakdown', 'lookalike'];
+const ALL = [...FREE, 'estimate', ...PAID];
 const CAP = 100_000;
 
 let sandbox: SandboxHandle;
@@ -54,12 +55,17 @@ async function connect(
   args: string[],
   env: Record<string, string> = {},
   global: string[] = ['--base-url', sandbox.url],
+  now: () => number = Date.now,
 ): Promise<Session> {
-  const { client, errors, exit } = await startMcp([...global, 'mcp', ...args], {
-    COMPANY_DATA_API_KEY: sandbox.keys.full,
-    ...stateOf(),
-    ...env,
-  });
+  const { client, errors, exit } = await startMcp(
+    [...global, 'mcp', ...args],
+    {
+      COMPANY_DATA_API_KEY: sandbox.keys.full,
+      ...stateOf(),
+      ...env,
+    },
+    now,
+  );
   open.push({ client, errors, exit });
   return { client };
 }
@@ -87,13 +93,16 @@ function requestsTo(path: string): number {
 }
 
 describe('read-only (no --allow-spend)', () => {
-  it('initializes, lists only the free tools, answers them, and refuses a paid one with how to allow it', async () => {
+  it('initializes, lists every tool (the paid ones saying they are off), answers the free ones, and refuses a paid one with how to allow it', async () => {
     const { client } = await connect([]);
     expect(client.getServerVersion()?.name).toBe('company-data');
     expect(client.getServerCapabilities()?.tools).toBeDefined();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(FREE);
-    for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true);
+    expect(tools.map((t) => t.name)).toEqual(ALL);
+    for (const tool of tools) {
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(!PAID.includes(tool.name));
+      expect(tool.description?.startsWith('OFF on this server'), tool.name).toBe(!FREE.includes(tool.name));
+    }
 
     const products = await client.callTool({ name: 'products', arguments: {} });
     expect(products.isError).toBeUndefined();
@@ -142,7 +151,9 @@ describe('spending (--allow-spend)', () => {
       requests: 2,
       worst_case_credits: worst,
       caps: { session: { cap: 100, left: 100 }, month: null },
+      room: { credits: 100, limited_by: 'session', balance: balance() },
       fits: true,
+      confirmation: { needed: false, how: 'none' },
     });
     expect(worst).toBeGreaterThanOrEqual(2);
 
@@ -248,8 +259,8 @@ describe('spending (--allow-spend)', () => {
     const refused = await client.callTool({ name: 'breakdown', arguments: { field: 'country' } });
     expect(refused.isError).toBe(true);
     expect(structured(refused).error.code).toBe('budget_exhausted');
-    expect(text(refused)).toContain('--budget-month 1');
-    expect(text(refused)).toContain("The month's cap");
+    expect(text(refused)).toContain("more than the 0 credits the month's cap (--budget-month 1) leaves");
+    expect(text(refused)).toContain('do not retry');
     expect(start - balance()).toBe(1);
   });
 
@@ -279,5 +290,38 @@ describe('spending (--allow-spend)', () => {
     expect(structured(result).caps.session).toEqual({ cap: 5, left: 4 });
     const spend = await runPiped(['spend', '-o', 'json'], { env: state });
     expect(JSON.parse(spend.stdout).total).toMatchObject({ charged: 0, possibly_charged: 1 });
+  });
+
+  it('refuses an expired confirmation token, buying nothing', async () => {
+    let skew = 0;
+    const { client } = await connect(
+      ['--allow-spend', '10', '--confirm-above', '0'],
+      {},
+      undefined,
+      () => Date.now() + skew,
+    );
+    const start = balance();
+    const asked = await client.callTool({ name: 'breakdown', arguments: { field: 'country' } });
+    expect(structured(asked).error.code).toBe('confirmation_required');
+    const { token, expires_at } = structured(asked).confirmation;
+    skew = Date.parse(expires_at) - Date.now();
+    const expired = await client.callTool({
+      name: 'breakdown',
+      arguments: { field: 'country', confirmation: token },
+    });
+    expect(expired.isError).toBe(true);
+    expect(structured(expired).error.code).toBe('confirmation_required');
+    expect(structured(expired).error.detail).toContain(
+      'the confirmation token expired (tokens last 10 minutes)',
+    );
+    expect(balance()).toBe(start);
+    // The fresh token it carries buys.
+    const fresh = structured(expired).confirmation.token;
+    const bought = await client.callTool({
+      name: 'breakdown',
+      arguments: { field: 'country', confirmation: fresh },
+    });
+    expect(bought.isError, text(bought)).toBeUndefined();
+    expect(start - balance()).toBe(1);
   });
 });
