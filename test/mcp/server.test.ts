@@ -126,6 +126,24 @@ describe('read-only (no --allow-spend)', () => {
     expect(text(refused)).toContain('--allow-spend');
     expect(requestsTo('/api/search')).toBe(before);
   });
+
+  it('refuses --confirm-above without --allow-spend, before serving', async () => {
+    const { code, stdout, stderr } = await runPiped(
+      ['--base-url', sandbox.url, 'mcp', '--confirm-above', '3'],
+      {
+        env: { COMPANY_DATA_API_KEY: sandbox.keys.full, ...stateOf() },
+      },
+    );
+    expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+    expect(JSON.parse(stderr)).toEqual({
+      code: 'usage_error',
+      status: 0,
+      title: 'Usage error',
+      detail: '--confirm-above asks before a paid call, and the paid tools are off without --allow-spend',
+      retryable: false,
+      hint: 'Add --allow-spend <n> to let the server spend, or drop --confirm-above.',
+    });
+  });
 });
 
 describe('spending (--allow-spend)', () => {
