@@ -54,7 +54,7 @@ export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
   });
   ctx.io.info(
     session.spending
-      ? `company-data mcp: serving on stdio; paid tools on, this session may spend up to ${flags.allowSpend} credits.`
+      ? `company-data mcp: serving on stdio; paid tools on, this session may spend up to ${flags.allowSpend} credits; a call that can cost more than ${session.confirmAbove} asks the user first.`
       : 'company-data mcp: serving on stdio, read-only (paid tools off; --allow-spend <n> turns them on).',
   );
   if (ctx.io.isStdinTTY) {

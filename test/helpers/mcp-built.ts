@@ -2,6 +2,8 @@
 // a protocol version of the test's choosing: 2026-07-28 opens with server/discover, the 2025
 // versions with initialize. The client answers elicitation when the test gives it answers, and
 // every method it sends is recorded, so a test can show which opening it took.
+
+import { join } from 'node:path';
 import {
   type CallToolResult,
   Client,
@@ -11,8 +13,9 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { BIN, cleanEnv, ROOT } from './cli.js';
+import { type SandboxHandle, sandboxAndDirForTests } from './sandbox.js';
 
 /** The protocol versions the server serves (docs/mcp.md). */
 export const PROTOCOLS = ['2026-07-28', '2025-11-25', '2025-06-18'] as const;
@@ -121,4 +124,48 @@ export function validator(tools: Tool[]) {
       return result.structuredContent as Answer;
     },
   };
+}
+
+/**
+ * For the tests of a file: a loopback sandbox and a directory, a session's state of its own in it
+ * (config, cache, store), and every session closed after its test, having seen no error.
+ */
+export function builtServerForTests(prefix: string) {
+  let sandbox: SandboxHandle | undefined;
+  let dir = '';
+  let next = 0;
+  const open: BuiltSession[] = [];
+  sandboxAndDirForTests(prefix, { companies: 2000 }, (started, made) => {
+    sandbox = started;
+    dir = made;
+  });
+  afterEach(async () => {
+    for (const session of open.splice(0)) {
+      await session.close();
+      expect(session.errors).toEqual([]);
+    }
+  });
+  const served = {
+    get sandbox(): SandboxHandle {
+      if (!sandbox) throw new Error('the sandbox starts before the tests');
+      return sandbox;
+    },
+    /** The sandbox's key, and config, cache and store in a fresh directory. */
+    env(): Record<string, string> {
+      const home = join(dir, `s${next++}`);
+      return {
+        COMPANY_DATA_API_KEY: served.sandbox.keys.full,
+        XDG_CONFIG_HOME: join(home, 'config'),
+        XDG_CACHE_HOME: join(home, 'cache'),
+        COMPANY_DATA_STORE: join(home, 'store.db'),
+      };
+    },
+    /** `company-data --base-url <sandbox> <args>` under the 2.x client, closed after the test. */
+    async start(args: string[], options: BuiltOptions): Promise<BuiltSession> {
+      const session = await connectBuilt(['--base-url', served.sandbox.url, ...args], served.env(), options);
+      open.push(session);
+      return session;
+    },
+  };
+  return served;
 }

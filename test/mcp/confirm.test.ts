@@ -4,34 +4,18 @@
 // buys nothing, one with it buys once, and a token reused, altered or issued for another call buys
 // nothing; a call whose worst case does not fit what is left buys nothing and says what would
 // fit. Every purchase is counted through the sandbox's balance and its requests.
-import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type Answer,
+  type BuiltOptions,
   type BuiltSession,
-  connectBuilt,
+  builtServerForTests,
   type ProtocolVersion,
   validator,
 } from '../helpers/mcp-built.js';
-import { type SandboxHandle, sandboxAndDirForTests } from '../helpers/sandbox.js';
 
-let sandbox: SandboxHandle;
-let dir: string;
-let next = 0;
-const open: BuiltSession[] = [];
-
-sandboxAndDirForTests('cd-mcp-confirm-', { companies: 2000 }, (started, made) => {
-  sandbox = started;
-  dir = made;
-});
-
-afterEach(async () => {
-  for (const session of open.splice(0)) {
-    await session.close();
-    expect(session.errors).toEqual([]);
-  }
-});
+const served = builtServerForTests('cd-mcp-confirm-');
 
 /** Three showcase domains, all found: each costs 1 credit with the default products. */
 const THREE = ['acme-shoes.com', 'globex.io', 'initech.co.uk'];
@@ -39,20 +23,9 @@ const THREE = ['acme-shoes.com', 'globex.io', 'initech.co.uk'];
 async function start(
   protocol: ProtocolVersion,
   args: string[],
-  answer?: Parameters<typeof connectBuilt>[2]['answer'],
+  answer?: BuiltOptions['answer'],
 ): Promise<BuiltSession> {
-  const home = join(dir, `s${next++}`);
-  const session = await connectBuilt(
-    ['--base-url', sandbox.url, 'mcp', ...args],
-    {
-      COMPANY_DATA_API_KEY: sandbox.keys.full,
-      XDG_CONFIG_HOME: join(home, 'config'),
-      XDG_CACHE_HOME: join(home, 'cache'),
-      COMPANY_DATA_STORE: join(home, 'store.db'),
-    },
-    { protocol, answer },
-  );
-  open.push(session);
+  const session = await served.start(['mcp', ...args], { protocol, answer });
   // Every answer of the session is checked against the outputSchema its tool was listed with.
   const { tools } = await session.client.listTools();
   check = validator(tools).check;
@@ -81,11 +54,11 @@ function text(result: CallToolResult): string {
 }
 
 function balance(): number {
-  return sandbox.balances().full;
+  return served.sandbox.balances().full;
 }
 
 function lookups(): number {
-  return sandbox.requests().filter((r) => r.path.startsWith('/api/domains/')).length;
+  return served.sandbox.requests().filter((r) => r.path.startsWith('/api/domains/')).length;
 }
 
 describe.each(['2026-07-28', '2025-11-25'] as const)('confirmation under %s', (protocol) => {
@@ -268,13 +241,13 @@ describe.each(['2026-07-28', '2025-11-25'] as const)('confirmation under %s', (p
     expect(start0 - balance()).toBe(2);
 
     // Now nothing fits, and the search says so before sending.
-    const searches = sandbox.requests().filter((r) => r.path === '/api/search').length;
+    const searches = served.sandbox.requests().filter((r) => r.path === '/api/search').length;
     const none = (await client.callTool({ name: 'search', arguments: { query: 'shoes' } })) as CallToolResult;
     expect(structured(none).error.code).toBe('budget_exhausted');
     expect(structured(none).would_fit).toEqual({ count: 0, arguments: null });
     expect(structured(none).error.remedy).toMatch(
       /^Nothing fits: one request can cost up to 1 credit and 0 credits are left: do not retry/,
     );
-    expect(sandbox.requests().filter((r) => r.path === '/api/search').length).toBe(searches);
+    expect(served.sandbox.requests().filter((r) => r.path === '/api/search').length).toBe(searches);
   });
 });

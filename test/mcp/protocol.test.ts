@@ -3,13 +3,11 @@
 // listed (the paid ones too on a read-only server, saying how to turn them on), every input schema
 // compiles as JSON Schema 2020-12, and every answer, success or tool error, validates against its
 // tool's outputSchema. Then the raw wire: -32700, -32600, -32602, and server/discover's answer.
-import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCli } from '../helpers/cli.js';
-import { type Answer, type BuiltSession, connectBuilt, PROTOCOLS, validator } from '../helpers/mcp-built.js';
-import { type SandboxHandle, sandboxAndDirForTests } from '../helpers/sandbox.js';
+import { type Answer, builtServerForTests, PROTOCOLS, validator } from '../helpers/mcp-built.js';
 
 const TOOLS = [
   'products',
@@ -24,41 +22,11 @@ const TOOLS = [
 ];
 const PAID = ['enrich', 'search', 'breakdown', 'lookalike'];
 
-let sandbox: SandboxHandle;
-let dir: string;
-let next = 0;
-const open: BuiltSession[] = [];
-
-sandboxAndDirForTests('cd-mcp-protocol-', { companies: 2000 }, (started, made) => {
-  sandbox = started;
-  dir = made;
-});
-
-afterEach(async () => {
-  for (const session of open.splice(0)) {
-    await session.close();
-    expect(session.errors).toEqual([]);
-  }
-});
-
-function stateOf(): Record<string, string> {
-  const home = join(dir, `s${next++}`);
-  return {
-    COMPANY_DATA_API_KEY: sandbox.keys.full,
-    XDG_CONFIG_HOME: join(home, 'config'),
-    XDG_CACHE_HOME: join(home, 'cache'),
-    COMPANY_DATA_STORE: join(home, 'store.db'),
-  };
-}
+const served = builtServerForTests('cd-mcp-protocol-');
 
 describe.each(PROTOCOLS)('protocol %s', (protocol) => {
   it('opens as the version says, lists every tool, and every answer validates against its outputSchema', async () => {
-    const session = await connectBuilt(
-      ['--base-url', sandbox.url, 'mcp', '--allow-spend', '8', '--confirm-above', '3'],
-      stateOf(),
-      { protocol },
-    );
-    open.push(session);
+    const session = await served.start(['mcp', '--allow-spend', '8', '--confirm-above', '3'], { protocol });
     const { client, sent } = session;
     expect(sent[0]).toBe(protocol === '2026-07-28' ? 'server/discover' : 'initialize');
     expect(client.getNegotiatedProtocolVersion()).toBe(protocol);
@@ -116,7 +84,7 @@ describe.each(PROTOCOLS)('protocol %s', (protocol) => {
       would_fit: { count: 8 },
       room: { limited_by: 'session' },
     });
-    const start = sandbox.balances().full;
+    const start = served.sandbox.balances().full;
     let charged = 0;
     for (const [name, args] of [
       ['enrich', { domains: ['acme-shoes.com'], include: ['country'] }],
@@ -129,7 +97,7 @@ describe.each(PROTOCOLS)('protocol %s', (protocol) => {
       expect(result._meta?.['company-data/credits'], name).toEqual(answer.credits);
       charged += answer.credits.charged;
     }
-    expect(start - sandbox.balances().full).toBe(charged);
+    expect(start - served.sandbox.balances().full).toBe(charged);
     // Tool errors validate too: invalid arguments, a call above --confirm-above, one that does not fit.
     const invalid = await call('search', { limit: 'ten' }, 'invalid arguments');
     expect(invalid.answer.error.code).toBe('usage_error');
@@ -150,8 +118,7 @@ describe.each(PROTOCOLS)('protocol %s', (protocol) => {
   });
 
   it('read-only: lists the paid tools saying how to turn them on, and refuses them with that advice', async () => {
-    const session = await connectBuilt(['--base-url', sandbox.url, 'mcp'], stateOf(), { protocol });
-    open.push(session);
+    const session = await served.start(['mcp'], { protocol });
     const { client } = session;
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOLS);
@@ -160,7 +127,7 @@ describe.each(PROTOCOLS)('protocol %s', (protocol) => {
       expect(tool.description, tool.name).toContain('--allow-spend 50');
     }
     const answers = validator(tools);
-    const before = sandbox.requests().length;
+    const before = served.sandbox.requests().length;
     for (const name of [...PAID, 'estimate']) {
       const result = (await client.callTool({ name, arguments: {} })) as CallToolResult;
       expect(result.isError, name).toBe(true);
@@ -168,13 +135,13 @@ describe.each(PROTOCOLS)('protocol %s', (protocol) => {
       expect(answer.error.code, name).toBe('spending_not_allowed');
       expect(answer.error.remedy, name).toContain('--allow-spend 50');
     }
-    expect(sandbox.requests().length).toBe(before);
+    expect(served.sandbox.requests().length).toBe(before);
   });
 });
 
 /** The built server over raw stdio: lines written, answers read as they come. */
 async function raw(args: string[], lines: string[], answers: number): Promise<Answer[]> {
-  const started = startCli(args, { input: 'open', env: stateOf() });
+  const started = startCli(['--base-url', served.sandbox.url, ...args], { input: 'open', env: served.env() });
   for (const line of lines) started.child.stdin?.write(`${line}\n`);
   await new Promise<void>((resolve) => {
     const check = () => {
@@ -210,7 +177,7 @@ const ENVELOPE = {
 describe('the wire', () => {
   it('2025: -32700 for a line cut off, -32600 for JSON that is no message, -32602 for malformed params', async () => {
     const answers = await raw(
-      ['--base-url', sandbox.url, 'mcp'],
+      ['mcp'],
       [
         INITIALIZE,
         '{"jsonrpc":"2.0","method":"notifications/initialized"}',
@@ -233,7 +200,7 @@ describe('the wire', () => {
 
   it('2026-07-28: server/discover answers, and malformed params are -32602', async () => {
     const answers = await raw(
-      ['--base-url', sandbox.url, 'mcp', '--allow-spend', '5'],
+      ['mcp', '--allow-spend', '5'],
       [
         JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: ENVELOPE } }),
         JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { _meta: ENVELOPE, name: 5 } }),
