@@ -121,7 +121,12 @@ const credits = z.object({
   caps,
 });
 const truncated = z
-  .object({ rows_shown: z.number(), rows_omitted: z.number(), how_to_get_more: z.string() })
+  .object({
+    rows_shown: z.number(),
+    rows_omitted: z.number(),
+    how_to_get_more: z.string(),
+    resource_uri: z.string().optional(),
+  })
   .optional();
 
 const OUTPUTS: Partial<Record<ToolName, z.ZodObject>> = {

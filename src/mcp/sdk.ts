@@ -5,6 +5,7 @@ export {
   inputRequired,
   inputResponse,
   parseJSONRPCMessage,
+  ResourceNotFoundError,
   Server,
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
 } from '@modelcontextprotocol/server';

@@ -7,7 +7,8 @@
 import type { Context } from '../types.js';
 import { version } from '../version.js';
 import { askingOf } from './asking.js';
-import { Server, StdioServerTransport, serveStdio } from './sdk.js';
+import { MAX_KEPT } from './kept.js';
+import { ResourceNotFoundError, Server, StdioServerTransport, serveStdio } from './sdk.js';
 import { type McpFlags, openSession, type Session, servingIO } from './session.js';
 import { callTool, listTools } from './tools.js';
 import { checkedLines } from './wire.js';
@@ -107,12 +108,31 @@ function serverOf(session: Session): Server {
   const server = new Server(
     { name: 'company-data', title: 'Company Data Service', version: version() },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       instructions: INSTRUCTIONS,
       supportedProtocolVersions: PROTOCOL_VERSIONS,
     },
   );
   server.setRequestHandler('tools/list', async () => ({ tools: await listTools(session) }));
+  // The whole answers cut at the cap, kept for the session (src/mcp/kept.ts).
+  server.setRequestHandler('resources/list', async () => ({
+    resources: session.kept.list().map(({ uri, name, description }) => ({
+      uri,
+      name,
+      description,
+      mimeType: 'application/json',
+    })),
+  }));
+  server.setRequestHandler('resources/read', async (request) => {
+    const kept = session.kept.read(request.params.uri);
+    if (!kept) {
+      throw new ResourceNotFoundError(
+        request.params.uri,
+        `${request.params.uri}: no such answer in this session (whole answers are kept for the session that gave them, the last ${MAX_KEPT})`,
+      );
+    }
+    return { contents: [{ uri: kept.uri, mimeType: 'application/json', text: kept.text }] };
+  });
   return server;
 }
 

@@ -10,6 +10,7 @@ import { type Purse, purseOf } from '../spend/purse.js';
 import type { Context, IO } from '../types.js';
 import { type Json, problemResult, type ToolResult } from './answers.js';
 import { Confirmations } from './confirmation.js';
+import { KeptAnswers } from './kept.js';
 
 /** --confirm-above when not given: a call that can cost more asks the person first. */
 export const DEFAULT_CONFIRM_ABOVE = 5;
@@ -48,6 +49,8 @@ export class Session {
   private knownBalance: number | undefined;
   /** The tokens of this session's confirmations (src/mcp/confirmation.ts). */
   readonly confirmations: Confirmations;
+  /** Whole answers cut at the cap, kept as resources (src/mcp/kept.ts). */
+  readonly kept = new KeptAnswers();
 
   constructor(
     readonly ctx: Context,

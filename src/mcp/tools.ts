@@ -20,6 +20,7 @@ import {
 } from './answers.js';
 import { estimateTool, OFF, paidDescription } from './estimate.js';
 import { type Asking, gate, type InputRequired, isQuestion } from './gate.js';
+import { type ServedCall, serving } from './kept.js';
 import { breakdownTool, enrichTool, lookalikeTool, searchTool } from './paid-tools.js';
 import {
   type ArgsOf,
@@ -216,6 +217,29 @@ function withCost(result: ToolResult, charged: Json | undefined): ToolResult {
     : result;
 }
 
+/**
+ * Runs a tool as the call being served: an answer it cuts at the cap is kept whole for the
+ * session, and the result links to it (a resource_link block after the text).
+ */
+async function runLinked(
+  session: Session,
+  name: string,
+  run: () => Promise<ToolResult>,
+): Promise<ToolResult> {
+  const call: ServedCall = { keep: (whole) => session.kept.keep(name, whole, session.ctx.now()) };
+  const result = await serving(call, run);
+  const kept = call.kept && session.kept.read(call.kept);
+  if (!kept) return result;
+  const link = {
+    type: 'resource_link' as const,
+    uri: kept.uri,
+    name: kept.name,
+    mimeType: 'application/json',
+    description: kept.description,
+  };
+  return { ...result, content: [...result.content, link] };
+}
+
 /** One tools/call: never throws; every failure is a tool error. */
 export async function callTool(
   session: Session,
@@ -240,14 +264,18 @@ export async function callTool(
   if (!parsed.success) return problemResult(invalidArguments(name, parsed.error));
   const asking = call.asking ?? { canElicit: false };
   try {
-    if (tool.kind !== 'paid') return await tool.run(session, parsed.data as never, asking);
+    if (tool.kind !== 'paid')
+      return await runLinked(session, name, () => tool.run(session, parsed.data as never, asking));
     const checked = parsed.data as Json;
     const gated = await gate(session, name as PaidTool, checked, asking);
     if (!gated.go) {
       return isQuestion(gated.result) ? gated.result : withCost(gated.result, NOTHING_SENT);
     }
     const { confirmation: _, ...toolArgs } = checked;
-    return withCost(await tool.run(session, toolArgs as never, asking), undefined);
+    return withCost(
+      await runLinked(session, name, () => tool.run(session, toolArgs as never, asking)),
+      undefined,
+    );
   } catch (error) {
     const problem = asProblem(error);
     if (problem.code === 'internal_bug' && error instanceof Error && error.stack) {

@@ -26,7 +26,7 @@ const served = builtServerForTests('cd-mcp-protocol-');
 
 describe.each(PROTOCOLS)('protocol %s', (protocol) => {
   it('opens as the version says, lists every tool, and every answer validates against its outputSchema', async () => {
-    const session = await served.start(['mcp', '--allow-spend', '8', '--confirm-above', '3'], { protocol });
+    const session = await served.start(['mcp', '--allow-spend', '10', '--confirm-above', '3'], { protocol });
     const { client, sent } = session;
     expect(sent[0]).toBe(protocol === '2026-07-28' ? 'server/discover' : 'initialize');
     expect(client.getNegotiatedProtocolVersion()).toBe(protocol);
@@ -48,7 +48,7 @@ describe.each(PROTOCOLS)('protocol %s', (protocol) => {
         expect(tool.description, tool.name).toContain(' Price: ');
         expect(tool.description, tool.name).toContain('Call estimate first');
         expect(tool.description, tool.name).toContain(
-          'This session may spend 8 credits in all (--allow-spend)',
+          'This session may spend 10 credits in all (--allow-spend)',
         );
         expect(tool.description, tool.name).toContain(
           'above 3 credits asks the user first (--confirm-above)',
@@ -76,12 +76,12 @@ describe.each(PROTOCOLS)('protocol %s', (protocol) => {
     expect(fits.answer).toMatchObject({ fits: true, confirmation: { needed: false, how: 'none' } });
     const tooMuch = await call(
       'estimate',
-      { tool: 'enrich', arguments: { domains: Array.from({ length: 9 }, (_, i) => `d${i}.com`) } },
+      { tool: 'enrich', arguments: { domains: Array.from({ length: 11 }, (_, i) => `d${i}.com`) } },
       'estimate: does not fit',
     );
     expect(tooMuch.answer).toMatchObject({
       fits: false,
-      would_fit: { count: 8 },
+      would_fit: { count: 10 },
       room: { limited_by: 'session' },
     });
     const start = served.sandbox.balances().full;
@@ -97,6 +97,14 @@ describe.each(PROTOCOLS)('protocol %s', (protocol) => {
       expect(result._meta?.['company-data/credits'], name).toEqual(answer.credits);
       charged += answer.credits.charged;
     }
+    // An answer cut at 100,000 characters links to the whole one, kept for the session.
+    const large = await call('search', { limit: 1000 }, 'search: cut');
+    charged += large.answer.credits.charged;
+    expect(start - served.sandbox.balances().full).toBe(charged);
+    const link = large.result.content.find((block) => block.type === 'resource_link');
+    expect(link).toMatchObject({ uri: large.answer.truncated.resource_uri, mimeType: 'application/json' });
+    const read = await client.readResource({ uri: large.answer.truncated.resource_uri });
+    expect(JSON.parse((read.contents[0] as { text: string }).text).rows).toHaveLength(1000);
     expect(start - served.sandbox.balances().full).toBe(charged);
     // Tool errors validate too: invalid arguments, a call above --confirm-above, one that does not fit.
     const invalid = await call('search', { limit: 'ten' }, 'invalid arguments');
@@ -110,11 +118,11 @@ describe.each(PROTOCOLS)('protocol %s', (protocol) => {
     expect(confirm.result._meta?.['company-data/credits']).toEqual({ charged: 0 });
     const over = await call(
       'lookalike',
-      { seeds: ['acme-shoes.com', 'globex.io', 'initech.co.uk', 'x.com', 'y.com'] },
+      { seeds: ['acme-shoes.com', 'globex.io', 'initech.co.uk', 'x.com', 'y.com', 'z.com'] },
       'over',
     );
     expect(over.answer.error.code).toBe('budget_exhausted');
-    expect(answers.seen).toHaveLength(13);
+    expect(answers.seen).toHaveLength(14);
   });
 
   it('read-only: lists the paid tools saying how to turn them on, and refuses them with that advice', async () => {

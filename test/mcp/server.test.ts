@@ -193,8 +193,9 @@ describe('spending (--allow-spend)', () => {
       spent += credits.charged;
       expect(credits.caps.session, name).toEqual({ cap: 100, left: 100 - spent });
       expect(text(result), name).toContain(`${100 - spent} of --allow-spend 100 left this session`);
-      answers[name === 'search' && 'limit' in args && args.limit === 1000 ? 'large' : name] =
-        structured(result);
+      const large = name === 'search' && 'limit' in args && args.limit === 1000;
+      answers[large ? 'large' : name] = structured(result);
+      if (large) answers.largeContent = result.content as Answer;
     }
     expect(spent).toBeGreaterThanOrEqual(4);
 
@@ -221,7 +222,30 @@ describe('spending (--allow-spend)', () => {
     expect(large.rows).toHaveLength(large.truncated.rows_shown);
     for (const row of large.rows) expect(typeof row.domain).toBe('string');
     expect(large.truncated.how_to_get_more).toBe(
-      `The answer is capped at 100,000 characters: ${large.truncated.rows_omitted} more rows were left out. Ask for fewer fields (include) or fewer rows (limit), or have the user run \`company-data search --limit 1000 -o csv > rows.csv\` to get them all in a file.`,
+      `The answer is capped at 100,000 characters: ${large.truncated.rows_omitted} more rows were left out. Ask for fewer fields (include) or fewer rows (limit), or have the user run \`company-data search --limit 1000 -o csv > rows.csv\` to get them all in a file. The whole answer is kept for this session as the resource company-data://answers/1 (resources/read), at no cost.`,
+    );
+    expect(large.truncated.resource_uri).toBe('company-data://answers/1');
+    // The cut answer links to the whole one, which the session gives back without buying it again.
+    expect(answers.largeContent[1]).toEqual({
+      type: 'resource_link',
+      uri: 'company-data://answers/1',
+      name: 'search answer 1',
+      mimeType: 'application/json',
+      description: expect.stringMatching(
+        /^The whole answer of a search call at \d{4}-\d\d-\d\dT[\d:]{8}Z, as JSON$/,
+      ),
+    });
+    const beforeRead = balance();
+    const { contents } = await client.readResource({ uri: 'company-data://answers/1' });
+    const whole = JSON.parse((contents[0] as { text: string }).text);
+    expect(whole.rows).toHaveLength(1000);
+    expect(whole.rows.slice(0, large.rows.length)).toEqual(large.rows);
+    expect(whole.truncated).toBeUndefined();
+    expect(balance()).toBe(beforeRead);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(['company-data://answers/1']);
+    await expect(client.readResource({ uri: 'company-data://answers/9' })).rejects.toThrow(
+      'company-data://answers/9: no such answer in this session',
     );
 
     // Invalid arguments: tool errors with the problem's code, title and remedy; nothing charged.
