@@ -260,14 +260,14 @@ async function buyRaw(
     { catalogRetryHook },
     { purchase },
     { purseOf },
-    { REQUEST_PRICE_ESTIMATE, selectionOf },
+    { REQUEST_PRICE_ESTIMATE, lookupSelection },
     { splitList },
   ] = await Promise.all([
     import('../api/catalogs.js'),
     import('../spend/purchase.js'),
     import('../spend/purse.js'),
     import('../spend/pricing.js'),
-    import('../batch/selection.js'),
+    import('../spend/selection.js'),
   ]);
   const query: NonNullable<RequestOptions['query']> = {};
   let asked: { name: string; value: unknown } | undefined;
@@ -278,7 +278,7 @@ async function buyRaw(
   let worstCase = REQUEST_PRICE_ESTIMATE;
   if (kind === 'domain') {
     try {
-      const selection = await selectionOf(ctx, {
+      const selection = await lookupSelection(ctx, {
         products: splitList(query.products === undefined ? undefined : String(query.products)),
         include: splitList(query.include === undefined ? undefined : String(query.include)),
       });

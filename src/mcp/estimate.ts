@@ -3,12 +3,13 @@
 // part of each paid tool's description that gives its price per unit, points to estimate and
 // names the caps of this session.
 import { learntPrice } from '../spend/prices.js';
-import { selectionOf } from '../spend/pricing.js';
+import { lookupSelection } from '../spend/pricing.js';
 import { credits } from '../spend/purse.js';
 import { answer, invalidArguments, type Json, problemResult, type ToolResult } from './answers.js';
-import { type Asking, confirmable, confirmationOf, describeRoom, roomOf } from './gate.js';
+import { confirmable, confirmationOf, describeRoom, roomOf } from './gate.js';
 import { type ArgsOf, INPUTS, type PaidTool } from './schemas.js';
 import type { Session } from './session.js';
+import type { ToolCall } from './tools.js';
 import { whatFits, worstCaseOf } from './worst-case.js';
 
 /** The first words of a paid tool's description (and estimate's) on a read-only server. */
@@ -20,7 +21,7 @@ async function unitPrice(session: Session, tool: PaidTool): Promise<string> {
     case 'enrich': {
       let most = '';
       try {
-        const selection = await selectionOf(session.ctx, {});
+        const selection = await lookupSelection(session.ctx, {});
         most = ` (with the default products, up to ${credits(selection.worstCase)} per domain)`;
       } catch {
         // The catalogs cannot be read now: the products tool gives the units when they can.
@@ -49,12 +50,13 @@ export async function paidDescription(session: Session, tool: PaidTool, what: st
 export async function estimateTool(
   session: Session,
   args: ArgsOf<'estimate'>,
-  asking: Asking,
+  call: ToolCall,
 ): Promise<ToolResult> {
+  const asking = call.asking ?? { canElicit: false };
   const parsed = INPUTS[args.tool].safeParse(args.arguments ?? {});
   if (!parsed.success) return problemResult(invalidArguments(args.tool, parsed.error));
-  const call = parsed.data as Json;
-  const worst = await worstCaseOf(session, args.tool, call);
+  const priced = parsed.data as Json;
+  const worst = await worstCaseOf(session, args.tool, priced);
   const room = await session.room();
   const fits = worst.credits <= room.credits;
   const needed = fits && worst.credits > session.confirmAbove;
@@ -63,12 +65,12 @@ export async function estimateTool(
   if (needed && asking.canElicit) {
     how = ' The call will ask the user to confirm it.';
   } else if (needed) {
-    const issued = session.confirmations.issue(confirmable(args.tool, call, worst));
+    const issued = session.confirmations.issue(confirmable(args.tool, priced, worst));
     const { token, expires_at } = confirmationOf(args.tool, worst, issued);
     confirmation = { ...confirmation, token, expires_at };
     how = ` It needs the user's yes: ask them, and only if they agree call ${args.tool} with the same arguments and "confirmation": "${token}".`;
   }
-  const fit = fits ? undefined : whatFits(call, worst, room.credits);
+  const fit = fits ? undefined : whatFits(priced, worst, room.credits);
   const requests = worst.requests === 1 ? '1 request' : `${worst.requests} requests`;
   const verdict = fits ? 'it fits what is left' : `it does NOT fit what is left: ${fit?.text}`;
   return answer(

@@ -9,12 +9,13 @@ import {
   searchCompanies,
 } from '../api/search.js';
 import { planBreakdown } from '../commands/breakdown.js';
-import { lookupDomains } from '../commands/enrich-lookups.js';
 import { DEFAULT_CONCURRENCY, planLookalike } from '../commands/lookalike.js';
 import { planSearch } from '../commands/search.js';
 import { excludedRowsNote, withoutExcluded } from '../exclusions.js';
 import { fetchSeeds } from '../lookalike/fetch.js';
 import { fusedRows } from '../lookalike/output.js';
+import type { OpControl as ToolCall } from '../ops/control.js';
+import { lookupDomains } from '../ops/enrich.js';
 import { Problem } from '../problem.js';
 import { explainProblem, type ProblemContext } from '../search/options.js';
 import { answerReported } from '../spend/charges.js';
@@ -74,10 +75,14 @@ async function buyRequest(
   }
 }
 
-export async function enrichTool(session: Session, args: ArgsOf<'enrich'>): Promise<ToolResult> {
+export async function enrichTool(
+  session: Session,
+  args: ArgsOf<'enrich'>,
+  call: ToolCall,
+): Promise<ToolResult> {
   const { ctx, purse } = session;
   const flags = { products: args.products, include: args.include };
-  const lookups = await lookupDomains(ctx, args.domains, flags, purse);
+  const lookups = await lookupDomains(ctx, args.domains, flags, purse, call);
   const rows = lookups.results.map((result, i) => ({
     domain: result.domain,
     found: result.found,
@@ -166,7 +171,11 @@ export async function breakdownTool(session: Session, args: ArgsOf<'breakdown'>)
   );
 }
 
-export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>): Promise<ToolResult> {
+export async function lookalikeTool(
+  session: Session,
+  args: ArgsOf<'lookalike'>,
+  call: ToolCall,
+): Promise<ToolResult> {
   const { ctx } = session;
   const flags = {
     k: args.k,
@@ -180,6 +189,8 @@ export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>)
     purse: session.purse,
     pacer: plan.requests.length > 1 ? session.pacer() : undefined,
     spinner: false,
+    signal: call.signal,
+    onSettled: (settled) => call.progress?.(settled, plan.requests.length),
   });
   const first = plan.requests[0];
   const explain = (error: Problem) => explainProblem(ctx, error, { filters: first.filters, limit: first.k });

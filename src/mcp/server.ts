@@ -32,25 +32,55 @@ export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
   ctx.io = servingIO(ctx.io);
   const session = await openSession(ctx, flags);
   const inFlight = new Set<Promise<unknown>>();
+  // Every call's own stop: the client's notifications/cancelled (the SDK's signal), or the end of
+  // the session (stdin closed, SIGTERM, SIGINT), which stops them all.
+  const stops = new Set<AbortController>();
+  let ended = false;
   // One Server per connection, made when the client's first message says its era (serveStdio):
   // every one is built over the same session.
   const factory = () => {
     const server = serverOf(session);
     server.setRequestHandler('tools/call', async (request, context) => {
-      const asking = askingOf(context, server.getClientCapabilities());
-      const call = callTool(session, request.params.name, request.params.arguments, { asking });
+      const stop = new AbortController();
+      const cancel = () => stop.abort();
+      const { signal } = context.mcpReq;
+      signal.addEventListener('abort', cancel, { once: true });
+      if (ended || signal.aborted) stop.abort();
+      stops.add(stop);
+      const token = context.mcpReq._meta?.progressToken ?? request.params._meta?.progressToken;
+      const progress =
+        token === undefined
+          ? undefined
+          : (done: number, total: number | undefined, message?: string) => {
+              const params = { progressToken: token, progress: done, total, message };
+              context.mcpReq
+                .notify({ method: 'notifications/progress', params })
+                .catch((error: Error) => ctx.io.warn(`mcp: progress not sent: ${error.message}`));
+            };
+      const call = callTool(session, request.params.name, request.params.arguments, {
+        signal: stop.signal,
+        progress,
+        asking: askingOf(context, server.getClientCapabilities()),
+      });
       inFlight.add(call);
       try {
         return await call;
       } finally {
         inFlight.delete(call);
+        stops.delete(stop);
+        signal.removeEventListener('abort', cancel);
       }
     });
     server.onerror = (error) => ctx.io.warn(`mcp: ${error.message}`);
     return server;
   };
+  const stopAll = () => {
+    ended = true;
+    for (const stop of stops) stop.abort();
+  };
+  const input = checkedLines(stdin, stdout);
   const connection = serveStdio(factory, {
-    transport: new StdioServerTransport(checkedLines(stdin, stdout), stdout),
+    transport: new StdioServerTransport(input.lines, stdout),
     onerror: (error) => ctx.io.warn(`mcp: ${error.message}`),
   });
   ctx.io.info(
@@ -63,13 +93,12 @@ export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
       'stdin is a terminal: an MCP client starts this command and speaks JSON-RPC on stdin (see `company-data mcp --help`). Ctrl-C stops it.',
     );
   }
-  // The client ends the session by closing stdin (or with SIGTERM; a person with Ctrl-C): calls
-  // in flight finish (their charges settle and reach the ledger) before the store and the client
-  // close.
-  // The first of stdin's end and a signal ends the session: calls in flight finish. Another
-  // signal meanwhile (the SDK's client closes stdin, then sends SIGTERM 2 s later) stops the wait:
-  // every hold of a call still in flight is in the store already (written before its request
-  // left), and closing the store turns it into a possibly-charged ledger entry.
+  // The client ends the session by closing stdin (or with SIGTERM; a person with Ctrl-C). The first
+  // of these stops every call: no purchase starts, and the requests in flight settle and reach the
+  // ledger before the store and the client close. Another signal meanwhile (the SDK's client
+  // closes stdin, then sends SIGTERM 2 s later) stops the wait: every hold of a call still in
+  // flight is in the store already (written before its request left), and closing the store turns
+  // it into a possibly-charged ledger entry.
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
   let ending: (() => void) | undefined;
   let stopping: (() => void) | undefined;
@@ -81,10 +110,12 @@ export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
     else stopping?.();
   };
   for (const name of signals) process.on(name, onSignal);
+  let code = 0;
   try {
     await new Promise<void>((resolve) => {
       ending = () => {
         ending = undefined;
+        stopAll();
         resolve();
       };
       stdin.once('end', () => ending?.());
@@ -94,13 +125,15 @@ export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
       ctx.io.warn(
         'company-data mcp: stopped with calls in flight; their credits are kept as possibly charged',
       );
-      return 130;
+      code = 130;
     }
   } finally {
     for (const name of signals) process.off(name, onSignal);
   }
+  // The answers are written; then the transport closes, and stdin is let go.
   await connection.close();
-  return 0;
+  input.detach();
+  return code;
 }
 
 /** A server of the session: its name, instructions, versions and tools/list. */

@@ -6,6 +6,7 @@ import { fieldDocument, productDocument } from '../api/catalog-views.js';
 import { loadFields, loadProducts } from '../api/catalogs.js';
 import { selectFields } from '../commands/fields.js';
 import { parseSince, readSpend } from '../commands/spend.js';
+import type { OpControl } from '../ops/control.js';
 import { Problem, usageError } from '../problem.js';
 import { plural } from '../text.js';
 import {
@@ -28,7 +29,6 @@ import {
   inputSchemaOf,
   type JsonSchema,
   outputSchemaOf,
-  PAID_TOOLS,
   type PaidTool,
   type ToolName,
 } from './schemas.js';
@@ -37,11 +37,19 @@ import { type Session, spendingOff } from './session.js';
 /** free; estimate: free, prices the paid tools; paid: charges credits. All are listed. */
 type Kind = 'free' | 'estimate' | 'paid';
 
+/**
+ * A call's stop (a client's cancel, a closed stdin, SIGTERM), its progress notifications, and
+ * what its client can ask the person (src/mcp/gate.ts).
+ */
+export interface ToolCall extends OpControl {
+  asking?: Asking;
+}
+
 interface ToolSpec {
   title: string;
   description: string;
   kind: Kind;
-  run(session: Session, args: never, asking: Asking): Promise<ToolResult>;
+  run(session: Session, args: never, call: ToolCall): Promise<ToolResult>;
 }
 
 const TOOLS: Record<ToolName, ToolSpec> = {
@@ -196,16 +204,6 @@ export async function listTools(session: Session): Promise<ListedTool[]> {
   );
 }
 
-export function isPaidTool(name: string): name is PaidTool {
-  return (PAID_TOOLS as readonly string[]).includes(name);
-}
-
-/** What one call brings besides its arguments (the server fills it from the request). */
-export interface ToolCall {
-  /** What the client can ask the person, and what it brought back (src/mcp/gate.ts). */
-  asking?: Asking;
-}
-
 /** The cost of a paid call in its result's `_meta`, under this key, as in its content. */
 export const COST_META_KEY = 'company-data/credits';
 
@@ -265,7 +263,7 @@ export async function callTool(
   const asking = call.asking ?? { canElicit: false };
   try {
     if (tool.kind !== 'paid')
-      return await runLinked(session, name, () => tool.run(session, parsed.data as never, asking));
+      return await runLinked(session, name, () => tool.run(session, parsed.data as never, call));
     const checked = parsed.data as Json;
     const gated = await gate(session, name as PaidTool, checked, asking);
     if (!gated.go) {
@@ -273,7 +271,7 @@ export async function callTool(
     }
     const { confirmation: _, ...toolArgs } = checked;
     return withCost(
-      await runLinked(session, name, () => tool.run(session, toolArgs as never, asking)),
+      await runLinked(session, name, () => tool.run(session, toolArgs as never, call)),
       undefined,
     );
   } catch (error) {

@@ -40,25 +40,35 @@ export function answerForLine(line: string): string | undefined {
   }
 }
 
+/** The lines of stdin that are messages, for the SDK's transport, until `detach()`. */
+export interface CheckedLines {
+  lines: Readable;
+  /** Stops reading stdin and ends `lines`: once the session has answered what it will. */
+  detach(): void;
+}
+
 /**
  * The stream the SDK's transport reads in place of `stdin`: its whole lines that are messages.
- * Answers to the others are written to `stdout` here; the end of stdin ends it.
+ * Answers to the others are written to `stdout` here. The end of stdin does not end it: the SDK's
+ * transport would close at once and leave the calls in flight unanswered, where the server stops
+ * them and answers with what they bought (src/mcp/server.ts), then detaches.
  */
-export function checkedLines(stdin: Readable, stdout: Writable): Readable {
+export function checkedLines(stdin: Readable, stdout: Writable): CheckedLines {
   const lines = new PassThrough();
   let pending = '';
-  stdin.setEncoding('utf8');
-  stdin.on('data', (chunk: string) => {
+  const take = (line: string) => {
+    if (line.trim() === '') return;
+    const answer = answerForLine(line);
+    if (answer === undefined) lines.write(`${line}\n`);
+    else stdout.write(answer);
+  };
+  const onData = (chunk: string) => {
     pending += chunk;
     let end = pending.indexOf('\n');
     while (end !== -1) {
       const line = pending.slice(0, end).replace(/\r$/, '');
       pending = pending.slice(end + 1);
-      if (line.trim() !== '') {
-        const answer = answerForLine(line);
-        if (answer === undefined) lines.write(`${line}\n`);
-        else stdout.write(answer);
-      }
+      take(line);
       end = pending.indexOf('\n');
     }
     // A line longer than the transport accepts goes to it as it is: the transport refuses it.
@@ -66,20 +76,26 @@ export function checkedLines(stdin: Readable, stdout: Writable): Readable {
       lines.write(pending);
       pending = '';
     }
-  });
-  const finish = () => {
-    // The last line, cut off by the end of stdin, is answered as any other.
+  };
+  // The last line, cut off by the end of stdin, is answered as any other.
+  const onEnd = () => {
     const last = pending.replace(/\r$/, '');
     pending = '';
-    if (last.trim() !== '') {
-      const answer = answerForLine(last);
-      if (answer === undefined) lines.write(`${last}\n`);
-      else stdout.write(answer);
-    }
-    if (!lines.writableEnded) lines.end();
+    take(last);
   };
-  stdin.once('end', finish);
-  stdin.once('close', finish);
-  stdin.once('error', (error) => lines.destroy(error));
-  return lines;
+  const onError = (error: Error) => lines.destroy(error);
+  stdin.setEncoding('utf8');
+  stdin.on('data', onData);
+  stdin.once('end', onEnd);
+  stdin.once('error', onError);
+  return {
+    lines,
+    detach() {
+      stdin.off('data', onData);
+      stdin.off('end', onEnd);
+      stdin.off('error', onError);
+      if (stdin.listenerCount('data') === 0) stdin.pause();
+      if (!lines.writableEnded) lines.end();
+    },
+  };
 }

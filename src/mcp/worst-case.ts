@@ -1,9 +1,9 @@
 // What a paid call can cost before it is sent: its worst case (requests × the most one request can
 // cost), what it buys in words a person can judge, and, when the worst case is above what is
 // left, the largest part of it that fits (the first N domains or seeds).
-import { normaliseArguments } from '../commands/enrich-lookups.js';
+import { normaliseArguments } from '../ops/enrich.js';
 import { learntPrice } from '../spend/prices.js';
-import { selectionOf } from '../spend/pricing.js';
+import { lookupSelection } from '../spend/pricing.js';
 import { credits } from '../spend/purse.js';
 import type { Json } from './answers.js';
 import type { ArgsOf, PaidTool } from './schemas.js';
@@ -31,7 +31,7 @@ export async function worstCaseOf(session: Session, tool: PaidTool, args: Json):
     case 'enrich': {
       const { domains, products, include } = args as ArgsOf<'enrich'>;
       const values = normaliseArguments(domains);
-      const selection = await selectionOf(session.ctx, { products, include });
+      const selection = await lookupSelection(session.ctx, { products, include });
       return of(values.length, selection.worstCase, { name: 'domains', values });
     }
     case 'lookalike': {

@@ -1,6 +1,6 @@
 // The lines of `company-data mcp`'s stdin before the SDK reads them (src/mcp/wire.ts): a line that
 // is not JSON is answered -32700, JSON that is not a JSON-RPC message -32600, and every message
-// goes on unchanged and in order, a chunk boundary anywhere. Through the built server:
+// goes on unchanged and in order, a chunk boundary anywhere; the lines end when the server lets go. Through the built server:
 // test/mcp/protocol.test.ts.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -16,14 +16,19 @@ async function through(chunks: string[]): Promise<{ passed: string; answered: st
   stdout.on('data', (chunk: Buffer) => {
     answered += chunk.toString();
   });
-  const lines = checkedLines(stdin, stdout);
+  const { lines, detach } = checkedLines(stdin, stdout);
   let passed = '';
   lines.on('data', (chunk: Buffer) => {
     passed += chunk.toString();
   });
   const ended = new Promise((resolve) => lines.on('end', resolve));
+  const stdinEnded = new Promise((resolve) => stdin.on('end', resolve));
   for (const chunk of chunks) stdin.write(chunk);
   stdin.end();
+  await stdinEnded;
+  // The end of stdin does not end the lines: the server detaches once it has answered.
+  expect((lines as PassThrough).writableEnded).toBe(false);
+  detach();
   await ended;
   return { passed, answered };
 }
