@@ -85,6 +85,19 @@ export function truncation(shown: number, omitted: number, how: string): Json | 
   };
 }
 
+/**
+ * What an answer stopped before its end says: why (the problem's code, or `cancelled` for a stop
+ * asked for: the client's cancel, the end of the session) and what was not done. What was bought
+ * before the stop is in the answer, with its cost.
+ */
+export function incompleteOf(problem: Problem | undefined, notDone: readonly string[]): Json {
+  return {
+    reason: problem?.code ?? 'cancelled',
+    detail: problem ? inToolTerms(problem.detail) : 'the call was stopped (cancelled, or the session ended)',
+    not_done: [...notDone],
+  };
+}
+
 /** Keeps only `fields` (and `domain`, which names the row) of each row, in that order. */
 export function project(
   rows: readonly Json[],

@@ -23,7 +23,7 @@ import { learntPrice, notePrice } from '../spend/prices.js';
 import { type OnRetry, type Purchase, purchase } from '../spend/purchase.js';
 import { credits } from '../spend/purse.js';
 import type { ApiResponse } from '../types.js';
-import { answer, fitRows, type Json, project, type ToolResult, truncation } from './answers.js';
+import { answer, fitRows, incompleteOf, type Json, project, type ToolResult, truncation } from './answers.js';
 import type { ArgsOf } from './schemas.js';
 import type { Session } from './session.js';
 
@@ -95,15 +95,21 @@ export async function enrichTool(
   const cli = ['company-data enrich', ...lookups.results.map((r) => r.domain)];
   if (args.products) cli.push('--products', args.products.join(','));
   if (args.include) cli.push('--include', args.include.join(','));
+  const stop = lookups.incomplete;
+  const incomplete = stop && incompleteOf(stop.problem, stop.notLookedUp);
   const build = (kept: Json[], omitted: number): Json => ({
     results: kept,
     credits: report,
     truncated: rowsTruncation(kept.length, omitted, `${cli.join(' ')} -o csv > enriched.csv`),
+    ...(incomplete ? { incomplete } : {}),
   });
   const fitted = fitRows(shown, build);
   const found = rows.filter((r) => r.found).length;
+  const stopped = incomplete
+    ? ` Stopped before ${countOf(stop.notLookedUp.length, 'domain')} (${incomplete.detail}); those were not looked up.`
+    : '';
   return answer(
-    `${countOf(rows.length, 'domain')}, ${found} found; ${credits(lookups.charged ?? 0)} charged. ${await session.describeCaps()}.`,
+    `${countOf(rows.length, 'domain')}, ${found} found; ${credits(lookups.charged ?? 0)} charged.${stopped} ${await session.describeCaps()}.`,
     build(fitted.rows, fitted.omitted),
   );
 }
@@ -226,11 +232,15 @@ export async function lookalikeTool(
   if (args.k) cli.push('-k', String(args.k));
   if (args.include) cli.push('--include', args.include.join(','));
   if (args.evidence) cli.push('--evidence');
+  const notRequested = run.outcomes.filter((o) => o.status === 'not_requested').map((o) => o.seed);
+  const incomplete =
+    run.stopped || notRequested.length > 0 ? incompleteOf(run.stopped, notRequested) : undefined;
   const build = (kept: Json[], omitted: number): Json => ({
     results: kept,
     seeds,
     credits: report,
     truncated: rowsTruncation(kept.length, omitted, `${cli.join(' ')} -o json > lookalikes.json`),
+    ...(incomplete ? { incomplete } : {}),
   });
   const fitted = fitRows(rows, build);
   const stoppedNote = run.stopped ? ` Stopped early: ${run.stopped.detail}.` : '';

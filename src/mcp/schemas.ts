@@ -129,6 +129,11 @@ const truncated = z
   })
   .optional();
 
+/** What an answer stopped before its end says (src/mcp/answers.ts incompleteOf). */
+const incomplete = z
+  .object({ reason: z.string(), detail: z.string(), not_done: z.array(z.string()) })
+  .optional();
+
 const OUTPUTS: Partial<Record<ToolName, z.ZodObject>> = {
   products: z.object({ products: z.array(row), truncated }),
   fields: z.object({ fields: z.array(row), truncated }),
@@ -149,10 +154,10 @@ const OUTPUTS: Partial<Record<ToolName, z.ZodObject>> = {
       expires_at: z.string().optional(),
     }),
   }),
-  enrich: z.object({ results: z.array(row), credits, truncated }),
+  enrich: z.object({ results: z.array(row), credits, truncated, incomplete }),
   search: z.object({ total: z.number(), rows: z.array(row), credits, truncated }),
   breakdown: z.looseObject({ field: z.string(), buckets: z.array(row), credits }),
-  lookalike: z.object({ results: z.array(row), seeds: z.array(row), credits, truncated }),
+  lookalike: z.object({ results: z.array(row), seeds: z.array(row), credits, truncated, incomplete }),
 };
 
 /** The structured content of a tool error (src/mcp/answers.ts problemResult). */

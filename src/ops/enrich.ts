@@ -76,8 +76,11 @@ export interface Lookups {
   bought: Array<string | null>;
   charged: number | undefined;
   remaining: number | undefined;
-  /** Stopped before every domain was looked up: the domains not looked up, in order. */
-  incomplete?: { notLookedUp: string[] };
+  /**
+   * Stopped before every domain was looked up: the domains not looked up, in order, and the
+   * problem that stopped the lookups (a cap, the balance, a fault), absent for a stop asked for.
+   */
+  incomplete?: { notLookedUp: string[]; problem?: Problem };
 }
 
 /**
@@ -151,18 +154,21 @@ export async function lookupDomains(
         signal,
       });
     } catch (error) {
+      if (!isProblem(error)) throw error;
       // Stopped while waiting for room: this domain and the rest are not looked up.
-      if (isProblem(error) && error.code === 'interrupted' && signal?.aborted)
-        return {
-          selection,
-          results,
-          costs,
-          bought,
-          charged,
-          remaining,
-          incomplete: { notLookedUp: domains.slice(index) },
-        };
-      throw error;
+      const stopped = error.code === 'interrupted' && signal?.aborted;
+      // A cap, the balance or a fault after some domains were looked up: what was bought is
+      // returned with the problem, never lost with it (a face that wants the error throws it).
+      if (!stopped && results.length === 0) throw error;
+      return {
+        selection,
+        results,
+        costs,
+        bought,
+        charged,
+        remaining,
+        incomplete: { notLookedUp: domains.slice(index), ...(stopped ? {} : { problem: error }) },
+      };
     }
     const { response, charged: cost } = purchased;
     const { result, credits } = response;
