@@ -69,6 +69,13 @@ export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
         inFlight.delete(call);
         stops.delete(stop);
         signal.removeEventListener('abort', cancel);
+        // The operator's record (and a test's event): the call ended early, its purchases settled.
+        if (stop.signal.aborted) {
+          const why = signal.aborted ? 'cancelled by the client' : 'the session is ending';
+          ctx.io.warn(
+            `company-data mcp: ${request.params.name} stopped (${why}); no request was started after the stop, those in flight settled`,
+          );
+        }
       }
     });
     server.onerror = (error) => ctx.io.warn(`mcp: ${error.message}`);

@@ -4,10 +4,10 @@
 import { getAccount } from '../api/account.js';
 import { fieldDocument, productDocument } from '../api/catalog-views.js';
 import { loadFields, loadProducts } from '../api/catalogs.js';
-import { selectFields } from '../commands/fields.js';
-import { parseSince, readSpend } from '../commands/spend.js';
+import { selectFields } from '../ops/catalogs.js';
 import type { OpControl } from '../ops/control.js';
-import { Problem, usageError } from '../problem.js';
+import { parseSince, readSpend } from '../ops/spend.js';
+import { Problem } from '../problem.js';
 import { plural } from '../text.js';
 import {
   answer,
@@ -95,7 +95,7 @@ const TOOLS: Record<ToolName, ToolSpec> = {
     run: async (session: Session, args: ArgsOf<'spend'>) => {
       const report = await readSpend(session.ctx, {
         by: args.by ?? 'month',
-        since: args.since === undefined ? undefined : sinceOf(args.since),
+        since: args.since === undefined ? undefined : parseSince(args.since),
       });
       const { since, by, rows, total } = report;
       const summary =
@@ -156,14 +156,6 @@ function listAnswer(key: string, rows: Json[], summary: string, cli: string): To
   });
   const fitted = fitRows(rows, build);
   return answer(summary, build(fitted.rows, fitted.omitted));
-}
-
-function sinceOf(raw: string) {
-  try {
-    return parseSince(raw);
-  } catch (error) {
-    throw usageError((error as Error).message);
-  }
 }
 
 export interface ListedTool {

@@ -199,6 +199,5 @@ export async function lookupDomains(
       }
     }
   }
-  progress?.(domains.length, domains.length);
   return { selection, results, costs, bought, charged, remaining };
 }
