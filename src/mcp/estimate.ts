@@ -2,6 +2,7 @@
 // a call, what is left, what would fit, and whether and how the call must be confirmed), and the
 // part of each paid tool's description that gives its price per unit, points to estimate and
 // names the caps of this session.
+import { loadProducts } from '../api/catalogs.js';
 import { learntPrice } from '../spend/prices.js';
 import { lookupSelection } from '../spend/pricing.js';
 import { credits } from '../spend/purse.js';
@@ -19,14 +20,20 @@ export const OFF =
 async function unitPrice(session: Session, tool: PaidTool): Promise<string> {
   switch (tool) {
     case 'enrich': {
-      let most = '';
+      let each = "; the products tool lists each product's units";
       try {
-        const selection = await lookupSelection(session.ctx, {});
-        most = ` (with the default products, up to ${credits(selection.worstCase)} per domain)`;
+        const [products, selection] = await Promise.all([
+          loadProducts(session.ctx),
+          lookupSelection(session.ctx, {}),
+        ]);
+        const units = products.map(
+          (p) => `${p.id} ${credits(p.credit_units)}${p.default ? ' (default)' : ''}`,
+        );
+        each = ` (${units.join(', ')}); with the default products at most ${credits(selection.worstCase)} per domain`;
       } catch {
         // The catalogs cannot be read now: the products tool gives the units when they can.
       }
-      return `Price: per domain found, the credit units of each product that returns data${most}; the products tool lists each product's units. A domain not found costs nothing, and one bought before and still fresh in the store is reused at no cost.`;
+      return `Price: per domain found, the credit units of each product asked for that returns data${each}. A domain not found costs nothing, and one bought before and still fresh in the store is reused at no cost.`;
     }
     case 'search':
       return `Price: ${credits(learntPrice(session.ctx, 'search', undefined))} per search that returns rows; one that finds nothing costs nothing.`;

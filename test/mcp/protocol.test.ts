@@ -56,7 +56,7 @@ describe.each(PROTOCOLS)('protocol %s', (protocol) => {
       }
     }
     expect(tools.find((t) => t.name === 'enrich')?.description).toContain(
-      'with the default products, up to 1 credit per domain',
+      'Price: per domain found, the credit units of each product asked for that returns data (profile 1 credit (default), tech 1 credit, leads 5 credits); with the default products at most 1 credit per domain.',
     );
 
     const answers = validator(tools);
