@@ -142,7 +142,7 @@ const TOOLS: Record<ToolName, ToolSpec> = {
   },
 };
 
-/** The tools that ask nothing of the service: spend reads the ledger, estimate prices locally. */
+/** The tools whose world is closed and local: spend reads the ledger, estimate prices a call. */
 const LOCAL_TOOLS: ReadonlySet<ToolName> = new Set(['spend', 'estimate']);
 
 function listAnswer(key: string, rows: Json[], summary: string, cli: string): ToolResult {
@@ -188,7 +188,6 @@ export async function listTools(session: Session): Promise<ListedTool[]> {
           readOnlyHint: tool.kind !== 'paid',
           destructiveHint: false,
           idempotentHint: tool.kind !== 'paid',
-          // spend reads the local ledger and estimate prices locally; the others ask the service.
           openWorldHint: !LOCAL_TOOLS.has(name),
         },
       };
