@@ -126,6 +126,14 @@ describe.each(['2026-07-28', '2025-11-25'] as const)('confirmation under %s', (p
     })) as CallToolResult;
     expect(cheap.isError).toBeFalsy();
     expect(questions).toHaveLength(4);
+
+    // estimate says the call will ask, and issues no token a client that can ask could use instead.
+    const estimate = (await client.callTool({
+      name: 'estimate',
+      arguments: { tool: 'enrich', arguments: { domains: THREE } },
+    })) as CallToolResult;
+    expect(structured(estimate).confirmation).toEqual({ needed: true, how: 'elicitation' });
+    expect(questions).toHaveLength(4);
   });
 
   it('without elicitation: no token buys nothing, a valid token buys once, a reused or altered one buys nothing', async () => {
