@@ -125,6 +125,18 @@ describe.each(PROTOCOLS)('protocol %s', (protocol) => {
     expect(answers.seen).toHaveLength(14);
   });
 
+  it('sends progress for a call with a progressToken', async () => {
+    const { client } = await served.start(['mcp', '--allow-spend', '5'], { protocol });
+    const seen: Array<{ progress: number; total?: number }> = [];
+    const result = (await client.callTool(
+      { name: 'enrich', arguments: { domains: ['acme-shoes.com', 'globex.io'] } },
+      { onprogress: ({ progress, total }) => seen.push({ progress, total }) },
+    )) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    // One before each domain (src/ops/enrich.ts).
+    expect(seen).toEqual([0, 1].map((progress) => ({ progress, total: 2 })));
+  });
+
   it('read-only: lists the paid tools saying how to turn them on, and refuses them with that advice', async () => {
     const session = await served.start(['mcp'], { protocol });
     const { client } = session;
