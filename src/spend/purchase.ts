@@ -13,11 +13,10 @@
 import { mayHaveBeenCharged } from '../http/outcome.js';
 import { isProblem, Problem } from '../problem.js';
 import type { Settlement } from '../store/types.js';
-import type { Context, RequestOptions } from '../types.js';
+import type { RequestOptions } from '../types.js';
 import { type Reported, readCharge } from './charges.js';
-import { learntPrice, notePrice, type PricedEndpoint } from './prices.js';
 import type { Repriced } from './pricing.js';
-import { credits, type Hold, type Purse, purseOf } from './purse.js';
+import { credits, type Hold, type Purse } from './purse.js';
 
 export type OnRetry = NonNullable<RequestOptions['onRetry']>;
 
@@ -155,23 +154,4 @@ async function purchaseHeld<R>(
     }
     return bought;
   }
-}
-
-/**
- * One request bought by a command that sends one (a search, a breakdown, `api`): the command's
- * purse (its --budget-month or COMPANY_DATA_BUDGET_MONTH, and the ledger), then purchase().
- */
-export async function buyOnce<R>(
-  ctx: Context,
-  flags: { budgetMonth?: number },
-  spec: Omit<PurchaseSpec<R>, 'purse'>,
-  priced?: { endpoint: PricedEndpoint; size: number | undefined },
-): Promise<R> {
-  const purse = await purseOf(ctx, { budgetMonth: flags.budgetMonth });
-  if (!priced) return (await purchase({ purse, ...spec })).response;
-  // No published price: the largest charge seen for this endpoint and size is the worst case.
-  const worstCase = Math.max(spec.worstCase, learntPrice(ctx, priced.endpoint, priced.size));
-  const bought = await purchase({ purse, ...spec, worstCase });
-  if (!bought.unreadable) notePrice(ctx, priced.endpoint, priced.size, bought.charged);
-  return bought.response;
 }
