@@ -9,26 +9,44 @@ import { connectionLost } from './errors.js';
 export class Sessions {
   /** Whether a statement is on its way on the lock's connection. */
   private lockBusy = false;
+  /** Statements on their way, at most one a connection (the lock's and the pool's). */
+  private running = 0;
+  /** Statements waiting for a connection: the urgent (a claim, which a request waits for) first. */
+  private readonly urgent: Array<() => void> = [];
+  private readonly others: Array<() => void> = [];
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly lock: pg.Client,
     /** False once the lock's connection is gone or the store closes: the pool alone then. */
     private readonly lockUsable: () => boolean,
+    /** Connections that run statements: the pool's and the lock's. */
+    private readonly connections: number,
   ) {}
 
   /**
-   * Runs one statement (or a few, each standing alone). One the server picked as a deadlock's
-   * victim (two hosts' saves moving the counters of two months in another order) changed
-   * nothing: it runs again, three tries in all.
+   * Runs one statement (or a few, each standing alone); `urgent` ones (a claim with its hold, which
+   * a request waits for before it is sent) get the next free connection before the others (saves
+   * and finds, which no request waits for). One the server picked as a deadlock's victim (two
+   * hosts' saves moving the counters of two months in another order) changed nothing: it runs
+   * again, three tries in all.
    */
-  async run<T>(work: (db: pg.ClientBase) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.once(work);
-      } catch (error) {
-        if (attempt === 3 || (error as { code?: string }).code !== '40P01') throw error;
+  async run<T>(work: (db: pg.ClientBase) => Promise<T>, urgent = false): Promise<T> {
+    if (this.running < this.connections) this.running++;
+    else await new Promise<void>((resolve) => (urgent ? this.urgent : this.others).push(resolve));
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.once(work);
+        } catch (error) {
+          if (attempt === 3 || (error as { code?: string }).code !== '40P01') throw error;
+        }
       }
+    } finally {
+      // The connection goes to the next waiting statement, if any.
+      const next = this.urgent.shift() ?? this.others.shift();
+      if (next) next();
+      else this.running--;
     }
   }
 

@@ -67,7 +67,7 @@ export class PostgresStore implements AnswerStore {
     private readonly connections: number,
   ) {
     this.owner = ownerText(token);
-    this.sessions = new Sessions(pool, lock, () => this.lockLost === undefined && !this.closing);
+    this.sessions = new Sessions(pool, lock, () => this.lockLost === undefined && !this.closing, connections);
     // An idle pooled connection that breaks is dropped by the pool; the next query says so.
     pool.on('error', () => undefined);
     // A server shutting down sends each session an error, then closes it. A pooled connection
@@ -140,12 +140,12 @@ export class PostgresStore implements AnswerStore {
   }
 
   private readonly claims = batched<ClaimItem, ClaimRow>((group, items) =>
-    this.session((db) => claimRows(db, this.owner, group, items)),
+    this.session((db) => claimRows(db, this.owner, group, items), true),
   );
 
   /** Where a statement runs: the lock's connection when idle, else the pool's (sessions.ts). */
-  private session<T>(work: (db: pg.ClientBase) => Promise<T>): Promise<T> {
-    return this.sessions.run(work);
+  private session<T>(work: (db: pg.ClientBase) => Promise<T>, urgent = false): Promise<T> {
+    return this.sessions.run(work, urgent);
   }
 
   /** Batched with the saves and settlements of the same moment (batches.ts): one statement for them all. */
