@@ -170,7 +170,7 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
     }
     if (waiters.length === 0) return;
     // Turns for those still waiting, unless a pause is on (turns taken now would be stale by its end).
-    if (fleet && hold.until <= at) fleet.ask(waiters.length, rate);
+    if (fleet && hold.until <= at) fleet.ask(() => waiters.length, rate);
     const next = earliest(at);
     if (next === Number.POSITIVE_INFINITY) return;
     // A timer that keeps the process alive: a waiting request may be all a run has left.

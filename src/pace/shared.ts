@@ -50,8 +50,12 @@ export interface FleetTurns {
   nextDue(at: number): number;
   /** The first turn is used. */
   use(): void;
-  /** Asks the store for turns, unless an ask is under way or `wanted` are held already. */
-  ask(wanted: number, rate: number): void;
+  /**
+   * Asks the store for turns, unless an ask is under way or `wanted()` are held already. Asked
+   * once the callers of this moment have all joined the line (a microtask later), so that a
+   * burst of them takes one request.
+   */
+  ask(wanted: () => number, rate: number): void;
   /** Tells the fleet to pause for `ms` (not awaited: a failure leaves the pause this host's only). */
   pause(ms: number): void;
   /** Tells the fleet its rate was cut. */
@@ -104,34 +108,13 @@ export function createFleetTurns(source: SharedRate, hooks: FleetHooks): FleetTu
       if (head < turns.length) head++;
     },
     ask(wanted, rate) {
-      const at = now();
-      if (asking || at < aloneUntil) return;
-      const have = held(at);
-      if (have >= wanted) return;
-      const count = Math.min(Math.max(1, Math.ceil((rate * BATCH_MS) / 1000)), wanted - have);
+      if (asking || now() < aloneUntil) return;
       asking = true;
-      source.reserve(count, rate).then(
-        (reserved) => {
-          // The store's now lies between the ask and its answer: counted from the answer, a turn
-          // goes no earlier than the store said, at worst a round trip late.
-          const back = now();
-          note('shared', `pacing: shared with every host of the store ${source.where} on this key`);
-          const first = back + reserved.startIn;
-          for (let i = 0; i < count; i++) turns.push(first + i * reserved.spacing);
-          if (reserved.pausedFor > 0) hooks.paused(back + reserved.pausedFor);
-          asking = false;
-          hooks.answered();
-        },
-        (error: unknown) => {
-          note(
-            'alone',
-            `pacing: alone for now; the store's shared rate could not be used (${(error as Error)?.message ?? String(error)})`,
-          );
-          aloneUntil = now() + ALONE_MS;
-          asking = false;
-          hooks.answered();
-        },
-      );
+      queueMicrotask(() => {
+        const count = Math.min(Math.max(1, Math.ceil((rate * BATCH_MS) / 1000)), wanted() - held(now()));
+        if (count > 0) reserve(count, rate);
+        else asking = false;
+      });
     },
     pause(ms) {
       source.pause(ms).catch(ignore);
@@ -140,4 +123,29 @@ export function createFleetTurns(source: SharedRate, hooks: FleetHooks): FleetTu
       source.cut(rate, growth).catch(ignore);
     },
   };
+
+  function reserve(count: number, rate: number): void {
+    source.reserve(count, rate).then(
+      (reserved) => {
+        // The store's now lies between the ask and its answer: counted from the answer, a turn
+        // goes no earlier than the store said, at worst a round trip late.
+        const back = now();
+        note('shared', `pacing: shared with every host of the store ${source.where} on this key`);
+        const first = back + reserved.startIn;
+        for (let i = 0; i < count; i++) turns.push(first + i * reserved.spacing);
+        if (reserved.pausedFor > 0) hooks.paused(back + reserved.pausedFor);
+        asking = false;
+        hooks.answered();
+      },
+      (error: unknown) => {
+        note(
+          'alone',
+          `pacing: alone for now; the store's shared rate could not be used (${(error as Error)?.message ?? String(error)})`,
+        );
+        aloneUntil = now() + ALONE_MS;
+        asking = false;
+        hooks.answered();
+      },
+    );
+  }
 }

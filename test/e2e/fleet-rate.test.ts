@@ -60,7 +60,8 @@ const companies = (from: number, to: number) =>
 /** How many of `entries` arrived in each second of the epoch (the sandbox's windows). */
 function perSecond(entries: ReadonlyArray<{ at: number }>): number[] {
   const counts = new Map<number, number>();
-  for (const { at } of entries) counts.set(Math.floor(at / 1000), (counts.get(Math.floor(at / 1000)) ?? 0) + 1);
+  for (const { at } of entries)
+    counts.set(Math.floor(at / 1000), (counts.get(Math.floor(at / 1000)) ?? 0) + 1);
   return [...counts.values()];
 }
 
@@ -82,7 +83,9 @@ describe.runIf(!missing)('a fleet of hosts on one key and one PostgreSQL store',
     const before = sandbox.balances().full;
     const firstSeq = sandbox.requests().at(-1)?.seq ?? 0;
     const results = await Promise.all(
-      hosts.map((h) => runCli(['-q', 'enrich', '--input', 'in.csv', '--output', 'out.csv'], { env: h.env, cwd: h.cwd })),
+      hosts.map((h) =>
+        runCli(['-q', 'enrich', '--input', 'in.csv', '--output', 'out.csv'], { env: h.env, cwd: h.cwd }),
+      ),
     );
     expect(results.map((r) => [r.code, r.stderr])).toEqual(hosts.map(() => [0, '']));
 
@@ -96,11 +99,17 @@ describe.runIf(!missing)('a fleet of hosts on one key and one PostgreSQL store',
     expect(answered.sort()).toEqual([...distinct].sort());
     expect(before - sandbox.balances().full).toBe(distinct.size);
     for (const h of hosts) {
-      const rows = parse(readFileSync(join(h.cwd, 'out.csv')), { columns: true }) as Array<Record<string, string>>;
+      const rows = parse(readFileSync(join(h.cwd, 'out.csv')), { columns: true }) as Array<
+        Record<string, string>
+      >;
       expect(rows.map((row) => row.found)).toEqual(Array.from({ length: ROWS }, () => 'true'));
     }
     // The fleet kept the store's one row for the key, on the database's clock.
-    const rows = await server.admin('SELECT count(*)::int AS n FROM company_data.rate_turns', [], 'fleet_rate');
+    const rows = await server.admin(
+      'SELECT count(*)::int AS n FROM company_data.rate_turns',
+      [],
+      'fleet_rate',
+    );
     expect(rows).toEqual([{ n: 1 }]);
   });
 });

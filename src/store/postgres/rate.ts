@@ -30,28 +30,30 @@ const TABLE = `CREATE TABLE IF NOT EXISTS rate_turns (
   PRIMARY KEY (base_url, key_id)
 )`;
 
-/** The fleet's cut rate, grown back since the cut; NULL without a cut. */
-const GROWN_CUT = `(cut_rate + cut_growth * greatest(0, ${NOW} - cut_at_ms) / 1000)`;
+/** The fleet's cut rate, grown back since the cut (at `now`); NULL without a cut. */
+const grownCut = (now: string) => `(cut_rate + cut_growth * greatest(0, ${now} - cut_at_ms) / 1000)`;
 /** The rate the turns are spaced at: the host's ($4), or the fleet's cut rate when lower. */
-const RATE = `greatest(0.001, least($4::float8, coalesce(${GROWN_CUT}, $4::float8)))`;
+const RATE = `greatest(0.001, least($4::float8, coalesce(${grownCut('c.now')}, $4::float8)))`;
 /** Where the turns handed out start: the next free turn, now, or the end of the pause. */
-const START = `greatest(next_ms, ${NOW}, paused_until_ms)`;
+const START = 'greatest(next_ms, c.now, paused_until_ms)';
 
 const RATE_SQL = {
-  rateReserve: `UPDATE rate_turns SET start_ms = ${START}, next_ms = ${START} + $3 * 1000.0 / ${RATE}
-    WHERE base_url = $1 AND key_id = $2
-    RETURNING start_ms, next_ms, paused_until_ms, ${NOW} AS now_ms`,
+  // One reading of the clock for the whole statement (c.now): the start and the spacing agree.
+  rateReserve: `WITH c AS (SELECT ${NOW} AS now)
+    UPDATE rate_turns SET start_ms = ${START}, next_ms = ${START} + $3 * 1000.0 / ${RATE}
+    FROM c WHERE base_url = $1 AND key_id = $2
+    RETURNING start_ms, 1000.0 / ${RATE} AS spacing_ms, paused_until_ms, c.now AS now_ms`,
   rateRow: 'INSERT INTO rate_turns (base_url, key_id, next_ms) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING',
   ratePause: `UPDATE rate_turns SET paused_until_ms = greatest(paused_until_ms, ${NOW} + $3)
     WHERE base_url = $1 AND key_id = $2`,
   // A cut only lowers the fleet's rate: the refusals of one burst, seen by several hosts, cut once.
   rateCut: `UPDATE rate_turns SET cut_rate = $3, cut_at_ms = ${NOW}, cut_growth = $4
-    WHERE base_url = $1 AND key_id = $2 AND (cut_rate IS NULL OR ${GROWN_CUT} > $3)`,
+    WHERE base_url = $1 AND key_id = $2 AND (cut_rate IS NULL OR ${grownCut(NOW)} > $3)`,
 } as const;
 
 interface ReservedRow {
   start_ms: number;
-  next_ms: number;
+  spacing_ms: number;
   paused_until_ms: number;
   now_ms: number;
 }
@@ -90,7 +92,7 @@ export function sharedRateOf(pool: pg.Pool, where: string, baseUrl: string, keyI
       }
       return {
         startIn: Math.max(0, row.start_ms - row.now_ms),
-        spacing: (row.next_ms - row.start_ms) / count,
+        spacing: row.spacing_ms,
         pausedFor: Math.max(0, row.paused_until_ms - row.now_ms),
       };
     },
