@@ -26,11 +26,11 @@ async function takeLog(sandbox) {
   return requests;
 }
 
-/** Most requests in one second of the epoch: what the sandbox's fixed windows count. */
-function busiestFixedSecond(times) {
+/** Requests in each second of the epoch, in order: what the sandbox's fixed windows count. */
+function perSecondCounts(times) {
   const counts = new Map();
   for (const at of times) counts.set(Math.floor(at / 1000), (counts.get(Math.floor(at / 1000)) ?? 0) + 1);
-  return Math.max(0, ...counts.values());
+  return [...counts.values()];
 }
 
 /**
@@ -42,6 +42,7 @@ export async function fleetRun({ sandbox, storeUrl, inputs, scratch, tag }) {
   await new Promise((resolve) => setTimeout(resolve, 1010 - (Date.now() % 1000)));
   await takeLog(sandbox);
   const started = performance.now();
+  const startedAt = Date.now();
   const results = await Promise.all(
     inputs.map((domains, i) => {
       const home = join(scratch, `${tag}-host${i}`);
@@ -61,6 +62,7 @@ export async function fleetRun({ sandbox, storeUrl, inputs, scratch, tag }) {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const endedAt = Date.now();
   const log = (await takeLog(sandbox)).filter((r) => r.key_name !== null);
   const lookups = log.filter((r) => r.path.startsWith('/api/domains/'));
   const bought = new Set(lookups.filter((r) => r.status === 200).map((r) => r.path));
@@ -74,6 +76,11 @@ export async function fleetRun({ sandbox, storeUrl, inputs, scratch, tag }) {
     distinctBought: bought.size,
     boughtTwice: lookups.filter((r) => r.status === 200).length - bought.size,
     refused429: log.filter((r) => r.status === 429).length,
-    busiestSecond: busiestFixedSecond(log.map((r) => r.at)),
+    busiestSecond: Math.max(0, ...perSecondCounts(log.map((r) => r.at))),
+    // Where the time goes: start-up (the first request's arrival), the requests, the ending.
+    firstArrivalMs: log.length > 0 ? log[0].at - startedAt : undefined,
+    spanSeconds: log.length > 1 ? (log.at(-1).at - log[0].at) / 1000 : 0,
+    lastArrivalToExitMs: log.length > 0 ? endedAt - log.at(-1).at : undefined,
+    perSecond: perSecondCounts(log.map((r) => r.at)),
   };
 }
