@@ -153,7 +153,10 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
   const grant = (at: number) => {
     gcra.grant(at);
     grants.record(at);
-    fleet?.use();
+    if (!fleet) return;
+    fleet.use();
+    // The next turns asked for before they are needed (fleet.ask decides how many, if any).
+    fleet.ask(() => waiters.length, rate!);
   };
 
   const pump = () => {

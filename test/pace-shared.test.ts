@@ -74,7 +74,9 @@ describe('the pacer on the fleet’s turns', () => {
     await flush();
     await clock.advanceTo(5200);
     expect(granted).toEqual([5050, 5060, 5070, 5080, 5090, 5095, 5105, 5115]);
-    expect(store.asks).toHaveLength(2);
+    // Nobody waits any more; one turn is asked for ahead: what this host, at its recent pace, uses
+    // while a request of turns is on its way.
+    expect(store.asks.map((a) => a.count)).toEqual([5, 3, 1]);
     expect(notes).toEqual([
       'pacing: shared with every host of the store postgres://db.example/company on this key',
     ]);
@@ -90,11 +92,15 @@ describe('the pacer on the fleet’s turns', () => {
     store.asks[0].answer({ startIn: 0, spacing: 10, pausedFor: 0 });
     await flush();
     expect(granted).toEqual([5000]);
-    // The timer for 5010 fires at 5200: the turns of 5010-5040 are gone; new ones are asked for.
+    // One turn asked for ahead (the one this host will use while a request is on its way).
+    expect(store.asks.map((a) => a.count)).toEqual([5, 1]);
+    store.asks[1].answer({ startIn: 50, spacing: 10, pausedFor: 0 });
+    await flush();
+    // The timer for 5010 fires at 5200: the turns of 5010-5050 are gone; new ones are asked for.
     await clock.lateTo(5200);
     expect(granted).toEqual([5000]);
-    expect(store.asks.map((a) => a.count)).toEqual([5, 4]);
-    store.asks[1].answer({ startIn: 0, spacing: 10, pausedFor: 0 });
+    expect(store.asks.map((a) => a.count)).toEqual([5, 1, 5]);
+    store.asks[2].answer({ startIn: 0, spacing: 10, pausedFor: 0 });
     await flush();
     await clock.advanceTo(5300);
     expect(granted).toEqual([5000, 5200, 5210, 5220, 5230]);

@@ -41,6 +41,8 @@ export const STALE_MS = 50;
 const BATCH_MS = 50;
 /** After a failed request of turns (the store unreachable), the host paces alone this long. */
 const ALONE_MS = 1000;
+/** How far back the host's own use of turns is measured, to ask ahead for what it will use. */
+const USE_WINDOW_MS = 250;
 
 export interface FleetTurns {
   /**
@@ -51,9 +53,11 @@ export interface FleetTurns {
   /** The first turn is used. */
   use(): void;
   /**
-   * Asks the store for turns, unless an ask is under way or `wanted()` are held already. Asked
-   * once the callers of this moment have all joined the line (a microtask later), so that a
-   * burst of them takes one request.
+   * Asks the store for turns, unless an ask is under way or enough are held already: `wanted()`
+   * (the callers waiting) and what this host used over the last round trip, so that a host that
+   * keeps sending finds its next turn held rather than waiting a round trip for it. Asked once
+   * the callers of this moment have all joined the line (a microtask later), so that a burst of
+   * them takes one request.
    */
   ask(wanted: () => number, rate: number): void;
   /** Tells the fleet to pause for `ms` (not awaited: a failure leaves the pause this host's only). */
@@ -79,6 +83,15 @@ export function createFleetTurns(source: SharedRate, hooks: FleetHooks): FleetTu
   let head = 0;
   let asking = false;
   let aloneUntil = Number.NEGATIVE_INFINITY;
+  /** The last request of turns, ask to answer, in ms. */
+  let roundTrip = 0;
+  /** When this host used its recent turns (the last USE_WINDOW_MS, oldest first). */
+  const used: number[] = [];
+  /** The turns this host will use while a request of turns is on its way, at its recent pace. */
+  const ahead = (at: number) => {
+    while (used.length > 0 && used[0] < at - USE_WINDOW_MS) used.shift();
+    return Math.ceil((used.length * (roundTrip + 1)) / USE_WINDOW_MS);
+  };
   // Each kind of note once: a run asks for turns thousands of times.
   const said = new Set<string>();
   const note = (kind: string, line: string) => {
@@ -105,13 +118,19 @@ export function createFleetTurns(source: SharedRate, hooks: FleetHooks): FleetTu
       return head < turns.length ? turns[head] : Number.POSITIVE_INFINITY;
     },
     use() {
-      if (head < turns.length) head++;
+      if (head === turns.length) return;
+      head++;
+      used.push(now());
     },
     ask(wanted, rate) {
       if (asking || now() < aloneUntil) return;
       asking = true;
       queueMicrotask(() => {
-        const count = Math.min(Math.max(1, Math.ceil((rate * BATCH_MS) / 1000)), wanted() - held(now()));
+        const at = now();
+        const count = Math.min(
+          Math.max(1, Math.ceil((rate * BATCH_MS) / 1000)),
+          wanted() + ahead(at) - held(at),
+        );
         if (count > 0) reserve(count, rate);
         else asking = false;
       });
@@ -125,11 +144,13 @@ export function createFleetTurns(source: SharedRate, hooks: FleetHooks): FleetTu
   };
 
   function reserve(count: number, rate: number): void {
+    const sent = now();
     source.reserve(count, rate).then(
       (reserved) => {
         // The store's now lies between the ask and its answer: counted from the answer, a turn
         // goes no earlier than the store said, at worst a round trip late.
         const back = now();
+        roundTrip = back - sent;
         note('shared', `pacing: shared with every host of the store ${source.where} on this key`);
         const first = back + reserved.startIn;
         for (let i = 0; i < count; i++) turns.push(first + i * reserved.spacing);
