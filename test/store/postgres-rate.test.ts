@@ -2,6 +2,7 @@
 // stores on one schema stand for hosts. The row's arithmetic is read back exactly through the
 // superuser (start_ms, next_ms, paused_until_ms are the database's clock), never timed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPacer } from '../../src/pace.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres.js';
 import { type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.js';
 
@@ -96,6 +97,28 @@ describe.runIf(!postgresMissing())('the shared rate of a PostgreSQL store', () =
     expect(turns.spacing).toBeGreaterThan(1000 / 40);
     await b.cut(20, 1);
     expect((await row(schema)).cut_rate).toBe(20);
+  });
+
+  it('a pause one host’s pacer holds (a Retry-After) holds the other host’s turns until it ends', async () => {
+    const { stores, schema } = await hosts(2);
+    const [a, b] = stores.map((store) => createPacer(50, { shared: store.sharedRate(BASE, 'k1') }));
+    try {
+      await a.take();
+      a.hold.holdFor(1500);
+      const endsAt = performance.now() + 1500;
+      // The pause reaches the row (told without being awaited).
+      for (let tries = 0; (await row(schema)).paused_until_ms === 0 && tries < 500; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      expect((await row(schema)).paused_until_ms).toBeGreaterThan(0);
+      // The other host's first turn comes after it, and that host holds the pause too (its
+      // slots wait it out as well): counted from when it heard of it, never earlier.
+      await b.take();
+      expect(performance.now()).toBeGreaterThanOrEqual(endsAt);
+      expect(b.hold.until).toBeGreaterThanOrEqual(endsAt);
+    } finally {
+      a.stop();
+      b.stop();
+    }
   });
 
   it('makes its table on first use, once, when hosts start at once on a store an earlier release made', async () => {
