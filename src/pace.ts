@@ -313,6 +313,7 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
     },
     stop() {
       stopped = true;
+      fleet?.stop();
       if (timer !== undefined) clearTimer(timer);
       timer = undefined;
       waiters.releaseAll();

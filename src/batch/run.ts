@@ -535,6 +535,8 @@ async function runWithStore(
   await scheduler.idle();
   signals.dispose();
   unwatch?.();
+  // No more turns asked of a shared store that is about to close.
+  pacer.stop();
   counts.reused = lookups.reused;
   if (failures.problem) outcome = 'unwritable';
   else if (lookups.fatal) outcome = 'aborted';

@@ -64,6 +64,8 @@ export interface FleetTurns {
   pause(ms: number): void;
   /** Tells the fleet its rate was cut. */
   cut(rate: number, growth: number): void;
+  /** Asks for no more turns, and an answer still on its way changes nothing (the run ended). */
+  stop(): void;
 }
 
 export interface FleetHooks {
@@ -82,6 +84,7 @@ export function createFleetTurns(source: SharedRate, hooks: FleetHooks): FleetTu
   let turns: number[] = [];
   let head = 0;
   let asking = false;
+  let stopped = false;
   let aloneUntil = Number.NEGATIVE_INFINITY;
   /** The last request of turns, ask to answer, in ms. */
   let roundTrip = 0;
@@ -123,7 +126,7 @@ export function createFleetTurns(source: SharedRate, hooks: FleetHooks): FleetTu
       used.push(now());
     },
     ask(wanted, rate) {
-      if (asking || now() < aloneUntil) return;
+      if (asking || stopped || now() < aloneUntil) return;
       asking = true;
       queueMicrotask(() => {
         const at = now();
@@ -141,12 +144,17 @@ export function createFleetTurns(source: SharedRate, hooks: FleetHooks): FleetTu
     cut(rate, growth) {
       source.cut(rate, growth).catch(ignore);
     },
+    stop() {
+      stopped = true;
+    },
   };
 
   function reserve(count: number, rate: number): void {
     const sent = now();
     source.reserve(count, rate).then(
       (reserved) => {
+        asking = false;
+        if (stopped) return;
         // The store's now lies between the ask and its answer: counted from the answer, a turn
         // goes no earlier than the store said, at worst a round trip late.
         const back = now();
@@ -155,16 +163,16 @@ export function createFleetTurns(source: SharedRate, hooks: FleetHooks): FleetTu
         const first = back + reserved.startIn;
         for (let i = 0; i < count; i++) turns.push(first + i * reserved.spacing);
         if (reserved.pausedFor > 0) hooks.paused(back + reserved.pausedFor);
-        asking = false;
         hooks.answered();
       },
       (error: unknown) => {
+        asking = false;
+        if (stopped) return;
         note(
           'alone',
           `pacing: alone for now; the store's shared rate could not be used (${(error as Error)?.message ?? String(error)})`,
         );
         aloneUntil = now() + ALONE_MS;
-        asking = false;
         hooks.answered();
       },
     );
