@@ -531,13 +531,28 @@ async function fleetFigures() {
             ['one', [domains]],
             ['fleet', overlappingInputs(domains, 4)],
           ]) {
-            const storeUrl = await postgres.createDatabase(`bench_fleet_${++databases}`);
+            const database = `bench_fleet_${++databases}`;
+            const storeUrl = await postgres.createDatabase(database);
             log(
               `fleet: ${inputs.length} host(s), ${inputs.map((d) => d.length).join('+')} rows, ${distinct} distinct, limit ${limit}/s`,
             );
-            sides[side].push(
-              await fleetRun({ sandbox, storeUrl, inputs, scratch: scratch.dir, tag: `fleet-${databases}` }),
+            const r = await fleetRun({
+              sandbox,
+              storeUrl,
+              inputs,
+              scratch: scratch.dir,
+              tag: `fleet-${databases}`,
+            });
+            // The statements of the shared rate (requests of turns, pauses, cuts), per bought domain:
+            // the rows of rate_turns updated (each host's statistics are flushed as it exits).
+            // A backend flushes its statistics as it ends, just after its host's exit.
+            await new Promise((resolve) => setTimeout(resolve, 500));
+            const [updated] = await postgres.admin(
+              "SELECT coalesce(sum(n_tup_upd), 0)::int AS n FROM pg_stat_user_tables WHERE relname = 'rate_turns'",
+              [],
+              database,
             );
+            sides[side].push({ ...r, rateStatementsPerDomain: round(updated.n / distinct) });
           }
         }
         const best = (runs) => runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
@@ -552,7 +567,7 @@ async function fleetFigures() {
             name: name(limit),
             ratio: sound(one) && sound(fleet) ? fleet.seconds / one.seconds : Number.POSITIVE_INFINITY,
             target,
-            note: `${fleet.seconds.toFixed(1)} s vs ${one.seconds.toFixed(1)} s; fleet: ${fleet.refused429} 429s, busiest second ${fleet.busiestSecond}, ${fleet.boughtTwice} bought twice`,
+            note: `${fleet.seconds.toFixed(1)} s vs ${one.seconds.toFixed(1)} s; fleet: ${fleet.refused429} 429s, busiest second ${fleet.busiestSecond}, ${fleet.boughtTwice} bought twice, ${fleet.rateStatementsPerDomain} rate statements a domain`,
             details: {
               one: { ...one, seconds: round(one.seconds) },
               fleet: { ...fleet, seconds: round(fleet.seconds) },
