@@ -9,8 +9,8 @@
 // a resumed run, reading the same answers from the store, decides the same columns). A later
 // answer with a value outside the columns stops the run rather than drop what was bought.
 import { Problem } from '../problem.js';
+import type { Selection } from '../spend/selection.js';
 import { type BatchWriter, type BatchWriterOptions, createBatchWriter, type RowResult } from './output.js';
-import type { Selection } from './selection.js';
 
 /**
  * Rows held while no answer has shown its fields. Past it the columns are every field of the

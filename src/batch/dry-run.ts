@@ -4,12 +4,12 @@ import type { InputReader } from '../csv/input.js';
 import { normaliseDomain } from '../domain.js';
 import { printRecord } from '../output/format.js';
 import { isProblem } from '../problem.js';
+import type { Selection } from '../spend/selection.js';
 import type { StoredAnswer } from '../store/types.js';
 import type { Context } from '../types.js';
 import { catalogColumns } from './answer-columns.js';
 import { type MergeOptions, mergeTargets, replaces } from './merge.js';
 import { ownCopy } from './own-copy.js';
-import type { Selection } from './selection.js';
 
 export interface DryRunOptions {
   reader: InputReader;

@@ -9,18 +9,13 @@
 // with max_credits; the answer saved, the charge settled and recorded in one more transaction.
 // Which failures stop or abort the run is src/spend/stops.ts's to say.
 
-import {
-  type DomainLookupOptions,
-  domainLookup,
-  type EnrichQuery,
-  type EnrichResponse,
-} from '../api/domains.js';
+import type { DomainLookupOptions, EnrichQuery, EnrichResponse } from '../api/domains.js';
 import { unreadableProblem } from '../api/unreadable.js';
 import { THROTTLE_STATUSES } from '../http/retry.js';
 import { isProblem, Problem } from '../problem.js';
-import { domainReported } from '../spend/charges.js';
+import { domainBuyer } from '../spend/buy.js';
 import type { Repriced } from '../spend/pricing.js';
-import { type Purchase, purchase } from '../spend/purchase.js';
+import type { Purchase } from '../spend/purchase.js';
 import { type Hold, isStoreProblem, type Purse } from '../spend/purse.js';
 import { isUnavailable, type StopReason, stopReasonOf, verdictOf } from '../spend/stops.js';
 import type { StoredAnswer } from '../store/types.js';
@@ -120,7 +115,7 @@ export class Lookups {
   /** The keys of `recent` in insertion order, as a ring: the oldest is evicted without an iterator. */
   private readonly recentKeys: string[] = [];
   private recentNext = 0;
-  private readonly lookup: ReturnType<typeof domainLookup>;
+  private readonly buy: ReturnType<typeof domainBuyer>;
   private readonly retryHook: NonNullable<DomainLookupOptions['onRetry']>;
   private readonly reprice: LookupOptions['reprice'];
   stopReason: StopReason | undefined;
@@ -155,7 +150,7 @@ export class Lookups {
       onRetry: this.retryHook,
       pacesRefusals: () => scheduler.pacesRefusals(),
     };
-    this.lookup = domainLookup({ client: options.client }, options.query, callOptions);
+    this.buy = domainBuyer({ client: options.client }, options.query, callOptions);
     if (options.reprice) {
       // Answers in flight refused at once ask once: one read of the catalog serves them all.
       const reprice = options.reprice;
@@ -349,13 +344,10 @@ export class Lookups {
       let bought: Purchase<EnrichResponse>;
       let record: Record<string, unknown> | null = null;
       try {
-        bought = await purchase<EnrichResponse>({
+        bought = await this.buy(domain, {
           purse,
           worstCase: this.worstCase,
           hold,
-          send: (maxCredits, onRetry) => this.lookup(domain, onRetry, maxCredits),
-          reported: domainReported,
-          backed: true,
           onRetry: (problem, attempt, delayMs) => {
             attempts++;
             return this.beforeRetry(problem, attempt, delayMs);

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { Argument, type Command, InvalidArgumentError } from 'commander';
 import { BUDGET_MONTH_OPTION, type CommandKit } from '../command-kit.js';
 import { Problem, usageError } from '../problem.js';
-import { answerReported } from '../spend/charges.js';
+import type { RawKind } from '../spend/buy.js';
 import type { ApiResponse, Context, HttpMethod, RequestOptions } from '../types.js';
 
 export const API_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -41,7 +41,7 @@ export function normalisedApiPath(path: string): string {
 }
 
 /** What a raw request to `path` buys: nothing (the catalogs, the account), a domain lookup, or another paid answer. */
-export function apiPurchaseOf(path: string): 'free' | 'domain' | 'lookalike' | 'paid' {
+export function apiPurchaseOf(path: string): 'free' | RawKind {
   const normal = normalisedApiPath(path);
   if (FREE_PATHS.includes(normal)) return 'free';
   if (normal.startsWith('/api/domains/')) return 'domain';
@@ -227,7 +227,7 @@ export async function runApi(
   try {
     response =
       bought !== 'free'
-        ? await buyRaw(ctx, request, bought, flags)
+        ? await buyApiRequest(ctx, request, bought, flags)
         : await ctx.client.request<unknown>({ ...request, onRetry: catalogRetryHook(ctx) });
   } catch (error) {
     throw unknownEndpoint(error, method, request.path) ?? error;
@@ -250,24 +250,16 @@ function serverInteger(value: unknown): number | undefined {
  * the worst case of its products from the catalog, or the user's max_credits when lower; a
  * max_credits above what the caps leave is refused before sending.
  */
-async function buyRaw(
+async function buyApiRequest(
   ctx: Context,
   request: RequestOptions,
-  kind: 'domain' | 'lookalike' | 'paid',
+  kind: RawKind,
   flags: ApiFlags,
 ): Promise<ApiResponse<unknown>> {
-  const [
-    { catalogRetryHook },
-    { purchase },
-    { purseOf },
-    { REQUEST_PRICE_ESTIMATE, selectionOf },
-    { splitList },
-  ] = await Promise.all([
-    import('../api/catalogs.js'),
-    import('../spend/purchase.js'),
+  const [{ purseOf }, { REQUEST_PRICE_ESTIMATE, lookupSelection }, { splitList }] = await Promise.all([
     import('../spend/purse.js'),
     import('../spend/pricing.js'),
-    import('../batch/selection.js'),
+    import('../spend/selection.js'),
   ]);
   const query: NonNullable<RequestOptions['query']> = {};
   let asked: { name: string; value: unknown } | undefined;
@@ -278,7 +270,7 @@ async function buyRaw(
   let worstCase = REQUEST_PRICE_ESTIMATE;
   if (kind === 'domain') {
     try {
-      const selection = await selectionOf(ctx, {
+      const selection = await lookupSelection(ctx, {
         products: splitList(query.products === undefined ? undefined : String(query.products)),
         include: splitList(query.include === undefined ? undefined : String(query.include)),
       });
@@ -302,33 +294,7 @@ async function buyRaw(
       });
     worstCase = Math.min(worstCase, max);
   }
-  const catalogHook = catalogRetryHook(ctx);
-  const { adaptLookalikeResponse } = await import('../api/lookalike.js');
-  const { response } = await purchase<ApiResponse<unknown>>({
-    purse,
-    worstCase,
-    send: (maxCredits, onRetry) =>
-      ctx.client.request<unknown>({
-        ...request,
-        query: kind === 'domain' ? { ...query, max_credits: maxCredits } : query,
-        onRetry: async (problem, attempt, delayMs) => {
-          await catalogHook(problem, attempt, delayMs);
-          await onRetry(problem, attempt, delayMs);
-        },
-      }),
-    backed: kind === 'domain',
-    // A domain or a lookalike not found costs nothing (the spec), through `api` as anywhere.
-    reported: (answer) => {
-      if (kind === 'domain') {
-        const body = answer.data as { found?: unknown } | null;
-        return answerReported(answer, typeof body === 'object' && body !== null && body.found === false);
-      }
-      if (kind === 'lookalike') {
-        const result = adaptLookalikeResponse(answer.data);
-        return answerReported(answer, result !== undefined && !result.found);
-      }
-      return answerReported(answer);
-    },
-  });
+  const { buyRaw } = await import('../spend/buy.js');
+  const { response } = await buyRaw(ctx, purse, { ...request, query }, kind, worstCase);
   return response;
 }

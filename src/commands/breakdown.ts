@@ -2,23 +2,14 @@
 // bar chart in a terminal and as flat rows for scripts.
 
 import { type Command, Option } from 'commander';
-import type { Filters } from '../api/filters.js';
-import { type BreakdownRequest, MAX_BREAKDOWN_LIMIT } from '../api/search.js';
+import { MAX_BREAKDOWN_LIMIT } from '../api/search.js';
 import { BUDGET_MONTH_OPTION, type CommandKit, DRY_RUN_OPTION, parseIntOption } from '../command-kit.js';
-import {
-  addFilterOptions,
-  explainProblem,
-  type FilterFlags,
-  fieldsForChecks,
-  filtersFromFlags,
-} from '../search/options.js';
-import { answerReported } from '../spend/charges.js';
+import type { BreakdownInput } from '../ops/breakdown.js';
+import { addFilterOptions } from '../search/options.js';
 import type { Context } from '../types.js';
 
-export interface BreakdownFlags extends FilterFlags {
+export interface BreakdownFlags extends BreakdownInput {
   budgetMonth?: number;
-  population?: string;
-  limit?: number;
   dryRun?: boolean;
 }
 
@@ -60,36 +51,13 @@ Examples:
     .action(kit.withContext(runBreakdown));
 }
 
-/** Checks the flags and the facet and builds the request; throws a usage Problem before sending. */
-export async function planBreakdown(
-  ctx: Context,
-  field: string,
-  query: string | undefined,
-  flags: BreakdownFlags,
-): Promise<BreakdownRequest> {
-  const { validateFacet, validateFilters } = await import('../api/filters.js');
-  let filters: Filters = filtersFromFlags(flags);
-  const fields = await fieldsForChecks(ctx);
-  if (fields) {
-    field = validateFacet(field, fields);
-    filters = validateFilters(filters, fields);
-  }
-  return {
-    field,
-    query,
-    operator: flags.operator,
-    filters,
-    population: flags.population,
-    limit: flags.limit,
-  };
-}
-
 export async function runBreakdown(
   ctx: Context,
   field: string,
   query: string | undefined,
   flags: BreakdownFlags,
 ): Promise<number> {
+  const { planBreakdown } = await import('../ops/breakdown.js');
   const request = await planBreakdown(ctx, field, query, flags);
   if (flags.dryRun) {
     const [{ buildBreakdownCall }, { printCostPreview }] = await Promise.all([
@@ -103,38 +71,12 @@ export async function runBreakdown(
       budgetMonth: flags.budgetMonth,
     });
   }
-  const [
-    { adaptBreakdownResponse, BUCKET_MEMBERS, fetchBreakdown, noListProblem },
-    view,
-    format,
-    { buyOnce },
-    { REQUEST_PRICE_ESTIMATE },
-  ] = await Promise.all([
-    import('../api/search.js'),
+  const [{ breakdownOnce }, view, format] = await Promise.all([
+    import('../ops/breakdown.js'),
     import('../search/breakdown-view.js'),
     import('../output/format.js'),
-    import('../spend/purchase.js'),
-    import('../spend/pricing.js'),
   ]);
-  let response: Awaited<ReturnType<typeof fetchBreakdown>>;
-  try {
-    response = await buyOnce(
-      ctx,
-      flags,
-      {
-        worstCase: REQUEST_PRICE_ESTIMATE,
-        send: (_max, onRetry) => fetchBreakdown(ctx, request, { onRetry }),
-        reported: (answer) => answerReported(answer),
-      },
-      { endpoint: 'breakdown', size: request.limit },
-    );
-  } catch (error) {
-    throw await explainProblem(ctx, error, request);
-  }
-  const result = adaptBreakdownResponse(response.data);
-  // Never the raw body on stdout: a script would read it as buckets.
-  if (!result) throw noListProblem('/api/search?breakdown', 'buckets', BUCKET_MEMBERS);
-  result.field ??= request.field;
+  const { result, credits } = await breakdownOnce(ctx, request, { budgetMonth: flags.budgetMonth });
   switch (format.formatOf(ctx)) {
     case 'json':
       format.printJson(ctx, { ...result.document, field: result.field });
@@ -149,6 +91,6 @@ export async function runBreakdown(
     default:
       format.printList(ctx, view.breakdownRows(result), { columns: view.BREAKDOWN_COLUMNS });
   }
-  format.printCredits(ctx, response.credits);
+  format.printCredits(ctx, credits);
   return 0;
 }

@@ -178,7 +178,7 @@ export async function runEnrich(ctx: Context, domains: string[], options: Enrich
     notFoundMaxAgeMs: options.notFoundMaxAge,
     budgetMonth,
   };
-  const { splitList } = await import('../batch/selection.js');
+  const { splitList } = await import('../spend/selection.js');
   const products = splitList(options.products);
   const include = splitList(options.include);
   if (options.input !== undefined) {

@@ -5,14 +5,9 @@ import { fieldDocument } from '../api/catalog-views.js';
 import { loadFields } from '../api/catalogs.js';
 import type { FieldEntry } from '../api/types.js';
 import type { CommandKit } from '../command-kit.js';
+import { type FieldsOptions, selectFields } from '../ops/catalogs.js';
 import { isJsonFormat, printList } from '../output/format.js';
 import type { Context } from '../types.js';
-
-interface FieldsOptions {
-  facets?: boolean;
-  filters?: boolean;
-  product?: string;
-}
 
 export function register(program: Command, kit: CommandKit): void {
   program
@@ -52,15 +47,6 @@ export function filterSummary(field: FieldEntry): string | null {
   const source = valueSource(field);
   if (!field.filter || source === null) return null;
   return field.filter.name === field.name ? source : `${field.filter.name}: ${source}`;
-}
-
-export function selectFields(fields: FieldEntry[], options: FieldsOptions): FieldEntry[] {
-  return fields.filter(
-    (f) =>
-      (!options.facets || f.facet === true) &&
-      (!options.filters || Boolean(f.filter)) &&
-      (!options.product || f.product === options.product),
-  );
 }
 
 export async function runFields(ctx: Context, options: FieldsOptions): Promise<number> {

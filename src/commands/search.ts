@@ -3,31 +3,19 @@
 // catalog, exclusions and their limits) is checked before the search is sent.
 
 import type { Command } from 'commander';
-import type { Filters } from '../api/filters.js';
 import { MAX_SEARCH_LIMIT, type SearchRequest } from '../api/search.js';
 import { BUDGET_MONTH_OPTION, type CommandKit, DRY_RUN_OPTION, parseIntOption } from '../command-kit.js';
-import { addCsvOptions, type CsvFlags } from '../csv/options.js';
+import { addCsvOptions } from '../csv/options.js';
 import { MAX_EXCLUSIONS } from '../exclusions.js';
+import type { SearchInput } from '../ops/search.js';
 import { groupDigits } from '../output/numbers.js';
 import { usageError } from '../problem.js';
 import { parseRateOption } from '../rate-option.js';
-import {
-  addFilterOptions,
-  collect,
-  explainProblem,
-  type FilterFlags,
-  fieldsForChecks,
-  filtersFromFlags,
-} from '../search/options.js';
-import { answerReported } from '../spend/charges.js';
+import { addFilterOptions, collect } from '../search/options.js';
 import type { Context } from '../types.js';
 
-export interface SearchFlags extends FilterFlags, CsvFlags {
+export interface SearchFlags extends SearchInput {
   budgetMonth?: number;
-  exclude?: string[];
-  excludeDomain?: string[];
-  include?: string;
-  limit?: number;
   all?: boolean;
   maxRows?: number;
   budget?: number;
@@ -105,33 +93,6 @@ Examples:
     .action(kit.withContext(runSearch));
 }
 
-/** Checks the flags and builds the request; throws a usage Problem before anything is sent. */
-export async function planSearch(
-  ctx: Context,
-  query: string | undefined,
-  flags: SearchFlags,
-): Promise<SearchRequest> {
-  if ((flags.delimiter !== undefined || flags.encoding !== undefined) && !flags.exclude?.length)
-    throw usageError(
-      `${flags.delimiter !== undefined ? '--delimiter' : '--encoding'} applies to --exclude files`,
-    );
-  const { parseInclude, validateFilters, validateInclude } = await import('../api/filters.js');
-  let filters: Filters = filtersFromFlags(flags);
-  const include = flags.include !== undefined ? parseInclude(flags.include) : undefined;
-  // Exclusions first: they are local, and a refused list must not even fetch the catalog.
-  let excludeDomains: string[] | undefined;
-  if (flags.exclude?.length || flags.excludeDomain?.length) {
-    const { loadReportedExclusions } = await import('../exclusions.js');
-    excludeDomains = await loadReportedExclusions(flags, ctx.io);
-  }
-  const fields = await fieldsForChecks(ctx);
-  if (fields) {
-    filters = validateFilters(filters, fields);
-    if (include) validateInclude(include, fields, 'search');
-  }
-  return { query, operator: flags.operator, filters, include, limit: flags.limit, excludeDomains };
-}
-
 export async function runSearch(
   ctx: Context,
   query: string | undefined,
@@ -150,45 +111,23 @@ export async function runSearch(
   if (!paging && flags.rate !== undefined) {
     throw usageError('--rate paces a paging run', 'Add --all or --max-rows <n>, or drop --rate.');
   }
+  const { planSearch } = await import('../ops/search.js');
   const request = await planSearch(ctx, query, flags);
   if (flags.dryRun) return previewSearch(ctx, request, flags, paging);
   if (paging) {
     const { runPagedSearch } = await import('../search/paged-search.js');
     return runPagedSearch(ctx, request, flags);
   }
-  const [
-    { adaptSearchResponse, noListProblem, ROW_MEMBERS, searchCompanies },
-    { buyOnce },
-    { REQUEST_PRICE_ESTIMATE },
-  ] = await Promise.all([
-    import('../api/search.js'),
-    import('../spend/purchase.js'),
-    import('../spend/pricing.js'),
-  ]);
-  let response: Awaited<ReturnType<typeof searchCompanies>>;
-  try {
-    response = await buyOnce(
-      ctx,
-      flags,
-      {
-        worstCase: REQUEST_PRICE_ESTIMATE,
-        send: (_max, onRetry) => searchCompanies(ctx, request, { onRetry }),
-        reported: (answer) => answerReported(answer),
-      },
-      { endpoint: 'search', size: request.limit },
-    );
-  } catch (error) {
-    throw await explainProblem(ctx, error, request);
-  }
+  const { searchOnce } = await import('../ops/search.js');
+  const { result, rows, dropped, credits } = await searchOnce(ctx, request, {
+    budgetMonth: flags.budgetMonth,
+  });
   // Loaded only now: the output modules (with the table renderer) would otherwise delay the
   // request by their load time, and a failed search never needs them.
-  const format = await import('../output/format.js');
-  const result = adaptSearchResponse(response.data, response.credits);
-  // Never the raw body on stdout: a script would read it as rows.
-  if (!result) throw noListProblem('/api/search', 'rows', ROW_MEMBERS);
-  // The exclusions hold on the client too: a row naming one is never printed.
-  const { withoutExcluded, excludedRowsNote } = await import('../exclusions.js');
-  const { rows, dropped } = withoutExcluded(result.rows, new Set(request.excludeDomains));
+  const [format, { excludedRowsNote }] = await Promise.all([
+    import('../output/format.js'),
+    import('../exclusions.js'),
+  ]);
   if (format.formatOf(ctx) === 'json') format.printJson(ctx, { ...result.document, rows });
   else format.printList(ctx, rows, { columns: request.include ? [...request.include] : undefined });
   if (dropped > 0) ctx.io.warn(excludedRowsNote(dropped, true));
@@ -197,7 +136,7 @@ export async function runSearch(
     const noun = result.total === 1 ? 'company' : 'companies';
     ctx.io.info(`Showing ${groupDigits(rows.length)} of ${groupDigits(result.total)} ${noun}`);
   }
-  format.printCredits(ctx, response.credits);
+  format.printCredits(ctx, credits);
   return 0;
 }
 

@@ -5,18 +5,12 @@
 // The spec publishes no price for a lookalike, so the reservation is the largest charge seen so
 // far (1 before any): while no answer has shown a charge, and a budget is set, requests go one at
 // a time, so that a price above 1 is learnt from one request instead of being paid by several.
-import { catalogRetryHook } from '../api/catalogs.js';
-import {
-  adaptLookalikeResponse,
-  fetchLookalikes,
-  type LookalikeRequest,
-  type LookalikeResult,
-} from '../api/lookalike.js';
+import { adaptLookalikeResponse, type LookalikeRequest, type LookalikeResult } from '../api/lookalike.js';
 import type { Pacer } from '../pace.js';
 import { Problem } from '../problem.js';
-import { answerReported } from '../spend/charges.js';
-import { learntPrice, notePrice, REQUEST_PRICE_ESTIMATE } from '../spend/prices.js';
-import { purchase } from '../spend/purchase.js';
+import { buyLookalike } from '../spend/buy.js';
+import { learntPrice, REQUEST_PRICE_ESTIMATE } from '../spend/prices.js';
+import { stoppedProblem } from '../spend/purchase.js';
 import { type Hold, type Purse, purseOf } from '../spend/purse.js';
 import { verdictOf } from '../spend/stops.js';
 import type { ApiResponse, Context, Credits } from '../types.js';
@@ -48,6 +42,8 @@ export interface SeedRun {
   stopped?: Problem;
   /** A problem every seed would meet (a key, a filter, a set-up mistake): the run is aborted. */
   fatal?: Problem;
+  /** The run's signal fired: the seeds not requested are `not_requested` (interrupted). */
+  interrupted?: boolean;
   credits: Credits;
 }
 
@@ -64,6 +60,8 @@ export interface SeedRunOptions {
   onSettled?: (settled: number) => void;
   /** The purse to buy with (the mcp server's session); else one of this run's own. */
   purse?: Purse;
+  /** The operation's stop: no seed is requested after it fires; those in flight settle. */
+  signal?: AbortSignal;
 }
 
 function budgetStop(purse: Purse, price: number): Problem {
@@ -100,27 +98,20 @@ export async function fetchSeeds(
     for (const resolve of woken) resolve();
   };
   const settled = () => new Promise<void>((resolve) => waiters.push(resolve));
-  const halted = () => stopped !== undefined || fatal !== undefined;
+  const { signal } = options;
+  const halted = () => stopped !== undefined || fatal !== undefined || signal?.aborted === true;
+  signal?.addEventListener('abort', () => wake(), { once: true });
 
   async function send(request: LookalikeRequest, hold: Hold): Promise<SeedOutcome | undefined> {
-    const retryHook = catalogRetryHook(ctx);
     try {
-      const { response, charged: cost } = await purchase<ApiResponse<unknown>>({
-        purse,
+      const { response, charged: cost } = await buyLookalike(ctx, purse, request, {
         worstCase: price,
         hold,
-        send: (_max, onRetry) => fetchLookalikes(ctx, request, { spinner: options.spinner, onRetry }),
-        onRetry: retryHook,
-        // "None found" costs nothing (the spec), whatever the figures say.
-        reported: (answer) => {
-          const result = adaptLookalikeResponse(answer.data);
-          return answerReported(answer, result !== undefined && !result.found);
-        },
+        spinner: options.spinner,
         stopped: halted,
       });
       if (cost > 0) {
         priced = true;
-        if (cost > price) notePrice(ctx, 'lookalike', size, cost);
         price = Math.max(price, cost);
       }
       charged = (charged ?? 0) + cost;
@@ -138,7 +129,7 @@ export async function fetchSeeds(
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
       // A reservation refused before sending: the run stops, and this seed is not requested.
-      if (error.code === 'budget_exhausted' && halted()) return undefined;
+      if ((error.code === 'budget_exhausted' || error.code === 'interrupted') && halted()) return undefined;
       const verdict = verdictOf(error);
       if (verdict === 'abort') fatal ??= error;
       // insufficient_credits, a cap, or a retry the caps have no room for: nothing more is sent.
@@ -176,7 +167,7 @@ export async function fetchSeeds(
 
   const workers = Math.max(1, Math.min(options.concurrency, requests.length));
   await Promise.all(Array.from({ length: workers }, worker));
-  const reason = stopped ?? fatal;
+  const reason = stopped ?? fatal ?? (signal?.aborted ? stoppedProblem() : undefined);
   return {
     outcomes: outcomes.map(
       (outcome, i) =>
@@ -188,6 +179,7 @@ export async function fetchSeeds(
     ),
     stopped,
     fatal,
+    ...(signal?.aborted && !stopped && !fatal ? { interrupted: true } : {}),
     credits: { charged, remaining },
   };
 }

@@ -1,28 +1,20 @@
-// The paid tools: enrich, search, breakdown, lookalike. Each checks its arguments as the command
-// of the same name does (its plan function), buys through the one purchase path with the
-// session's purse, and answers with the rows projected to the fields asked for, within the cap.
+// The paid tools: enrich, search, breakdown, lookalike. Thin adapters over the operations the
+// commands of the same name use (src/ops/): each plans from its arguments, runs the operation with
+// the session's purse, the call's stop and progress, and answers with the rows projected to the
+// fields asked for, within the cap.
 
-import {
-  adaptBreakdownResponse,
-  adaptSearchResponse,
-  fetchBreakdown,
-  searchCompanies,
-} from '../api/search.js';
-import { planBreakdown } from '../commands/breakdown.js';
-import { lookupDomains, normaliseArguments } from '../commands/enrich-lookups.js';
-import { DEFAULT_CONCURRENCY, planLookalike } from '../commands/lookalike.js';
-import { planSearch } from '../commands/search.js';
-import { excludedRowsNote, withoutExcluded } from '../exclusions.js';
-import { fetchSeeds } from '../lookalike/fetch.js';
+import { excludedRowsNote } from '../exclusions.js';
 import { fusedRows } from '../lookalike/output.js';
-import { Problem } from '../problem.js';
-import { explainProblem, type ProblemContext } from '../search/options.js';
-import { answerReported } from '../spend/charges.js';
-import { learntPrice, notePrice } from '../spend/prices.js';
-import { selectionOf } from '../spend/pricing.js';
-import { type OnRetry, type Purchase, purchase } from '../spend/purchase.js';
+import { breakdownOnce, planBreakdown } from '../ops/breakdown.js';
+import type { OpControl as ToolCall } from '../ops/control.js';
+import { lookupDomains, normaliseArguments } from '../ops/enrich.js';
+import { DEFAULT_CONCURRENCY, lookalikesOf, planLookalike } from '../ops/lookalike.js';
+import { planSearch, searchOnce } from '../ops/search.js';
+import type { Problem } from '../problem.js';
+import { explainProblem } from '../search/options.js';
+import { learntPrice } from '../spend/prices.js';
+import { lookupSelection } from '../spend/pricing.js';
 import { credits } from '../spend/purse.js';
-import type { ApiResponse } from '../types.js';
 import { answer, fitRows, type Json, project, type ToolResult, truncation } from './answers.js';
 import type { ArgsOf, PaidTool } from './schemas.js';
 import type { Session } from './session.js';
@@ -59,7 +51,7 @@ export async function worstCaseOf(
     case 'enrich': {
       const { domains, products, include } = args as ArgsOf<'enrich'>;
       const distinct = normaliseArguments(domains).length;
-      const selection = await selectionOf(session.ctx, { products, include });
+      const selection = await lookupSelection(session.ctx, { products, include });
       return { requests: distinct, credits: distinct * selection.worstCase };
     }
     case 'lookalike': {
@@ -77,36 +69,14 @@ export async function worstCaseOf(
   }
 }
 
-/**
- * One search or breakdown bought with the session's purse (the contract's price held, the
- * answer's charge settled and recorded); a problem about filters or limits is explained as the
- * commands explain it.
- */
-async function buyRequest(
+export async function enrichTool(
   session: Session,
-  about: ProblemContext,
-  endpoint: 'search' | 'breakdown',
-  send: (onRetry: OnRetry) => Promise<ApiResponse<unknown>>,
-): Promise<Purchase<ApiResponse<unknown>>> {
-  try {
-    const worstCase = learntPrice(session.ctx, endpoint, about.limit);
-    const bought = await purchase({
-      purse: session.purse!,
-      worstCase,
-      send: (_max, onRetry) => send(onRetry),
-      reported: (response) => answerReported(response),
-    });
-    if (!bought.unreadable) notePrice(session.ctx, endpoint, about.limit, bought.charged);
-    return bought;
-  } catch (error) {
-    throw await explainProblem(session.ctx, error, about);
-  }
-}
-
-export async function enrichTool(session: Session, args: ArgsOf<'enrich'>): Promise<ToolResult> {
+  args: ArgsOf<'enrich'>,
+  call: ToolCall,
+): Promise<ToolResult> {
   const { ctx, purse } = session;
   const flags = { products: args.products, include: args.include };
-  const lookups = await lookupDomains(ctx, args.domains, flags, purse);
+  const lookups = await lookupDomains(ctx, args.domains, flags, purse, call);
   const rows = lookups.results.map((result, i) => ({
     domain: result.domain,
     found: result.found,
@@ -132,7 +102,11 @@ export async function enrichTool(session: Session, args: ArgsOf<'enrich'>): Prom
   );
 }
 
-export async function searchTool(session: Session, args: ArgsOf<'search'>): Promise<ToolResult> {
+export async function searchTool(
+  session: Session,
+  args: ArgsOf<'search'>,
+  call: ToolCall,
+): Promise<ToolResult> {
   const { ctx } = session;
   const request = await planSearch(ctx, args.query, {
     filters: args.filters ? JSON.stringify(args.filters) : undefined,
@@ -140,16 +114,21 @@ export async function searchTool(session: Session, args: ArgsOf<'search'>): Prom
     limit: args.limit,
     excludeDomain: args.exclude_domains,
   });
-  const { response, charged } = await buyRequest(session, request, 'search', (onRetry) =>
-    searchCompanies(ctx, request, { onRetry, spinner: false }),
-  );
-  const result = adaptSearchResponse(response.data, response.credits);
-  if (!result) throw unrecognised('search');
+  const {
+    result,
+    rows: kept,
+    dropped,
+    charged,
+    credits: reported,
+  } = await searchOnce(ctx, request, {
+    purse: session.purse,
+    signal: call.signal,
+    spinner: false,
+  });
   // The exclusions hold on the client too, as for `company-data search`: a row naming one is left out.
-  const kept = withoutExcluded(result.rows, new Set(request.excludeDomains));
-  if (kept.dropped > 0) ctx.io.warn(excludedRowsNote(kept.dropped, true));
-  const rows = project(kept.rows, args.include);
-  const report = await session.credits(charged, response.credits.remaining);
+  if (dropped > 0) ctx.io.warn(excludedRowsNote(dropped, true));
+  const rows = project(kept, args.include);
+  const report = await session.credits(charged, reported.remaining);
   const cli = [
     'company-data search',
     ...(args.query ? [quote(args.query)] : []),
@@ -177,25 +156,36 @@ export async function searchTool(session: Session, args: ArgsOf<'search'>): Prom
   );
 }
 
-export async function breakdownTool(session: Session, args: ArgsOf<'breakdown'>): Promise<ToolResult> {
+export async function breakdownTool(
+  session: Session,
+  args: ArgsOf<'breakdown'>,
+  call: ToolCall,
+): Promise<ToolResult> {
   const { ctx } = session;
   const request = await planBreakdown(ctx, args.field, args.query, {
     filters: args.filters ? JSON.stringify(args.filters) : undefined,
     limit: args.limit,
   });
-  const { response, charged } = await buyRequest(session, request, 'breakdown', (onRetry) =>
-    fetchBreakdown(ctx, request, { onRetry }),
-  );
-  const result = adaptBreakdownResponse(response.data);
-  if (!result) throw unrecognised('breakdown');
-  const field = result.field ?? request.field;
+  const {
+    result,
+    charged,
+    credits: reported,
+  } = await breakdownOnce(ctx, request, {
+    purse: session.purse,
+    signal: call.signal,
+  });
+  const { field } = result;
   return answer(
     `Breakdown of ${result.segment.size ?? 'the'} companies by ${field} in ${countOf(result.buckets.length, 'bucket')}; ${credits(charged)} charged. ${await session.describeCaps()}.`,
-    { ...result.document, field, credits: await session.credits(charged, response.credits.remaining) },
+    { ...result.document, field, credits: await session.credits(charged, reported.remaining) },
   );
 }
 
-export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>): Promise<ToolResult> {
+export async function lookalikeTool(
+  session: Session,
+  args: ArgsOf<'lookalike'>,
+  call: ToolCall,
+): Promise<ToolResult> {
   const { ctx } = session;
   const flags = {
     k: args.k,
@@ -204,11 +194,12 @@ export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>)
     filters: args.filters ? JSON.stringify(args.filters) : undefined,
   };
   const plan = await planLookalike(ctx, args.seeds, flags);
-  const run = await fetchSeeds(ctx, plan.requests, {
+  const run = await lookalikesOf(ctx, plan, {
     concurrency: DEFAULT_CONCURRENCY,
     purse: session.purse,
     pacer: plan.requests.length > 1 ? session.pacer() : undefined,
     spinner: false,
+    ...call,
   });
   const first = plan.requests[0];
   const explain = (error: Problem) => explainProblem(ctx, error, { filters: first.filters, limit: first.k });
@@ -256,12 +247,4 @@ export async function lookalikeTool(session: Session, args: ArgsOf<'lookalike'>)
     `${countOf(fitted.rows.length, 'lookalike')} of ${plan.requests.map((r) => r.seed).join(', ')}; ${credits(charged)} charged.${stoppedNote} ${await session.describeCaps()}.`,
     build(fitted.rows, fitted.omitted),
   );
-}
-
-function unrecognised(what: string): Problem {
-  return new Problem({
-    code: 'unexpected_response',
-    detail: `the ${what} response has no recognisable shape`,
-    source: 'client',
-  });
 }

@@ -25,16 +25,51 @@ export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
   );
   const inFlight = new Set<Promise<unknown>>();
+  // Every call's own stop: the client's notifications/cancelled (the SDK's signal), or the end of
+  // the session (stdin closed, SIGTERM, SIGINT), which stops them all.
+  const stops = new Set<AbortController>();
+  let ended = false;
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(session) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const call = callTool(session, request.params.name, request.params.arguments);
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const stop = new AbortController();
+    const cancel = () => stop.abort();
+    extra.signal.addEventListener('abort', cancel, { once: true });
+    if (ended || extra.signal.aborted) stop.abort();
+    stops.add(stop);
+    const token = request.params._meta?.progressToken;
+    const progress =
+      token === undefined
+        ? undefined
+        : (done: number, total: number | undefined, message?: string) => {
+            const params = { progressToken: token, progress: done, total, message };
+            extra
+              .sendNotification({ method: 'notifications/progress', params })
+              .catch((error: Error) => ctx.io.warn(`mcp: progress not sent: ${error.message}`));
+          };
+    const call = callTool(session, request.params.name, request.params.arguments, {
+      signal: stop.signal,
+      progress,
+    });
     inFlight.add(call);
     try {
       return await call;
     } finally {
       inFlight.delete(call);
+      stops.delete(stop);
+      extra.signal.removeEventListener('abort', cancel);
+      // The operator's record (and a test's event): the call ended early, its purchases settled.
+      if (stop.signal.aborted) {
+        const why = extra.signal.aborted ? 'cancelled by the client' : 'the session is ending';
+        ctx.io.warn(
+          `company-data mcp: ${request.params.name} stopped (${why}); no request was started after the stop, those in flight settled`,
+        );
+      }
     }
   });
+  const stopAll = () => {
+    ended = true;
+    for (const stop of stops) stop.abort();
+  };
   server.onerror = (error) => ctx.io.warn(`mcp: ${error.message}`);
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve;
@@ -50,13 +85,12 @@ export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
       'stdin is a terminal: an MCP client starts this command and speaks JSON-RPC on stdin (see `company-data mcp --help`). Ctrl-C stops it.',
     );
   }
-  // The client ends the session by closing stdin (or with SIGTERM; a person with Ctrl-C): calls
-  // in flight finish (their charges settle and reach the ledger) before the store and the client
-  // close.
-  // The first of stdin's end and a signal ends the session: calls in flight finish. Another
-  // signal meanwhile (the SDK's client closes stdin, then sends SIGTERM 2 s later) stops the wait:
-  // every hold of a call still in flight is in the store already (written before its request
-  // left), and closing the store turns it into a possibly-charged ledger entry.
+  // The client ends the session by closing stdin (or with SIGTERM; a person with Ctrl-C). The first
+  // of these stops every call: no purchase starts, and the requests in flight settle and reach the
+  // ledger before the store and the client close. Another signal meanwhile (the SDK's client
+  // closes stdin, then sends SIGTERM 2 s later) stops the wait: every hold of a call still in
+  // flight is in the store already (written before its request left), and closing the store turns
+  // it into a possibly-charged ledger entry.
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
   let ending: (() => void) | undefined;
   let stopping: (() => void) | undefined;
@@ -72,6 +106,7 @@ export async function serve(ctx: Context, flags: McpFlags): Promise<number> {
     await new Promise<void>((resolve) => {
       ending = () => {
         ending = undefined;
+        stopAll();
         resolve();
       };
       stdin.once('end', () => ending?.());

@@ -4,9 +4,10 @@
 import { getAccount } from '../api/account.js';
 import { fieldDocument, productDocument } from '../api/catalog-views.js';
 import { loadFields, loadProducts } from '../api/catalogs.js';
-import { selectFields } from '../commands/fields.js';
-import { parseSince, readSpend } from '../commands/spend.js';
-import { Problem, usageError } from '../problem.js';
+import { selectFields } from '../ops/catalogs.js';
+import type { OpControl } from '../ops/control.js';
+import { parseSince, readSpend } from '../ops/spend.js';
+import { Problem } from '../problem.js';
 import { credits } from '../spend/purse.js';
 import { plural } from '../text.js';
 import {
@@ -25,8 +26,6 @@ import {
   inputSchemaOf,
   type JsonSchema,
   outputSchemaOf,
-  PAID_TOOLS,
-  type PaidTool,
   type ToolName,
 } from './schemas.js';
 import { type Session, spendingOff } from './session.js';
@@ -34,11 +33,14 @@ import { type Session, spendingOff } from './session.js';
 /** free: always listed; estimate: free, listed with the paid tools; paid: charges credits. */
 type Kind = 'free' | 'estimate' | 'paid';
 
+/** A call's stop (a client's cancel, a closed stdin, SIGTERM) and its progress notifications. */
+export type ToolCall = OpControl;
+
 interface ToolSpec {
   title: string;
   description: string;
   kind: Kind;
-  run(session: Session, args: never): Promise<ToolResult>;
+  run(session: Session, args: never, call: ToolCall): Promise<ToolResult>;
 }
 
 const TOOLS: Record<ToolName, ToolSpec> = {
@@ -84,7 +86,7 @@ const TOOLS: Record<ToolName, ToolSpec> = {
     run: async (session: Session, args: ArgsOf<'spend'>) => {
       const report = await readSpend(session.ctx, {
         by: args.by ?? 'month',
-        since: args.since === undefined ? undefined : sinceOf(args.since),
+        since: args.since === undefined ? undefined : parseSince(args.since),
       });
       const { since, by, rows, total } = report;
       const summary =
@@ -154,14 +156,6 @@ function listAnswer(key: string, rows: Json[], summary: string, cli: string): To
   return answer(summary, build(fitted.rows, fitted.omitted));
 }
 
-function sinceOf(raw: string) {
-  try {
-    return parseSince(raw);
-  } catch (error) {
-    throw usageError((error as Error).message);
-  }
-}
-
 function invalidArguments(
   tool: string,
   error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> },
@@ -212,12 +206,13 @@ export function listTools(session: Session): ListedTool[] {
     });
 }
 
-export function isPaidTool(name: string): name is PaidTool {
-  return (PAID_TOOLS as readonly string[]).includes(name);
-}
-
 /** One tools/call: never throws; every failure is a tool error. */
-export async function callTool(session: Session, name: string, args: unknown): Promise<ToolResult> {
+export async function callTool(
+  session: Session,
+  name: string,
+  args: unknown,
+  call: ToolCall = {},
+): Promise<ToolResult> {
   if (!Object.hasOwn(TOOLS, name)) {
     return problemResult(
       new Problem({
@@ -234,7 +229,7 @@ export async function callTool(session: Session, name: string, args: unknown): P
   const parsed = INPUTS[name as ToolName].safeParse(args ?? {});
   if (!parsed.success) return problemResult(invalidArguments(name, parsed.error));
   try {
-    return await tool.run(session, parsed.data as never);
+    return await tool.run(session, parsed.data as never, call);
   } catch (error) {
     const problem = asProblem(error);
     if (problem.code === 'internal_bug' && error instanceof Error && error.stack) {

@@ -11,14 +11,12 @@ import {
   ROW_MEMBERS,
   type Row,
   type SearchRequest,
-  searchCompanies,
 } from '../api/search.js';
 import { MAX_EXCLUSIONS, rowDomainKey } from '../exclusions.js';
 import type { Pacer } from '../pace.js';
 import { isProblem, type Problem } from '../problem.js';
-import { answerReported } from '../spend/charges.js';
-import { learntPrice, notePrice, REQUEST_PRICE_ESTIMATE } from '../spend/prices.js';
-import { purchase } from '../spend/purchase.js';
+import { buySearch } from '../spend/buy.js';
+import { learntPrice, REQUEST_PRICE_ESTIMATE } from '../spend/prices.js';
 import type { Purse } from '../spend/purse.js';
 import type { Context } from '../types.js';
 
@@ -157,7 +155,7 @@ export async function fetchPages(
       maxRows === undefined ? MAX_SEARCH_LIMIT : maxRows - outcome.fetched,
     );
     outcome.exclusions = excluded.size;
-    let response: Awaited<ReturnType<typeof searchCompanies>>;
+    let response: Awaited<ReturnType<typeof buySearch>>['response'];
     let charged: number;
     try {
       // The page's turn under --rate; Ctrl-C while waiting ends the run as in flight.
@@ -168,25 +166,18 @@ export async function fetchPages(
         if (budget.refusedBy === 'month') return stop('failed', budget.refusal(nextPageCost));
         return stop('budget');
       }
-      ({ response, charged } = await purchase({
-        purse: budget,
-        worstCase: nextPageCost,
-        hold,
-        send: (_max, onRetry) =>
-          searchCompanies(
-            ctx,
-            { ...request, limit, excludeDomains: excluded.size > 0 ? [...excluded] : undefined },
-            { signal, spinner: false, onRetry },
-          ),
-        reported: (answer) => answerReported(answer),
-      }));
+      ({ response, charged } = await buySearch(
+        ctx,
+        budget,
+        { ...request, limit, excludeDomains: excluded.size > 0 ? [...excluded] : undefined },
+        { hold, worstCase: nextPageCost, signal, spinner: false },
+      ));
     } catch (error) {
       // The run ends here either way; the purchase settled (or kept as possibly charged) the page.
       if (isProblem(error) && error.code === 'budget_exhausted' && budget.refusedBy === 'run')
         return stop('budget');
       return stop(signal?.aborted ? 'interrupted' : 'failed', error);
     }
-    if (charged > nextPageCost) notePrice(ctx, 'search', pageSize, charged);
     nextPageCost = Math.max(nextPageCost, charged);
     if (response.credits.remaining !== undefined) outcome.balance = response.credits.remaining;
     const result = adaptSearchResponse(response.data, response.credits);

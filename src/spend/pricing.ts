@@ -3,20 +3,15 @@
 // the price rose past it; the catalog is then read afresh (never from the cache) and the new worst
 // case reserved once. A price still above the new catalog, or above --max-credits, stops there.
 import { loadFields, loadProducts, refreshCatalogs } from '../api/catalogs.js';
-import {
-  checkMaxCredits,
-  resolveSelection,
-  type Selection,
-  type SelectionInput,
-} from '../batch/selection.js';
 import { Problem } from '../problem.js';
 import type { Context } from '../types.js';
 import { credits } from './purse.js';
+import { checkMaxCredits, resolveSelection, type Selection, type SelectionInput } from './selection.js';
 
 export { REQUEST_PRICE_ESTIMATE } from './prices.js';
 
 /** The selection of a lookup (products, fields, worst case) from the catalogs in force. */
-export async function selectionOf(ctx: Context, input: SelectionInput): Promise<Selection> {
+export async function lookupSelection(ctx: Context, input: SelectionInput): Promise<Selection> {
   const [products, fields] = await Promise.all([loadProducts(ctx), loadFields(ctx)]);
   return resolveSelection({ products, fields }, input);
 }
@@ -39,7 +34,7 @@ export async function repriceSelection(
   held: number,
 ): Promise<Repriced> {
   await refreshCatalogs(ctx);
-  const after = await selectionOf(ctx, input);
+  const after = await lookupSelection(ctx, input);
   const was = new Map(before.products.map((p) => [p.id, p.credit_units]));
   const changes = after.products
     .filter((p) => was.get(p.id) !== p.credit_units)

@@ -11,13 +11,12 @@
 //   record   every charge and every possibly-charged attempt in the ledger (the purse does it in
 //            the same transaction as the settle, and, for a batch, as the answer's save).
 import { mayHaveBeenCharged } from '../http/outcome.js';
-import { isProblem, type Problem } from '../problem.js';
+import { isProblem, Problem } from '../problem.js';
 import type { Settlement } from '../store/types.js';
-import type { Context, RequestOptions } from '../types.js';
+import type { RequestOptions } from '../types.js';
 import { type Reported, readCharge } from './charges.js';
-import { learntPrice, notePrice, type PricedEndpoint } from './prices.js';
 import type { Repriced } from './pricing.js';
-import { credits, type Hold, type Purse, purseOf } from './purse.js';
+import { credits, type Hold, type Purse } from './purse.js';
 
 export type OnRetry = NonNullable<RequestOptions['onRetry']>;
 
@@ -47,6 +46,11 @@ export interface PurchaseSpec<R> {
   along?(response: R, charged: number, settlement: Settlement | undefined): Promise<void>;
   /** True once the caller stops: a reservation still waiting gives up. */
   stopped?(): boolean;
+  /**
+   * The operation's stop (Ctrl-C, an MCP client's cancel, a closed stdin): once it fires no
+   * purchase starts and no retry is sent; a request already sent is left to settle and be recorded.
+   */
+  signal?: AbortSignal;
 }
 
 export interface Purchase<R> {
@@ -65,21 +69,52 @@ export interface Purchase<R> {
 /** Why a retry was not sent: the caps have no room for another attempt after one that may have been charged. */
 const NOT_RETRIED = ' (not retried: the last attempt may have been charged)';
 
+/** The problem of a purchase not started (or not retried) because its operation was stopped. */
+export function stoppedProblem(
+  detail = 'stopped before this request was sent; nothing was charged for it',
+): Problem {
+  return new Problem({ code: 'interrupted', title: 'Stopped', detail, source: 'client' });
+}
+
 export async function purchase<R>(spec: PurchaseSpec<R>): Promise<Purchase<R>> {
-  const { purse } = spec;
-  let amount = spec.worstCase;
-  let first: Hold | null = spec.hold ?? (await purse.reserve(amount, spec.stopped));
+  const { purse, signal } = spec;
+  const stopped = () => signal?.aborted === true || spec.stopped?.() === true;
+  if (signal?.aborted) {
+    if (spec.hold) await purse.settle(spec.hold, 0);
+    throw stoppedProblem();
+  }
+  // A stop while this purchase waits for room ends the wait.
+  const wake = () => purse.wake();
+  signal?.addEventListener('abort', wake, { once: true });
+  try {
+    return await purchaseHeld(spec, spec.worstCase, stopped);
+  } finally {
+    signal?.removeEventListener('abort', wake);
+  }
+}
+
+async function purchaseHeld<R>(
+  spec: PurchaseSpec<R>,
+  worstCase: number,
+  stopped: () => boolean,
+): Promise<Purchase<R>> {
+  const { purse, signal } = spec;
+  let amount = worstCase;
+  let first: Hold | null = spec.hold ?? (await purse.reserve(amount, stopped));
   let repriced: Repriced | undefined;
   for (;;) {
-    if (!first) throw purse.refusal(amount, repriced?.change);
+    if (!first) throw signal?.aborted ? stoppedProblem() : purse.refusal(amount, repriced?.change);
     const held = { hold: first };
     let response: R;
     try {
       response = await spec.send(held.hold.amount, async (problem, attempt, delayMs) => {
+        // Stopped: the attempt that failed is the last; its hold settles as the failure says.
+        if (signal?.aborted) throw problem;
         await spec.onRetry?.(problem, attempt, delayMs);
         if (!mayHaveBeenCharged(problem)) return;
         await purse.settleUnknown(held.hold);
-        const again = await purse.reserve(amount, spec.stopped);
+        const again = await purse.reserve(amount, stopped);
+        if (!again && signal?.aborted) throw problem;
         if (!again) throw purse.refusal(amount, NOT_RETRIED);
         held.hold = again;
       });
@@ -91,7 +126,7 @@ export async function purchase<R>(spec: PurchaseSpec<R>): Promise<Purchase<R>> {
       if (isProblem(error) && error.code === 'max_credits_exceeded' && spec.reprice && !repriced) {
         repriced = await spec.reprice(error, held.hold.amount);
         amount = repriced.worstCase;
-        first = await purse.reserve(amount, spec.stopped);
+        first = await purse.reserve(amount, stopped);
         continue;
       }
       throw error;
@@ -119,23 +154,4 @@ export async function purchase<R>(spec: PurchaseSpec<R>): Promise<Purchase<R>> {
     }
     return bought;
   }
-}
-
-/**
- * One request bought by a command that sends one (a search, a breakdown, `api`): the command's
- * purse (its --budget-month or COMPANY_DATA_BUDGET_MONTH, and the ledger), then purchase().
- */
-export async function buyOnce<R>(
-  ctx: Context,
-  flags: { budgetMonth?: number },
-  spec: Omit<PurchaseSpec<R>, 'purse'>,
-  priced?: { endpoint: PricedEndpoint; size: number | undefined },
-): Promise<R> {
-  const purse = await purseOf(ctx, { budgetMonth: flags.budgetMonth });
-  if (!priced) return (await purchase({ purse, ...spec })).response;
-  // No published price: the largest charge seen for this endpoint and size is the worst case.
-  const worstCase = Math.max(spec.worstCase, learntPrice(ctx, priced.endpoint, priced.size));
-  const bought = await purchase({ purse, ...spec, worstCase });
-  if (!bought.unreadable) notePrice(ctx, priced.endpoint, priced.size, bought.charged);
-  return bought.response;
 }

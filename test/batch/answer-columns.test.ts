@@ -9,8 +9,8 @@ import {
   writerFor,
 } from '../../src/batch/answer-columns.js';
 import type { RowResult } from '../../src/batch/output.js';
-import { checkMaxCredits, resolveSelection } from '../../src/batch/selection.js';
 import { FIELDS, PRODUCTS, productsWithoutDefaults } from '../../src/sandbox/catalogs.js';
+import { checkMaxCredits, resolveSelection } from '../../src/spend/selection.js';
 
 class Sink extends Writable {
   text = '';

@@ -3,8 +3,8 @@
 // bought, and failures that stay human text while stderr is a terminal.
 import { describe, expect, it } from 'vitest';
 import { formatProgress, formatSummary } from '../../src/batch/progress.js';
-import { checkMaxCredits, type Selection } from '../../src/batch/selection.js';
 import { Problem } from '../../src/problem.js';
+import { checkMaxCredits, type Selection } from '../../src/spend/selection.js';
 import { plural } from '../../src/text.js';
 import { type CommandCase, DIR, expectCase, lines } from '../helpers/command-cases.js';
 import { FIXED_NOW, runInProcess } from '../helpers/in-process.js';

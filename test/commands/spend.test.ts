@@ -1,7 +1,7 @@
 // `spend`: the spend ledger's totals per month, day, command or key, in every format; --since;
 // a store that does not exist (not created), --no-store, and bad flags.
 import { describe, expect, it } from 'vitest';
-import { parseSince } from '../../src/commands/spend.js';
+import { parseSince } from '../../src/ops/spend.js';
 import { SANDBOX_KEYS } from '../../src/sandbox/catalogs.js';
 import { DIR, expectCase, lines, usageLine } from '../helpers/command-cases.js';
 import { runInProcess } from '../helpers/in-process.js';
