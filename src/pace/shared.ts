@@ -134,7 +134,7 @@ export function createFleetTurns(source: SharedRate, hooks: FleetHooks): FleetTu
           Math.max(1, Math.ceil((rate * BATCH_MS) / 1000)),
           wanted() + ahead(at) - held(at),
         );
-        if (count > 0) reserve(count, rate);
+        if (count > 0 && !stopped) reserve(count, rate);
         else asking = false;
       });
     },
