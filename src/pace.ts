@@ -150,13 +150,19 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
     return fleet && local <= at ? Math.max(local, fleet.nextDue(at)) : local;
   };
 
+  /**
+   * The rate the fleet's turns are spaced at: the rate held over the window, as this pacer's own
+   * turns are (at most `rate` in any `grants.ms`), so a fleet keeps the margin one host keeps.
+   */
+  const fleetRate = (): number => (rate! * 1000) / grants.ms;
+
   const grant = (at: number) => {
     gcra.grant(at);
     grants.record(at);
     if (!fleet) return;
     fleet.use();
     // The next turns asked for before they are needed (fleet.ask decides how many, if any).
-    fleet.ask(() => waiters.length, rate!);
+    fleet.ask(() => waiters.length, fleetRate());
   };
 
   const pump = () => {
@@ -173,7 +179,7 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
     }
     if (waiters.length === 0) return;
     // Turns for those still waiting, unless a pause is on (turns taken now would be stale by its end).
-    if (fleet && hold.until <= at) fleet.ask(() => waiters.length, rate);
+    if (fleet && hold.until <= at) fleet.ask(() => waiters.length, fleetRate());
     const next = earliest(at);
     if (next === Number.POSITIVE_INFINITY) return;
     // A timer that keeps the process alive: a waiting request may be all a run has left.
