@@ -187,6 +187,31 @@ describe('a fleet of pacers on one row of turns', () => {
     };
   }
 
+  it('one host sending steadily asks for its turns a few at a time, not one statement a turn', async () => {
+    const clock = manualClock(0);
+    const row = rowOn(clock);
+    let asks = 0;
+    const counted: SharedRate = { ...row, reserve: (count, rate) => (asks++, row.reserve(count, rate)) };
+    const pacer = pacerOn(clock, 300, counted);
+    let granted = 0;
+    // One caller at a time (a lookup answered at once takes the next turn).
+    const caller = () => {
+      const again = () => {
+        granted++;
+        if (clock.now() < 2000) caller();
+      };
+      const waiting = pacer.take();
+      if (waiting === undefined) again();
+      else waiting.then(again);
+    };
+    caller();
+    for (let t = 0; t <= 2000; t += 1) await clock.advanceTo(t);
+    pacer.stop();
+    // 300 in any 1,025 ms: about 585 turns in 2 s.
+    expect(granted).toBeGreaterThanOrEqual(575);
+    expect(asks).toBeLessThanOrEqual(granted / 2);
+  });
+
   it('four hosts, each with eight callers always waiting, share 90 a second: no second holds more than 88', async () => {
     const clock = manualClock(0);
     const row = rowOn(clock);

@@ -43,6 +43,12 @@ const BATCH_MS = 50;
 const ALONE_MS = 1000;
 /** How far back the host's own use of turns is measured, to ask ahead for what it will use. */
 const USE_WINDOW_MS = 250;
+/**
+ * A host keeps in hand the turns it will use over this long (or a round trip, when longer), and
+ * asks again once it is down to half of them: a host sending 300 a second then asks about every
+ * third turn rather than for each one.
+ */
+const AHEAD_MS = 20;
 
 export interface FleetTurns {
   /**
@@ -53,11 +59,12 @@ export interface FleetTurns {
   /** The first turn is used. */
   use(): void;
   /**
-   * Asks the store for turns, unless an ask is under way or enough are held already: `wanted()`
-   * (the callers waiting) and what this host used over the last round trip, so that a host that
-   * keeps sending finds its next turn held rather than waiting a round trip for it. Asked once
-   * the callers of this moment have all joined the line (a microtask later), so that a burst of
-   * them takes one request.
+   * Asks the store for turns, unless an ask is under way or enough are held already: one for
+   * each of `wanted()` (the callers waiting), and those this host will use over the next 20 ms
+   * (or round trip) at its recent pace, asked again once half of them are used, so that a host
+   * that keeps sending finds its next turn in hand rather than waiting a round trip for it. Asked
+   * once the callers of this moment have all joined the line (a microtask later), so that a burst
+   * of them takes one request.
    */
   ask(wanted: () => number, rate: number): void;
   /** Tells the fleet to pause for `ms` (not awaited: a failure leaves the pause this host's only). */
@@ -90,10 +97,10 @@ export function createFleetTurns(source: SharedRate, hooks: FleetHooks): FleetTu
   let roundTrip = 0;
   /** When this host used its recent turns (the last USE_WINDOW_MS, oldest first). */
   const used: number[] = [];
-  /** The turns this host will use while a request of turns is on its way, at its recent pace. */
+  /** The turns this host will use over AHEAD_MS or a round trip, at its recent pace. */
   const ahead = (at: number) => {
     while (used.length > 0 && used[0] < at - USE_WINDOW_MS) used.shift();
-    return Math.ceil((used.length * (roundTrip + 1)) / USE_WINDOW_MS);
+    return Math.ceil((used.length * Math.max(AHEAD_MS, roundTrip + 1)) / USE_WINDOW_MS);
   };
   // Each kind of note once: a run asks for turns thousands of times.
   const said = new Set<string>();
@@ -130,12 +137,15 @@ export function createFleetTurns(source: SharedRate, hooks: FleetHooks): FleetTu
       asking = true;
       queueMicrotask(() => {
         const at = now();
-        const count = Math.min(
-          Math.max(1, Math.ceil((rate * BATCH_MS) / 1000)),
-          wanted() + ahead(at) - held(at),
-        );
-        if (count > 0 && !stopped) reserve(count, rate);
-        else asking = false;
+        const waiting = wanted();
+        const [have, more] = [held(at), ahead(at)];
+        const count = Math.min(Math.max(1, Math.ceil((rate * BATCH_MS) / 1000)), waiting + more - have);
+        // Enough in hand: every caller waiting has a turn, and half of those asked ahead are left.
+        if (stopped || count <= 0 || have - waiting > more / 2) {
+          asking = false;
+          return;
+        }
+        reserve(count, rate);
       });
     },
     pause(ms) {
