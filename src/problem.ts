@@ -27,6 +27,8 @@ export type LocalCode =
   | 'budget_exhausted' // the --budget of a batch is reached (or --budget-month, or mcp's --allow-spend)
   | 'charge_above_hold' // an answer reported a charge above what was held for it: the caps cannot be trusted
   | 'spending_not_allowed' // a paid tool called on a read-only `company-data mcp` (no --allow-spend)
+  | 'confirmation_required' // an mcp paid call above --confirm-above without the user's confirmation token
+  | 'confirmation_declined' // the user declined (or dismissed) an mcp paid call's confirmation
   | 'too_many_failures' // a batch stopped after a long run of consecutive failures
   | 'interrupted' // SIGINT / SIGTERM
   | 'run_busy' // another process is running the same batch (the same input, output and options)

@@ -24,7 +24,13 @@ export async function runLookups(
   inputs: readonly string[],
   flags: LookupFlags,
 ): Promise<number> {
-  const { selection, results, costs, bought, charged, remaining } = await lookupDomains(ctx, inputs, flags);
+  const { selection, results, costs, bought, charged, remaining, incomplete } = await lookupDomains(
+    ctx,
+    inputs,
+    flags,
+  );
+  // The command stops on the problem, as it always has (with a store, what it bought is reused).
+  if (incomplete?.problem) throw incomplete.problem;
   const format = formatOf(ctx);
   for (const result of results) {
     if (!result.found) ctx.io.info(`no record for ${oneLine(result.domain)}; nothing charged`);

@@ -2,6 +2,7 @@
 // kept within MAX_ANSWER_CHARS; and the tool error every failure becomes (the problem's code,
 // title, detail and remedy), never a protocol error.
 import { isProblem, Problem } from '../problem.js';
+import { keepWhole, keptUri } from './kept.js';
 
 /** The most characters an answer's text (and its structured content) may take. */
 export const MAX_ANSWER_CHARS = 100_000;
@@ -10,9 +11,18 @@ const SUMMARY_ROOM = 2_000;
 
 export type Json = Record<string, unknown>;
 
+/** A link to a whole answer kept for the session (src/mcp/kept.ts). */
+export interface ResourceLink {
+  type: 'resource_link';
+  uri: string;
+  name: string;
+  mimeType: string;
+  description: string;
+}
+
 export interface ToolResult {
   [member: string]: unknown;
-  content: Array<{ type: 'text'; text: string }>;
+  content: Array<{ type: 'text'; text: string } | ResourceLink>;
   structuredContent?: Json;
   isError?: boolean;
 }
@@ -43,6 +53,8 @@ export function fitRows<T>(
 ): Fitted<T> {
   const whole = JSON.stringify(build([...rows], 0)).length;
   if (whole <= limit) return { rows: [...rows], omitted: 0 };
+  // The whole answer is kept for the session before the cut one is measured: it names it.
+  keepWhole(() => build([...rows], 0));
   // The envelope without rows (with the note saying how many are left out), then row by row.
   let used = JSON.stringify(build([], rows.length)).length;
   let count = 0;
@@ -61,10 +73,28 @@ export function fitRows<T>(
 /** What an answer cut at the cap says about the rows left out, and how to get them. */
 export function truncation(shown: number, omitted: number, how: string): Json | undefined {
   if (omitted === 0) return undefined;
+  const uri = keptUri();
+  const kept = uri
+    ? ` The whole answer is kept for this session as the resource ${uri} (resources/read), at no cost.`
+    : '';
   return {
     rows_shown: shown,
     rows_omitted: omitted,
-    how_to_get_more: `The answer is capped at ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters: ${how}`,
+    how_to_get_more: `The answer is capped at ${MAX_ANSWER_CHARS.toLocaleString('en-US')} characters: ${how}${kept}`,
+    ...(uri ? { resource_uri: uri } : {}),
+  };
+}
+
+/**
+ * What an answer stopped before its end says: why (the problem's code, or `cancelled` for a stop
+ * asked for: the client's cancel, the end of the session) and what was not done. What was bought
+ * before the stop is in the answer, with its cost.
+ */
+export function incompleteOf(problem: Problem | undefined, notDone: readonly string[]): Json {
+  return {
+    reason: problem?.code ?? 'cancelled',
+    detail: problem ? inToolTerms(problem.detail) : 'the call was stopped (cancelled, or the session ended)',
+    not_done: [...notDone],
   };
 }
 
@@ -129,4 +159,22 @@ export function problemResult(problem: Problem, extra: Json = {}, advice?: strin
       ...extra,
     },
   };
+}
+
+/** Arguments that do not match a tool's input schema, as a problem naming each mistake. */
+export function invalidArguments(
+  tool: string,
+  error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> },
+): Problem {
+  const issues = error.issues.map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.map(String).join('.') : 'arguments';
+    return `${where}: ${issue.message}`;
+  });
+  return new Problem({
+    code: 'usage_error',
+    title: 'Invalid arguments',
+    detail: `${tool}: ${issues.join('; ')}`,
+    source: 'client',
+    hint: `Fix the arguments to match the input schema of ${tool} (tools/list) and call again.`,
+  });
 }

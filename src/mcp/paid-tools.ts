@@ -7,16 +7,14 @@ import { excludedRowsNote } from '../exclusions.js';
 import { fusedRows } from '../lookalike/output.js';
 import { breakdownOnce, planBreakdown } from '../ops/breakdown.js';
 import type { OpControl as ToolCall } from '../ops/control.js';
-import { lookupDomains, normaliseArguments } from '../ops/enrich.js';
+import { lookupDomains } from '../ops/enrich.js';
 import { DEFAULT_CONCURRENCY, lookalikesOf, planLookalike } from '../ops/lookalike.js';
 import { planSearch, searchOnce } from '../ops/search.js';
 import type { Problem } from '../problem.js';
 import { explainProblem } from '../search/options.js';
-import { learntPrice } from '../spend/prices.js';
-import { lookupSelection } from '../spend/pricing.js';
 import { credits } from '../spend/purse.js';
-import { answer, fitRows, type Json, project, type ToolResult, truncation } from './answers.js';
-import type { ArgsOf, PaidTool } from './schemas.js';
+import { answer, fitRows, incompleteOf, type Json, project, type ToolResult, truncation } from './answers.js';
+import type { ArgsOf } from './schemas.js';
 import type { Session } from './session.js';
 
 /** Shell-quoted for a command line a person can paste. */
@@ -41,34 +39,6 @@ function countOf(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-/** The worst case of a call, in credits, and the number of requests it makes. */
-export async function worstCaseOf(
-  session: Session,
-  tool: PaidTool,
-  args: Json,
-): Promise<{ requests: number; credits: number }> {
-  switch (tool) {
-    case 'enrich': {
-      const { domains, products, include } = args as ArgsOf<'enrich'>;
-      const distinct = normaliseArguments(domains).length;
-      const selection = await lookupSelection(session.ctx, { products, include });
-      return { requests: distinct, credits: distinct * selection.worstCase };
-    }
-    case 'lookalike': {
-      const { seeds, k } = args as ArgsOf<'lookalike'>;
-      const count = normaliseArguments(seeds).length;
-      return { requests: count, credits: count * learntPrice(session.ctx, 'lookalike', k) };
-    }
-    case 'search':
-      return { requests: 1, credits: learntPrice(session.ctx, 'search', (args as ArgsOf<'search'>).limit) };
-    default:
-      return {
-        requests: 1,
-        credits: learntPrice(session.ctx, 'breakdown', (args as ArgsOf<'breakdown'>).limit),
-      };
-  }
-}
-
 export async function enrichTool(
   session: Session,
   args: ArgsOf<'enrich'>,
@@ -89,15 +59,21 @@ export async function enrichTool(
   const cli = ['company-data enrich', ...lookups.results.map((r) => r.domain)];
   if (args.products) cli.push('--products', args.products.join(','));
   if (args.include) cli.push('--include', args.include.join(','));
+  const stop = lookups.incomplete;
+  const incomplete = stop && incompleteOf(stop.problem, stop.notLookedUp);
   const build = (kept: Json[], omitted: number): Json => ({
     results: kept,
     credits: report,
     truncated: rowsTruncation(kept.length, omitted, `${cli.join(' ')} -o csv > enriched.csv`),
+    ...(incomplete ? { incomplete } : {}),
   });
   const fitted = fitRows(shown, build);
   const found = rows.filter((r) => r.found).length;
+  const stopped = incomplete
+    ? ` Stopped before ${countOf(stop.notLookedUp.length, 'domain')} (${incomplete.detail}); those were not looked up.`
+    : '';
   return answer(
-    `${countOf(rows.length, 'domain')}, ${found} found; ${credits(lookups.charged ?? 0)} charged. ${await session.describeCaps()}.`,
+    `${countOf(rows.length, 'domain')}, ${found} found; ${credits(lookups.charged ?? 0)} charged.${stopped} ${await session.describeCaps()}.`,
     build(fitted.rows, fitted.omitted),
   );
 }
@@ -235,11 +211,15 @@ export async function lookalikeTool(
   if (args.k) cli.push('-k', String(args.k));
   if (args.include) cli.push('--include', args.include.join(','));
   if (args.evidence) cli.push('--evidence');
+  const notRequested = run.outcomes.filter((o) => o.status === 'not_requested').map((o) => o.seed);
+  const incomplete =
+    run.stopped || notRequested.length > 0 ? incompleteOf(run.stopped, notRequested) : undefined;
   const build = (kept: Json[], omitted: number): Json => ({
     results: kept,
     seeds,
     credits: report,
     truncated: rowsTruncation(kept.length, omitted, `${cli.join(' ')} -o json > lookalikes.json`),
+    ...(incomplete ? { incomplete } : {}),
   });
   const fitted = fitRows(rows, build);
   const stoppedNote = run.stopped ? ` Stopped early: ${run.stopped.detail}.` : '';

@@ -25,6 +25,14 @@ const filters = z
     'exact catalog filters: filter name -> accepted values, e.g. {"country":["US","GB"]}; names and values from the fields tool',
   );
 const query = z.string().max(1000).describe('business-language description, e.g. "shopify shoes"');
+const confirmation = z
+  .string()
+  .min(1)
+  .max(1000)
+  .optional()
+  .describe(
+    'the token of a confirmation_required answer (or of estimate), given only after the user agreed to this exact call',
+  );
 
 export const INPUTS = {
   products: z.strictObject({}),
@@ -54,6 +62,7 @@ export const INPUTS = {
       .optional()
       .describe('data products to buy (see the products tool); default: the default products'),
     include: fieldNames.optional(),
+    confirmation,
   }),
   search: z.strictObject({
     query: query.optional(),
@@ -65,6 +74,7 @@ export const INPUTS = {
       .max(MAX_EXCLUSIONS)
       .optional()
       .describe('companies to leave out (domains or URLs)'),
+    confirmation,
   }),
   breakdown: z.strictObject({
     field: z.string().min(1).describe('a breakdown facet (the fields tool with facets: true)'),
@@ -76,6 +86,7 @@ export const INPUTS = {
       .max(MAX_BREAKDOWN_LIMIT)
       .optional()
       .describe('number of buckets (service default 10); the rest is "other"'),
+    confirmation,
   }),
   lookalike: z.strictObject({
     seeds: z
@@ -87,6 +98,7 @@ export const INPUTS = {
     filters: filters.optional(),
     include: fieldNames.optional(),
     evidence: z.boolean().optional().describe('say why each candidate matched'),
+    confirmation,
   }),
 } as const;
 
@@ -96,6 +108,11 @@ export type ArgsOf<N extends ToolName> = z.infer<(typeof INPUTS)[N]>;
 const row = z.looseObject({});
 const capLeft = z.object({ cap: z.number(), left: z.number() }).nullable();
 const caps = z.object({ session: capLeft, month: capLeft });
+const room = z.object({
+  credits: z.number().nullable(),
+  limited_by: z.enum(['session', 'month', 'balance']).nullable(),
+  balance: z.number().nullable(),
+});
 const credits = z.object({
   charged: z.number(),
   remaining_balance: z.number().nullable(),
@@ -104,7 +121,17 @@ const credits = z.object({
   caps,
 });
 const truncated = z
-  .object({ rows_shown: z.number(), rows_omitted: z.number(), how_to_get_more: z.string() })
+  .object({
+    rows_shown: z.number(),
+    rows_omitted: z.number(),
+    how_to_get_more: z.string(),
+    resource_uri: z.string().optional(),
+  })
+  .optional();
+
+/** What an answer stopped before its end says (src/mcp/answers.ts incompleteOf). */
+const incomplete = z
+  .object({ reason: z.string(), detail: z.string(), not_done: z.array(z.string()) })
   .optional();
 
 const OUTPUTS: Partial<Record<ToolName, z.ZodObject>> = {
@@ -117,12 +144,20 @@ const OUTPUTS: Partial<Record<ToolName, z.ZodObject>> = {
     requests: z.number(),
     worst_case_credits: z.number(),
     caps,
+    room,
     fits: z.boolean(),
+    would_fit: z.object({ count: z.number(), arguments: z.looseObject({}).nullable() }).optional(),
+    confirmation: z.object({
+      needed: z.boolean(),
+      how: z.enum(['none', 'elicitation', 'token']),
+      token: z.string().optional(),
+      expires_at: z.string().optional(),
+    }),
   }),
-  enrich: z.object({ results: z.array(row), credits, truncated }),
+  enrich: z.object({ results: z.array(row), credits, truncated, incomplete }),
   search: z.object({ total: z.number(), rows: z.array(row), credits, truncated }),
   breakdown: z.looseObject({ field: z.string(), buckets: z.array(row), credits }),
-  lookalike: z.object({ results: z.array(row), seeds: z.array(row), credits, truncated }),
+  lookalike: z.object({ results: z.array(row), seeds: z.array(row), credits, truncated, incomplete }),
 };
 
 /** The structured content of a tool error (src/mcp/answers.ts problemResult). */

@@ -2,17 +2,25 @@
 // session. Every paid call buys through it (src/spend/purchase.ts), so the session's cap, the
 // month's cap (--budget-month or COMPANY_DATA_BUDGET_MONTH) and the ledger hold across all calls,
 // whichever tool makes them and however many run at once.
+import { getAccount } from '../api/account.js';
 import type { Pacer } from '../pace.js';
 import { Problem, usageError } from '../problem.js';
 import { pacerFor } from '../rate-option.js';
 import { type Purse, purseOf } from '../spend/purse.js';
 import type { Context, IO } from '../types.js';
 import { type Json, problemResult, type ToolResult } from './answers.js';
+import { Confirmations } from './confirmation.js';
+import { KeptAnswers } from './kept.js';
+
+/** --confirm-above when not given: a call that can cost more asks the person first. */
+export const DEFAULT_CONFIRM_ABOVE = 5;
 
 export interface McpFlags {
   /** --allow-spend: the session's cap; without it the paid tools are off. */
   allowSpend?: number;
   budgetMonth?: number;
+  /** --confirm-above: a paid call whose worst case is above this many credits asks first. */
+  confirmAbove?: number;
 }
 
 /** What a cap allows and what it leaves now. */
@@ -26,14 +34,71 @@ export interface CapsLeft {
   month: CapLeft | null;
 }
 
+/** The most a call may cost now, and what sets it: the session's cap, the month's, or the balance. */
+export interface Room {
+  credits: number;
+  by: 'session' | 'month' | 'balance' | null;
+  caps: CapsLeft;
+  /** The account's balance less the credits held by calls in flight; null when unknown. */
+  balance: number | null;
+}
+
 export class Session {
   private sharedPacer: Pacer | undefined;
+  /** The balance the last answer reported (or the account said); undefined until one did. */
+  private knownBalance: number | undefined;
+  /** The tokens of this session's confirmations (src/mcp/confirmation.ts). */
+  readonly confirmations: Confirmations;
+  /** Whole answers cut at the cap, kept as resources (src/mcp/kept.ts). */
+  readonly kept = new KeptAnswers();
 
   constructor(
     readonly ctx: Context,
     /** The session's purse: undefined in read-only mode. */
     readonly purse: Purse | undefined,
-  ) {}
+    /** A paid call whose worst case is above this asks the person first (--confirm-above). */
+    readonly confirmAbove = DEFAULT_CONFIRM_ABOVE,
+  ) {
+    this.confirmations = new Confirmations(ctx.now);
+  }
+
+  /** Keeps the balance an answer reported, for the next call's room. */
+  noteBalance(remaining: number | null | undefined): void {
+    if (typeof remaining === 'number' && Number.isFinite(remaining)) this.knownBalance = remaining;
+  }
+
+  /**
+   * The balance less what calls in flight hold: the last one reported, or the account's (a free
+   * GET /api/me) before any was. Unknown (null) when the account cannot be read: the service's
+   * own refusal (insufficient_credits) then stands.
+   */
+  private async balance(): Promise<number | null> {
+    if (this.knownBalance === undefined) {
+      try {
+        this.noteBalance((await getAccount(this.ctx, { spinner: false })).account.balance);
+      } catch {
+        return null;
+      }
+    }
+    if (this.knownBalance === undefined) return null;
+    return Math.max(0, this.knownBalance - (this.purse?.reserved ?? 0));
+  }
+
+  /** The most a call may cost now: the least of what the caps and the balance leave. */
+  async room(): Promise<Room> {
+    const caps = await this.caps();
+    const balance = await this.balance();
+    let room: Room = { credits: Number.POSITIVE_INFINITY, by: null, caps, balance };
+    const limits: Array<[Room['by'], number | undefined]> = [
+      ['session', caps.session?.left],
+      ['month', caps.month?.left],
+      ['balance', balance ?? undefined],
+    ];
+    for (const [by, left] of limits) {
+      if (left !== undefined && left < room.credits) room = { ...room, credits: left, by };
+    }
+    return room;
+  }
 
   /**
    * The pacer of lookalikes of several seeds, as `company-data lookalike` paces them (the key's
@@ -61,6 +126,7 @@ export class Session {
 
   /** The `credits` member of every paid answer: charged now, the balance, what the caps leave. */
   async credits(charged: number | undefined, remaining: number | undefined): Promise<Json> {
+    this.noteBalance(remaining);
     return {
       charged: charged ?? 0,
       remaining_balance: remaining ?? null,
@@ -135,6 +201,12 @@ export async function openSession(ctx: Context, flags: McpFlags): Promise<Sessio
         'Add --allow-spend <n> to let the server spend, or drop --budget-month.',
       );
     }
+    if (flags.confirmAbove !== undefined) {
+      throw usageError(
+        '--confirm-above asks before a paid call, and the paid tools are off without --allow-spend',
+        'Add --allow-spend <n> to let the server spend, or drop --confirm-above.',
+      );
+    }
     return new Session(ctx, undefined);
   }
   const purse = await purseOf(ctx, {
@@ -142,5 +214,5 @@ export async function openSession(ctx: Context, flags: McpFlags): Promise<Sessio
     budgetFlag: '--allow-spend',
     budgetMonth: flags.budgetMonth,
   });
-  return new Session(ctx, purse);
+  return new Session(ctx, purse, flags.confirmAbove);
 }

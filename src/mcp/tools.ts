@@ -8,33 +8,42 @@ import { selectFields } from '../ops/catalogs.js';
 import type { OpControl } from '../ops/control.js';
 import { parseSince, readSpend } from '../ops/spend.js';
 import { Problem } from '../problem.js';
-import { credits } from '../spend/purse.js';
 import { plural } from '../text.js';
 import {
   answer,
   asProblem,
   fitRows,
+  invalidArguments,
   type Json,
   problemResult,
   type ToolResult,
   truncation,
 } from './answers.js';
-import { breakdownTool, enrichTool, lookalikeTool, searchTool, worstCaseOf } from './paid-tools.js';
+import { estimateTool, OFF, paidDescription } from './estimate.js';
+import { type Asking, gate, type InputRequired, isQuestion } from './gate.js';
+import { type ServedCall, serving } from './kept.js';
+import { breakdownTool, enrichTool, lookalikeTool, searchTool } from './paid-tools.js';
 import {
   type ArgsOf,
   INPUTS,
   inputSchemaOf,
   type JsonSchema,
   outputSchemaOf,
+  type PaidTool,
   type ToolName,
 } from './schemas.js';
 import { type Session, spendingOff } from './session.js';
 
-/** free: always listed; estimate: free, listed with the paid tools; paid: charges credits. */
+/** free; estimate: free, prices the paid tools; paid: charges credits. All are listed. */
 type Kind = 'free' | 'estimate' | 'paid';
 
-/** A call's stop (a client's cancel, a closed stdin, SIGTERM) and its progress notifications. */
-export type ToolCall = OpControl;
+/**
+ * A call's stop (a client's cancel, a closed stdin, SIGTERM), its progress notifications, and
+ * what its client can ask the person (src/mcp/gate.ts).
+ */
+export interface ToolCall extends OpControl {
+  asking?: Asking;
+}
 
 interface ToolSpec {
   title: string;
@@ -99,49 +108,42 @@ const TOOLS: Record<ToolName, ToolSpec> = {
   estimate: {
     title: 'Estimate a paid call',
     description:
-      "Given a paid tool's name and arguments: the most credits the call can cost, and what this session's cap (--allow-spend) and the month's cap leave. Free; sends nothing that charges.",
+      "Given a paid tool's name and arguments: the most credits the call can cost, what this session's cap (--allow-spend), the month's cap and the balance leave, what would fit when it does not, and whether the call needs the user's confirmation (with the token to carry once they agreed, for a client without elicitation). Free; sends nothing that charges.",
     kind: 'estimate',
-    run: async (session: Session, args: ArgsOf<'estimate'>) => {
-      const parsed = INPUTS[args.tool].safeParse(args.arguments ?? {});
-      if (!parsed.success) return problemResult(invalidArguments(args.tool, parsed.error));
-      const worst = await worstCaseOf(session, args.tool, parsed.data as Json);
-      const caps = await session.caps();
-      const fits = [caps.session, caps.month].every((cap) => !cap || cap.left >= worst.credits);
-      return answer(
-        `${args.tool} would cost at most ${credits(worst.credits)} (${worst.requests === 1 ? '1 request' : `${worst.requests} requests`}); ${fits ? 'the caps leave room for it' : 'the caps do NOT leave room for it'}. ${await session.describeCaps()}.`,
-        { tool: args.tool, requests: worst.requests, worst_case_credits: worst.credits, caps, fits },
-      );
-    },
+    run: estimateTool,
   },
   enrich: {
     title: 'Enrich domains',
     description:
-      'Company facts for 1-100 domains, from the data products asked for (default: the default products), projected to `include`. Paid: a found record costs the credit units of each product that returns data; a missing domain costs nothing; answers already bought are reused at no cost.',
+      'Company facts for 1-100 domains, from the data products asked for (default: the default products), projected to `include`.',
     kind: 'paid',
     run: enrichTool,
   },
   search: {
     title: 'Search companies',
     description:
-      'Companies matching a business-language query and exact catalog filters, minus exclude_domains; rows carry the `include` fields. Paid: 1 credit per search that returns rows. Use breakdown first to size a segment.',
+      'Companies matching a business-language query and exact catalog filters, minus exclude_domains; rows carry the `include` fields. Use breakdown first to size a segment.',
     kind: 'paid',
     run: searchTool,
   },
   breakdown: {
     title: 'Break a segment down',
     description:
-      'How a segment (query + filters) splits over one facet (country, site_category, ...): buckets with counts and shares, coverage, missing values. Paid: 1 credit.',
+      'How a segment (query + filters) splits over one facet (country, site_category, ...): buckets with counts and shares, coverage, missing values.',
     kind: 'paid',
     run: breakdownTool,
   },
   lookalike: {
     title: 'Find lookalikes',
     description:
-      'Companies similar to one or more seed domains, ranked; several seeds are fused into one ranking. Paid: 1 credit per seed that has lookalikes.',
+      'Companies similar to one or more seed domains, ranked; several seeds are fused into one ranking.',
     kind: 'paid',
     run: lookalikeTool,
   },
 };
+
+/** The tools whose world is closed and local: spend reads the ledger, estimate prices a call. */
+const LOCAL_TOOLS: ReadonlySet<ToolName> = new Set(['spend', 'estimate']);
 
 function listAnswer(key: string, rows: Json[], summary: string, cli: string): ToolResult {
   const build = (kept: Json[], omitted: number): Json => ({
@@ -156,23 +158,6 @@ function listAnswer(key: string, rows: Json[], summary: string, cli: string): To
   return answer(summary, build(fitted.rows, fitted.omitted));
 }
 
-function invalidArguments(
-  tool: string,
-  error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> },
-): Problem {
-  const issues = error.issues.map((issue) => {
-    const where = issue.path.length > 0 ? issue.path.map(String).join('.') : 'arguments';
-    return `${where}: ${issue.message}`;
-  });
-  return new Problem({
-    code: 'usage_error',
-    title: 'Invalid arguments',
-    detail: `${tool}: ${issues.join('; ')}`,
-    source: 'client',
-    hint: `Fix the arguments to match the input schema of ${tool} (tools/list) and call again.`,
-  });
-}
-
 export interface ListedTool {
   name: string;
   title: string;
@@ -182,17 +167,20 @@ export interface ListedTool {
   annotations: Record<string, unknown>;
 }
 
-/** The tools a session lists: the free ones always; estimate and the paid ones with --allow-spend. */
-export function listTools(session: Session): ListedTool[] {
-  return (Object.keys(TOOLS) as ToolName[])
-    .filter((name) => TOOLS[name].kind === 'free' || session.spending)
-    .map((name) => {
+/** Every tool, the paid ones too in read-only mode: their description says how to turn them on. */
+export async function listTools(session: Session): Promise<ListedTool[]> {
+  return Promise.all(
+    (Object.keys(TOOLS) as ToolName[]).map(async (name) => {
       const tool = TOOLS[name];
       const outputSchema = outputSchemaOf(name);
+      const description =
+        tool.kind === 'paid'
+          ? await paidDescription(session, name as PaidTool, tool.description)
+          : tool.description;
       return {
         name,
         title: tool.title,
-        description: tool.description,
+        description: tool.kind === 'estimate' && !session.spending ? `${OFF} ${description}` : description,
         inputSchema: inputSchemaOf(name),
         ...(outputSchema ? { outputSchema } : {}),
         annotations: {
@@ -200,10 +188,45 @@ export function listTools(session: Session): ListedTool[] {
           readOnlyHint: tool.kind !== 'paid',
           destructiveHint: false,
           idempotentHint: tool.kind !== 'paid',
-          openWorldHint: true,
+          openWorldHint: !LOCAL_TOOLS.has(name),
         },
       };
-    });
+    }),
+  );
+}
+
+/** The cost of a paid call in its result's `_meta`, under this key, as in its content. */
+export const COST_META_KEY = 'company-data/credits';
+
+/** A paid tool's result, its cost in `_meta` too: what its content says, or 0 when nothing was sent. */
+function withCost(result: ToolResult, charged: Json | undefined): ToolResult {
+  const credits = (result.structuredContent?.credits as Json | undefined) ?? charged;
+  return credits
+    ? { ...result, _meta: { ...(result._meta as Json | undefined), [COST_META_KEY]: credits } }
+    : result;
+}
+
+/**
+ * Runs a tool as the call being served: an answer it cuts at the cap is kept whole for the
+ * session, and the result links to it (a resource_link block after the text).
+ */
+async function runLinked(
+  session: Session,
+  name: string,
+  run: () => Promise<ToolResult>,
+): Promise<ToolResult> {
+  const call: ServedCall = { keep: (whole) => session.kept.keep(name, whole, session.ctx.now()) };
+  const result = await serving(call, run);
+  const kept = call.kept && session.kept.read(call.kept);
+  if (!kept) return result;
+  const link = {
+    type: 'resource_link' as const,
+    uri: kept.uri,
+    name: kept.name,
+    mimeType: 'application/json',
+    description: kept.description,
+  };
+  return { ...result, content: [...result.content, link] };
 }
 
 /** One tools/call: never throws; every failure is a tool error. */
@@ -212,7 +235,7 @@ export async function callTool(
   name: string,
   args: unknown,
   call: ToolCall = {},
-): Promise<ToolResult> {
+): Promise<ToolResult | InputRequired> {
   if (!Object.hasOwn(TOOLS, name)) {
     return problemResult(
       new Problem({
@@ -228,13 +251,29 @@ export async function callTool(
   if (tool.kind !== 'free' && !session.spending) return spendingOff(name);
   const parsed = INPUTS[name as ToolName].safeParse(args ?? {});
   if (!parsed.success) return problemResult(invalidArguments(name, parsed.error));
+  const asking = call.asking ?? { canElicit: false };
   try {
-    return await tool.run(session, parsed.data as never, call);
+    if (tool.kind !== 'paid')
+      return await runLinked(session, name, () => tool.run(session, parsed.data as never, call));
+    const checked = parsed.data as Json;
+    const gated = await gate(session, name as PaidTool, checked, asking);
+    if (!gated.go) {
+      return isQuestion(gated.result) ? gated.result : withCost(gated.result, NOTHING_SENT);
+    }
+    const { confirmation: _, ...toolArgs } = checked;
+    return withCost(
+      await runLinked(session, name, () => tool.run(session, toolArgs as never, call)),
+      undefined,
+    );
   } catch (error) {
     const problem = asProblem(error);
     if (problem.code === 'internal_bug' && error instanceof Error && error.stack) {
       session.ctx.io.error(error.stack);
     }
-    return session.failure(problem);
+    const failed = await session.failure(problem);
+    return tool.kind === 'paid' ? withCost(failed, undefined) : failed;
   }
 }
+
+/** The cost of a paid call refused before anything was sent. */
+const NOTHING_SENT: Json = { charged: 0 };

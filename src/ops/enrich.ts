@@ -76,8 +76,11 @@ export interface Lookups {
   bought: Array<string | null>;
   charged: number | undefined;
   remaining: number | undefined;
-  /** Stopped before every domain was looked up: the domains not looked up, in order. */
-  incomplete?: { notLookedUp: string[] };
+  /**
+   * Stopped before every domain was looked up: the domains not looked up, in order, and the
+   * problem that stopped the lookups (a cap, the balance, a fault), absent for a stop asked for.
+   */
+  incomplete?: { notLookedUp: string[]; problem?: Problem };
 }
 
 /**
@@ -116,18 +119,18 @@ export async function lookupDomains(
   let charged: number | undefined;
   let remaining: number | undefined;
   const buy = domainBuyer(ctx, query, { expected: selection.resultFields, integers });
+  /** What was looked up before domain `index`, marked incomplete (with the problem, if one stopped it). */
+  const partial = (index: number, problem?: Problem): Lookups => ({
+    selection,
+    results,
+    costs,
+    bought,
+    charged,
+    remaining,
+    incomplete: { notLookedUp: domains.slice(index), ...(problem ? { problem } : {}) },
+  });
   for (const [index, domain] of domains.entries()) {
-    if (signal?.aborted) {
-      return {
-        selection,
-        results,
-        costs,
-        bought,
-        charged,
-        remaining,
-        incomplete: { notLookedUp: domains.slice(index) },
-      };
-    }
+    if (signal?.aborted) return partial(index);
     progress?.(index, domains.length, domain);
     const stored = store && scope !== undefined ? await store.find(scope, domain, fresh) : undefined;
     if (stored) {
@@ -151,18 +154,13 @@ export async function lookupDomains(
         signal,
       });
     } catch (error) {
+      if (!isProblem(error)) throw error;
       // Stopped while waiting for room: this domain and the rest are not looked up.
-      if (isProblem(error) && error.code === 'interrupted' && signal?.aborted)
-        return {
-          selection,
-          results,
-          costs,
-          bought,
-          charged,
-          remaining,
-          incomplete: { notLookedUp: domains.slice(index) },
-        };
-      throw error;
+      const stopped = error.code === 'interrupted' && signal?.aborted;
+      // A cap, the balance or a fault after some domains were looked up: what was bought is
+      // returned with the problem, never lost with it (a face that wants the error throws it).
+      if (!stopped && results.length === 0) throw error;
+      return partial(index, stopped ? undefined : error);
     }
     const { response, charged: cost } = purchased;
     const { result, credits } = response;

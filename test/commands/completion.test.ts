@@ -214,6 +214,7 @@ function fishScript(c: Catalogs, profiles = 'default'): string {
     "complete -c company-data -n '__fish_seen_subcommand_from api' -a 'GET POST PUT PATCH DELETE /api/me /api/products /api/fields /api/errors /api/search /api/domains/'",
     "complete -c company-data -n '__fish_seen_subcommand_from mcp' -l allow-spend -x -d 'turn the paid tools on, and never let this session charge more than n credits (default: read-only)'",
     "complete -c company-data -n '__fish_seen_subcommand_from mcp' -l budget-month -x -d 'never let this key\\'s spend in the calendar month (UTC) pass n credits, across runs and commands (env: COMPANY_DATA_BUDGET_MONTH)'",
+    "complete -c company-data -n '__fish_seen_subcommand_from mcp' -l confirm-above -x -d 'ask the user before a paid call whose worst case is above n credits; 0 asks before every paid call (default: 5)'",
     "complete -c company-data -n '__fish_seen_subcommand_from mcp' -s h -l help -d 'display help for command'",
     "complete -c company-data -n '__fish_seen_subcommand_from completion' -s h -l help -d 'display help for command'",
     "complete -c company-data -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'",

@@ -64,9 +64,12 @@ async function spent(env: Record<string, string>): Promise<number> {
   return total.charged + total.possibly_charged;
 }
 
-/** The built server under the SDK's client, over the child's own stdio. */
+/**
+ * The built server under the SDK's client, over the child's own stdio. No confirmation is asked
+ * (--confirm-above 1000): the stop, not the person's yes, is under test here.
+ */
 async function serve(env: Record<string, string>) {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--allow-spend', '1000'], {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--allow-spend', '1000', '--confirm-above', '1000'], {
     cwd: ROOT,
     env: cleanEnv(env),
     stdio: 'pipe',

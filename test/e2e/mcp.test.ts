@@ -44,7 +44,7 @@ describe('company-data --sandbox mcp', () => {
       [
         'Using the offline sandbox at http://127.0.0.1:PORT (demo key, no real credits).',
         'Sandbox store: <dir>/state/company-data/store.sandbox.db',
-        'company-data mcp: serving on stdio; paid tools on, this session may spend up to 3 credits.',
+        'company-data mcp: serving on stdio; paid tools on, this session may spend up to 3 credits; a call that can cost more than 5 asks the user first.',
         '',
       ].join('\n'),
     );

@@ -85,6 +85,7 @@ export class StdioStreams implements Transport {
 export async function startMcp(
   argv: string[],
   env: Record<string, string | undefined>,
+  now: () => number = Date.now,
 ): Promise<{ client: Client; errors: Error[]; exit: Promise<number> }> {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
@@ -93,7 +94,7 @@ export async function startMcp(
       done();
     },
   });
-  const exit = main(argv, { env: cleanEnv(env), stdin, stdout, stderr, now: Date.now });
+  const exit = main(argv, { env: cleanEnv(env), stdin, stdout, stderr, now });
   const client = new Client({ name: 'company-data-test', version: '1.0.0' });
   const errors: Error[] = [];
   client.onerror = (error) => errors.push(error);

@@ -42,9 +42,12 @@ describe('problemResult', () => {
     const problem = new Problem({ code: 'invalid_filter', detail: 'no filter "colour"', status: 400 });
     const result = problemResult(problem, { caps: { session: null, month: null } });
     expect(result.isError).toBe(true);
-    expect(result.content[0].text).toBe(
-      `${problem.title} (invalid_filter): no filter "colour"\nWhat to do: Check filter names and values with the fields tool.`,
-    );
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: `${problem.title} (invalid_filter): no filter "colour"\nWhat to do: Check filter names and values with the fields tool.`,
+      },
+    ]);
     expect(result.structuredContent).toEqual({
       error: {
         code: 'invalid_filter',

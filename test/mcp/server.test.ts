@@ -12,7 +12,8 @@ import { startMcp } from '../helpers/mcp-client.js';
 import { type SandboxHandle, sandboxAndDirForTests } from '../helpers/sandbox.js';
 
 const FREE = ['products', 'fields', 'account', 'spend'];
-const ALL = [...FREE, 'estimate', 'enrich', 'search', 'breakdown', 'lookalike'];
+const PAID = ['enrich', 'search', 'breakdown', 'lookalike'];
+const ALL = [...FREE, 'estimate', ...PAID];
 const CAP = 100_000;
 
 let sandbox: SandboxHandle;
@@ -54,12 +55,17 @@ async function connect(
   args: string[],
   env: Record<string, string> = {},
   global: string[] = ['--base-url', sandbox.url],
+  now: () => number = Date.now,
 ): Promise<Session> {
-  const { client, errors, exit } = await startMcp([...global, 'mcp', ...args], {
-    COMPANY_DATA_API_KEY: sandbox.keys.full,
-    ...stateOf(),
-    ...env,
-  });
+  const { client, errors, exit } = await startMcp(
+    [...global, 'mcp', ...args],
+    {
+      COMPANY_DATA_API_KEY: sandbox.keys.full,
+      ...stateOf(),
+      ...env,
+    },
+    now,
+  );
   open.push({ client, errors, exit });
   return { client };
 }
@@ -87,13 +93,16 @@ function requestsTo(path: string): number {
 }
 
 describe('read-only (no --allow-spend)', () => {
-  it('initializes, lists only the free tools, answers them, and refuses a paid one with how to allow it', async () => {
+  it('initializes, lists every tool (the paid ones saying they are off), answers the free ones, and refuses a paid one with how to allow it', async () => {
     const { client } = await connect([]);
     expect(client.getServerVersion()?.name).toBe('company-data');
     expect(client.getServerCapabilities()?.tools).toBeDefined();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(FREE);
-    for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true);
+    expect(tools.map((t) => t.name)).toEqual(ALL);
+    for (const tool of tools) {
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(!PAID.includes(tool.name));
+      expect(tool.description?.startsWith('OFF on this server'), tool.name).toBe(!FREE.includes(tool.name));
+    }
 
     const products = await client.callTool({ name: 'products', arguments: {} });
     expect(products.isError).toBeUndefined();
@@ -116,6 +125,24 @@ describe('read-only (no --allow-spend)', () => {
     expect(structured(refused).error.code).toBe('spending_not_allowed');
     expect(text(refused)).toContain('--allow-spend');
     expect(requestsTo('/api/search')).toBe(before);
+  });
+
+  it('refuses --confirm-above without --allow-spend, before serving', async () => {
+    const { code, stdout, stderr } = await runPiped(
+      ['--base-url', sandbox.url, 'mcp', '--confirm-above', '3'],
+      {
+        env: { COMPANY_DATA_API_KEY: sandbox.keys.full, ...stateOf() },
+      },
+    );
+    expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+    expect(JSON.parse(stderr)).toEqual({
+      code: 'usage_error',
+      status: 0,
+      title: 'Usage error',
+      detail: '--confirm-above asks before a paid call, and the paid tools are off without --allow-spend',
+      retryable: false,
+      hint: 'Add --allow-spend <n> to let the server spend, or drop --confirm-above.',
+    });
   });
 });
 
@@ -142,7 +169,9 @@ describe('spending (--allow-spend)', () => {
       requests: 2,
       worst_case_credits: worst,
       caps: { session: { cap: 100, left: 100 }, month: null },
+      room: { credits: 100, limited_by: 'session', balance: balance() },
       fits: true,
+      confirmation: { needed: false, how: 'none' },
     });
     expect(worst).toBeGreaterThanOrEqual(2);
 
@@ -164,8 +193,9 @@ describe('spending (--allow-spend)', () => {
       spent += credits.charged;
       expect(credits.caps.session, name).toEqual({ cap: 100, left: 100 - spent });
       expect(text(result), name).toContain(`${100 - spent} of --allow-spend 100 left this session`);
-      answers[name === 'search' && 'limit' in args && args.limit === 1000 ? 'large' : name] =
-        structured(result);
+      const large = name === 'search' && 'limit' in args && args.limit === 1000;
+      answers[large ? 'large' : name] = structured(result);
+      if (large) answers.largeContent = result.content as Answer;
     }
     expect(spent).toBeGreaterThanOrEqual(4);
 
@@ -192,7 +222,30 @@ describe('spending (--allow-spend)', () => {
     expect(large.rows).toHaveLength(large.truncated.rows_shown);
     for (const row of large.rows) expect(typeof row.domain).toBe('string');
     expect(large.truncated.how_to_get_more).toBe(
-      `The answer is capped at 100,000 characters: ${large.truncated.rows_omitted} more rows were left out. Ask for fewer fields (include) or fewer rows (limit), or have the user run \`company-data search --limit 1000 -o csv > rows.csv\` to get them all in a file.`,
+      `The answer is capped at 100,000 characters: ${large.truncated.rows_omitted} more rows were left out. Ask for fewer fields (include) or fewer rows (limit), or have the user run \`company-data search --limit 1000 -o csv > rows.csv\` to get them all in a file. The whole answer is kept for this session as the resource company-data://answers/1 (resources/read), at no cost.`,
+    );
+    expect(large.truncated.resource_uri).toBe('company-data://answers/1');
+    // The cut answer links to the whole one, which the session gives back without buying it again.
+    expect(answers.largeContent[1]).toEqual({
+      type: 'resource_link',
+      uri: 'company-data://answers/1',
+      name: 'search answer 1',
+      mimeType: 'application/json',
+      description: expect.stringMatching(
+        /^The whole answer of a search call at \d{4}-\d\d-\d\dT[\d:]{8}Z, as JSON$/,
+      ),
+    });
+    const beforeRead = balance();
+    const { contents } = await client.readResource({ uri: 'company-data://answers/1' });
+    const whole = JSON.parse((contents[0] as { text: string }).text);
+    expect(whole.rows).toHaveLength(1000);
+    expect(whole.rows.slice(0, large.rows.length)).toEqual(large.rows);
+    expect(whole.truncated).toBeUndefined();
+    expect(balance()).toBe(beforeRead);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(['company-data://answers/1']);
+    await expect(client.readResource({ uri: 'company-data://answers/9' })).rejects.toThrow(
+      'company-data://answers/9: no such answer in this session',
     );
 
     // Invalid arguments: tool errors with the problem's code, title and remedy; nothing charged.
@@ -248,8 +301,8 @@ describe('spending (--allow-spend)', () => {
     const refused = await client.callTool({ name: 'breakdown', arguments: { field: 'country' } });
     expect(refused.isError).toBe(true);
     expect(structured(refused).error.code).toBe('budget_exhausted');
-    expect(text(refused)).toContain('--budget-month 1');
-    expect(text(refused)).toContain("The month's cap");
+    expect(text(refused)).toContain("more than the 0 credits the month's cap (--budget-month 1) leaves");
+    expect(text(refused)).toContain('do not retry');
     expect(start - balance()).toBe(1);
   });
 
@@ -279,5 +332,38 @@ describe('spending (--allow-spend)', () => {
     expect(structured(result).caps.session).toEqual({ cap: 5, left: 4 });
     const spend = await runPiped(['spend', '-o', 'json'], { env: state });
     expect(JSON.parse(spend.stdout).total).toMatchObject({ charged: 0, possibly_charged: 1 });
+  });
+
+  it('refuses an expired confirmation token, buying nothing', async () => {
+    let skew = 0;
+    const { client } = await connect(
+      ['--allow-spend', '10', '--confirm-above', '0'],
+      {},
+      undefined,
+      () => Date.now() + skew,
+    );
+    const start = balance();
+    const asked = await client.callTool({ name: 'breakdown', arguments: { field: 'country' } });
+    expect(structured(asked).error.code).toBe('confirmation_required');
+    const { token, expires_at } = structured(asked).confirmation;
+    skew = Date.parse(expires_at) - Date.now();
+    const expired = await client.callTool({
+      name: 'breakdown',
+      arguments: { field: 'country', confirmation: token },
+    });
+    expect(expired.isError).toBe(true);
+    expect(structured(expired).error.code).toBe('confirmation_required');
+    expect(structured(expired).error.detail).toContain(
+      'the confirmation token expired (tokens last 10 minutes)',
+    );
+    expect(balance()).toBe(start);
+    // The fresh token it carries buys.
+    const fresh = structured(expired).confirmation.token;
+    const bought = await client.callTool({
+      name: 'breakdown',
+      arguments: { field: 'country', confirmation: fresh },
+    });
+    expect(bought.isError, text(bought)).toBeUndefined();
+    expect(start - balance()).toBe(1);
   });
 });
