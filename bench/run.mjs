@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --markdown] [-- --only startup,exclusions,latency,loop,postgres,stores,cpu,memory,workbook,store,pacing,gateway,me]`
+// `npm run bench [-- --quick] [-- --markdown] [-- --only startup,exclusions,latency,loop,postgres,stores,cpu,memory,workbook,store,pacing,gateway,fleet,me]`
 //
 // Measures the performance budget side by side on this machine: every figure is a ratio to
 // something measured in the same run (bare `node -e 0`, the ideal rate of the sandbox's latency,
@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { bareLoopProcess, enrichRun, warmSandbox } from './lib/batch.mjs';
 import { mixedDomains, sandboxDomains, writeDomainFiles } from './lib/data.mjs';
 import { exclusionsFigure } from './lib/exclusions.mjs';
+import { fleetRun, overlappingInputs } from './lib/fleet.mjs';
 import { duplicatedInput, peakRss } from './lib/memory.mjs';
 import { oneRequestFigure } from './lib/one-request.mjs';
 import { gatewayRun, pacedRun } from './lib/pacing.mjs';
@@ -74,6 +75,7 @@ const GROUPS = [
   'store',
   'pacing',
   'gateway',
+  'fleet',
   'me',
 ];
 const selected = new Set(args.only ? args.only.split(',') : GROUPS);
@@ -488,6 +490,124 @@ async function gatewayFigure() {
   }
 }
 
+/**
+ * Four hosts on one key and one PostgreSQL store (overlapping inputs, each domain in two hosts'
+ * inputs) against one host with every distinct domain, on the same key, limit and store kind,
+ * side by side against one sandbox limited to `limit`/s with 20 ms answers: the fleet's time over
+ * the one host's (at most 1.1: hosts that share a key share its rate, docs/store.md), with the
+ * 429s and the busiest second of the sandbox's log beside it. Default options on both sides (90 %
+ * of the limit GET /api/me reports, --concurrency 8).
+ */
+async function fleetFigures() {
+  const name = (limit) => `4 hosts on one key vs 1 host, limit ${limit}/s, 20 ms: time over one host's`;
+  const target = { op: '<=', value: 1.1 };
+  log('fleet: starting a PostgreSQL server (initdb, pg_ctl) for the shared store');
+  const started = await startBenchPostgres(scratch.dir);
+  if (started.missing) {
+    for (const limit of [400, 100])
+      figures.push(
+        figure({
+          id: `fleet.time-${limit}`,
+          name: name(limit),
+          ratio: Number.NaN,
+          target,
+          skipped: started.missing,
+        }),
+      );
+    return;
+  }
+  const postgres = started.server;
+  let databases = 0;
+  try {
+    for (const limit of [400, 100]) {
+      // 3,000 and 1,800 domains, all found: 8 and 20 seconds at 90 % of the limit, so that four
+      // start-ups at once (3-4 s on a loaded 2-core machine) are not most of the time measured.
+      const distinct = QUICK ? Math.round(limit * 0.9 * 3) : limit === 400 ? 3000 : 1800;
+      const domains = (await sandboxDomains(distinct, scratch.dir)).slice(0, distinct);
+      const sandbox = await startSandbox({
+        companies: distinct,
+        latency: 20,
+        rateLimit: limit,
+        scratch: scratch.dir,
+      });
+      try {
+        const sides = { one: [], fleet: [] };
+        for (let i = 0; i < REPEATS; i++) {
+          for (const [side, inputs] of [
+            ['one', [domains]],
+            ['fleet', overlappingInputs(domains, 4)],
+          ]) {
+            const database = `bench_fleet_${++databases}`;
+            const storeUrl = await postgres.createDatabase(database);
+            log(
+              `fleet: ${inputs.length} host(s), ${inputs.map((d) => d.length).join('+')} rows, ${distinct} distinct, limit ${limit}/s`,
+            );
+            const r = await fleetRun({
+              sandbox,
+              storeUrl,
+              inputs,
+              scratch: scratch.dir,
+              tag: `fleet-${databases}`,
+            });
+            // The statements of the shared rate (requests of turns, pauses, cuts), per bought domain:
+            // the rows of rate_turns updated (each host's statistics are flushed as it exits).
+            // A backend flushes its statistics as it ends, just after its host's exit.
+            await new Promise((resolve) => setTimeout(resolve, 500));
+            const [updated] = await postgres.admin(
+              "SELECT coalesce(sum(n_tup_upd), 0)::int AS n FROM pg_stat_user_tables WHERE relname = 'rate_turns'",
+              [],
+              database,
+            );
+            sides[side].push({ ...r, rateStatementsPerDomain: round(updated.n / distinct) });
+          }
+        }
+        const best = (runs) => runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+        const one = best(sides.one);
+        const fleet = best(sides.fleet);
+        const sound = (r) => r.exits.every((code) => code === 0) && r.distinctBought === distinct;
+        const fastestSpan = (runs) => Math.min(...runs.map((r) => r.spanSeconds));
+        const [oneSpan, fleetSpan] = [fastestSpan(sides.one), fastestSpan(sides.fleet)];
+        figures.push(
+          figure({
+            id: `fleet.time-${limit}`,
+            name: name(limit),
+            ratio: sound(one) && sound(fleet) ? fleet.seconds / one.seconds : Number.POSITIVE_INFINITY,
+            target,
+            note: `${fleet.seconds.toFixed(1)} s vs ${one.seconds.toFixed(1)} s; fleet: ${fleet.refused429} 429s, busiest second ${fleet.busiestSecond}, ${fleet.boughtTwice} bought twice, ${fleet.rateStatementsPerDomain} rate statements a domain`,
+            details: {
+              one: { ...one, seconds: round(one.seconds) },
+              fleet: { ...fleet, seconds: round(fleet.seconds) },
+              runs: {
+                one: sides.one.map((r) => round(r.seconds)),
+                fleet: sides.fleet.map((r) => round(r.seconds)),
+              },
+              counted: 'the fastest run of each side, from the first start to the last exit',
+            },
+          }),
+          // The same runs from the first request's arrival to the last's: the rate shared, without
+          // the start-ups (four processes starting at once on a small machine) and the endings.
+          figure({
+            id: `fleet.span-${limit}`,
+            name: `4 hosts on one key vs 1 host, limit ${limit}/s: first to last request, over one host's`,
+            ratio: sound(one) && sound(fleet) ? fleetSpan / oneSpan : Number.POSITIVE_INFINITY,
+            target,
+            note: `${fleetSpan.toFixed(1)} s vs ${oneSpan.toFixed(1)} s`,
+            details: {
+              one: sides.one.map((r) => round(r.spanSeconds)),
+              fleet: sides.fleet.map((r) => round(r.spanSeconds)),
+              counted: 'the shortest span of each side',
+            },
+          }),
+        );
+      } finally {
+        await sandbox.stop();
+      }
+    }
+  } finally {
+    await postgres.stop();
+  }
+}
+
 try {
   log(`${QUICK ? 'quick' : 'full'} run; machine ${JSON.stringify(machine)}`);
   if (selected.has('startup'))
@@ -517,6 +637,7 @@ try {
   if (selected.has('store')) await storeFigure();
   if (selected.has('pacing')) await pacingFigures();
   if (selected.has('gateway')) await gatewayFigure();
+  if (selected.has('fleet')) await fleetFigures();
   if (selected.has('me'))
     figures.push(await oneRequestFigure({ rounds: SIZES.rounds, scratch: scratch.dir, log }));
 } finally {

@@ -15,6 +15,9 @@
 //   scheduler writes it) and a RateLimit header saying nothing is left stop every grant until it
 //   ends; the scheduler reads the same hold for its slots.
 // - **The service's policy** (src/pace/policy.ts): `RateLimit-Policy` lowers the ceiling.
+// - **The fleet's turns** (src/pace/shared.ts), on a shared store only: a grant also needs one of
+//   the turns the store hands out to every host on the key, so the fleet shares one rate; a pause
+//   or a cut seen here is told to the fleet, and the fleet's pause is held here.
 //
 // `take()` returns undefined when a grant is available at once, so a caller pacing a million
 // requests makes no promise for the ones that need not wait.
@@ -25,13 +28,14 @@ import { createGcra } from './pace/gcra.js';
 import { createHold, type Hold } from './pace/hold.js';
 import { exhaustedFor, policyOf, type ServicePolicy } from './pace/policy.js';
 import { MAX_RATE, positiveRate } from './pace/rate.js';
+import { createFleetTurns, type SharedRate } from './pace/shared.js';
 import { createWaiters } from './pace/waiters.js';
 import { createGrantWindow } from './pace/window.js';
 
 export { CUT_FACTOR } from './pace/aimd.js';
 export { ACCOUNT_LIMIT_SHARE, MAX_RATE, paceForLimit, parseRate } from './pace/rate.js';
 export { MAX_WINDOW_MS, WINDOW_MS } from './pace/window.js';
-export type { Hold, RateLimits };
+export type { Hold, RateLimits, SharedRate };
 export { createHold };
 
 export interface PacerOptions {
@@ -41,6 +45,10 @@ export interface PacerOptions {
   clearTimer?: (timer: unknown) => void;
   /** The window the rate is held over, in ms (default WINDOW_MS). */
   windowMs?: number;
+  /** The fleet's turns, on a store that hosts share: every grant takes one (src/pace/shared.ts). */
+  shared?: SharedRate;
+  /** Says once how the fleet's turns go (`-v`). */
+  note?: (line: string) => void;
 }
 
 /**
@@ -100,7 +108,15 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
   const gcra = createGcra();
   const grants = createGrantWindow(options.windowMs);
   const aimd = createAimd();
-  const hold = createHold(now);
+  const fleet = options.shared
+    ? createFleetTurns(options.shared, {
+        now,
+        answered: () => pump(),
+        paused: (at) => hold.holdUntil(at),
+        note: options.note,
+      })
+    : undefined;
+  const hold = createHold(now, fleet ? (ms) => fleet.pause(ms) : undefined);
   const waiters = createWaiters();
 
   /** The rate given (or known once a deferred rate answers). */
@@ -125,12 +141,28 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
     grants.fit(rate);
   };
 
-  /** The earliest time the next turn may be granted: the spacing, the window and the hold. */
-  const earliest = (): number => Math.max(gcra.earliest(), grants.opensAt(), hold.until);
+  /**
+   * The earliest time the next turn may be granted: the spacing, the window and the hold, then the
+   * fleet's next turn (+Infinity when none is held yet: asked for, and its answer pumps).
+   */
+  const earliest = (at: number): number => {
+    const local = Math.max(gcra.earliest(), grants.opensAt(), hold.until);
+    return fleet && local <= at ? Math.max(local, fleet.nextDue(at)) : local;
+  };
+
+  /**
+   * The rate the fleet's turns are spaced at: the rate held over the window, as this pacer's own
+   * turns are (at most `rate` in any `grants.ms`), so a fleet keeps the margin one host keeps.
+   */
+  const fleetRate = (): number => (rate! * 1000) / grants.ms;
 
   const grant = (at: number) => {
     gcra.grant(at);
     grants.record(at);
+    if (!fleet) return;
+    fleet.use();
+    // The next turns asked for before they are needed (fleet.ask decides how many, if any).
+    fleet.ask(() => waiters.length, fleetRate());
   };
 
   const pump = () => {
@@ -140,19 +172,23 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
     }
     if (waiters.length === 0 || timer !== undefined || rate === undefined) return;
     let at = now();
-    while (waiters.length > 0 && at >= earliest()) {
+    while (waiters.length > 0 && at >= earliest(at)) {
       grant(at);
       waiters.releaseFirst();
       at = now();
     }
     if (waiters.length === 0) return;
+    // Turns for those still waiting, unless a pause is on (turns taken now would be stale by its end).
+    if (fleet && hold.until <= at) fleet.ask(() => waiters.length, fleetRate());
+    const next = earliest(at);
+    if (next === Number.POSITIVE_INFINITY) return;
     // A timer that keeps the process alive: a waiting request may be all a run has left.
     timer = setTimer(
       () => {
         timer = undefined;
         pump();
       },
-      Math.max(1, Math.ceil(earliest() - now())),
+      Math.max(1, Math.ceil(next - now())),
     );
   };
 
@@ -222,7 +258,7 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
       if (signal?.aborted) return Promise.reject(signal.reason);
       if (!pending && waiters.length === 0 && timer === undefined) {
         const at = now();
-        if (at >= earliest()) {
+        if (at >= earliest(at)) {
           grant(at);
           return undefined;
         }
@@ -245,6 +281,7 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
       setRate(next);
       // A lower rate spaces the turns from now: no burst owed from the old one.
       gcra.restartAt(at);
+      fleet?.cut(next, aimd.growthPerSecond);
       return true;
     },
     succeeded() {
@@ -282,6 +319,7 @@ export function createPacer(source: RateSource, options: PacerOptions = {}): Pac
     },
     stop() {
       stopped = true;
+      fleet?.stop();
       if (timer !== undefined) clearTimer(timer);
       timer = undefined;
       waiters.releaseAll();

@@ -19,7 +19,7 @@ import { choiceNote, type EncodingChoice } from '../csv/read.js';
 import { normaliseDomain } from '../domain.js';
 import { mayHaveBeenCharged } from '../http/outcome.js';
 import { oneLine } from '../output/sanitize.js';
-import { createPacer, type RateSource } from '../pace.js';
+import { createPacer, type RateSource, type SharedRate } from '../pace.js';
 import { Problem } from '../problem.js';
 import { repriceSelection } from '../spend/pricing.js';
 import { type Purse, purseOf } from '../spend/purse.js';
@@ -276,6 +276,8 @@ async function runBatchOnce(ctx: Context, options: BatchOptions, figures: RunFig
         store: runStoreOf(store, scopeId, fresh(run.id, run.startedAt), run, ctx.now),
         storePath: ctx.store.path === false ? undefined : store.path,
         seen: await seenSet(),
+        // Hosts sharing the store share the key's rate (none with --no-store: a scratch store).
+        sharedRate: ctx.store.path === false ? undefined : store.sharedRate?.(scope.baseUrl, scope.keyId),
         purse,
         run,
         figures,
@@ -311,6 +313,8 @@ interface RunPlan {
   storePath: string | undefined;
   /** Domains met by this run (src/batch/seen.ts). */
   seen: SeenSet;
+  /** The rate shared with the other hosts of the store (docs/store.md); none on SQLite. */
+  sharedRate: SharedRate | undefined;
   purse: Purse;
   run: RunHandle;
   /** What the run did, for --summary-json (filled as it ends). */
@@ -343,7 +347,7 @@ async function runWithStore(
     terminal: target.path === undefined && io.isStdoutTTY,
   });
 
-  const pacer = createPacer(options.rate);
+  const pacer = createPacer(options.rate, { shared: plan.sharedRate, note: (line) => io.debug(line) });
   // The service's RateLimit headers, when it sends them, pace the run too (src/pace.ts).
   const unwatch = ctx.client.watchRateLimits?.((limits) => pacer.observe(limits));
   const scheduler = createScheduler({ concurrency: options.concurrency, pacer });
@@ -531,6 +535,8 @@ async function runWithStore(
   await scheduler.idle();
   signals.dispose();
   unwatch?.();
+  // No more turns asked of a shared store that is about to close.
+  pacer.stop();
   counts.reused = lookups.reused;
   if (failures.problem) outcome = 'unwritable';
   else if (lookups.fatal) outcome = 'aborted';

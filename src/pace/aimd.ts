@@ -14,6 +14,8 @@ export interface Aimd {
   readonly cuts: number;
   /** Whether the rate grows back on answers (after a cut, or once a policy set it). */
   readonly growing: boolean;
+  /** Requests a second the rate grows by, every second of answers, since the last cut. */
+  readonly growthPerSecond: number;
   /**
    * The rate after a refusal seen at grant number `granted`, from the rate `from` under the
    * ceiling `ceiling`; undefined when the refusal is an echo of the last cut (the `echoes`
@@ -46,6 +48,9 @@ export function createAimd(): Aimd {
     },
     get growing() {
       return lastGrowthAt !== undefined;
+    },
+    get growthPerSecond() {
+      return growthPerSecond;
     },
     cut(from, ceiling, at, granted, echoes) {
       // The requests granted before the last cut were sent at the old rate: their refusals say

@@ -1,6 +1,8 @@
 // The one place a pause is held. A Retry-After (src/batch/scheduler.ts) and a RateLimit header
 // saying nothing is left in the window (src/pace.ts `observe`) both write here; the pacer's grants
 // and the scheduler's slots both read here, so one pause stops both and ends for both at once.
+// On a shared store the pause is the fleet's too: `announce` tells the other hosts (src/pace/shared.ts),
+// and a pause learnt from them comes back through `holdUntil`, which announces nothing.
 
 export interface Hold {
   /** When the pause ends, on the hold's clock (-Infinity when there never was one). */
@@ -13,8 +15,15 @@ export interface Hold {
   holdUntil(at: number): void;
 }
 
-export function createHold(now: () => number): Hold {
+/**
+ * A pause that `holdFor` extends by less than this is not announced again: the 429s of one burst
+ * each bring the same Retry-After, a few ms apart.
+ */
+const ANNOUNCE_STEP_MS = 100;
+
+export function createHold(now: () => number, announce?: (ms: number) => void): Hold {
   let until = Number.NEGATIVE_INFINITY;
+  let announced = Number.NEGATIVE_INFINITY;
   return {
     get until() {
       return until;
@@ -23,7 +32,13 @@ export function createHold(now: () => number): Hold {
       return Math.max(0, until - now());
     },
     holdFor(ms) {
-      if (ms > 0) until = Math.max(until, now() + ms);
+      if (!(ms > 0)) return;
+      const end = now() + ms;
+      until = Math.max(until, end);
+      if (announce && end >= announced + ANNOUNCE_STEP_MS) {
+        announced = end;
+        announce(ms);
+      }
     },
     holdUntil(at) {
       until = Math.max(until, at);

@@ -2,6 +2,8 @@
 // commands need of it. src/store/sqlite.ts implements it on one SQLite file, src/store/postgres.ts
 // on a PostgreSQL database that several hosts share; the rules above them are written once.
 
+import type { SharedRate } from '../pace/shared.js';
+
 /** What an answer was bought for: the same domain under another scope is another purchase. */
 export interface Scope {
   /** The service's base URL ('sandbox' for the in-process sandbox, whose port changes). */
@@ -248,4 +250,9 @@ export interface AnswerStore {
   recordFields(): Promise<string[]>;
   /** Gives up what this process owns (claims dropped, holds turned possibly charged, runs left open), and closes. */
   close(): Promise<void>;
+  /**
+   * The rate every host sharing this store shares on the key `keyId` at `baseUrl` (docs/store.md,
+   * "The fleet's shared rate"); absent on a store of one host (SQLite), whose pacer paces alone.
+   */
+  sharedRate?(baseUrl: string, keyId: string): SharedRate;
 }

@@ -10,6 +10,7 @@
 // once when that lock is not held, and otherwise when its lease ran out. Leases are judged by the
 // database's clock, never the hosts', whose clocks may differ.
 import type pg from 'pg';
+import type { SharedRate } from '../../pace/shared.js';
 import { selectionOf } from '../location.js';
 import { counterMonth, describeOwner, isFresh, ownerText, RENEW_MS, runDecision } from '../rules.js';
 import type {
@@ -37,6 +38,7 @@ import { type ClaimItem, type ClaimRow, claimGroup, claimOf, claimRows } from '.
 import { inTransaction, refOf } from './connection.js';
 import { failureProblem, lostProblem } from './errors.js';
 import { answerOf, dropLapsed, entryOf, holdIn, orphan, type SaveRow, saveRow, saveRows } from './ledger.js';
+import { sharedRateOf } from './rate.js';
 import { Sessions } from './sessions.js';
 import { type AnswerRow, type HeldRow, named } from './sql.js';
 
@@ -84,6 +86,11 @@ export class PostgresStore implements AnswerStore {
     refOf(lock).unref?.();
     this.timer = setInterval(() => void this.renew(), RENEW_MS);
     this.timer.unref();
+  }
+
+  /** The fleet's turns on this key, kept in this database (src/store/postgres/rate.ts). */
+  sharedRate(baseUrl: string, keyId: string): SharedRate {
+    return sharedRateOf(this.pool, this.path, baseUrl, keyId);
   }
 
   async scopeId(scope: Scope): Promise<number> {
