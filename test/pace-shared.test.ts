@@ -191,7 +191,13 @@ describe('a fleet of pacers on one row of turns', () => {
     const clock = manualClock(0);
     const row = rowOn(clock);
     let asks = 0;
-    const counted: SharedRate = { ...row, reserve: (count, rate) => (asks++, row.reserve(count, rate)) };
+    const counted: SharedRate = {
+      ...row,
+      reserve: (count, rate) => {
+        asks++;
+        return row.reserve(count, rate);
+      },
+    };
     const pacer = pacerOn(clock, 300, counted);
     let granted = 0;
     // One caller at a time (a lookup answered at once takes the next turn).

@@ -16,7 +16,7 @@ export interface BatchInputOptions extends InputOptions {
 }
 
 /** Reads of a workbook before its fault is given up on (read.ts SharedStringsLost). */
-const WORKBOOK_ATTEMPTS = 3;
+export const WORKBOOK_ATTEMPTS = 3;
 
 /** The first bytes of a stream, and a stream that gives them again followed by the rest. */
 async function peek(source: Readable, bytes: number): Promise<{ head: Buffer; replay: Readable }> {

