@@ -16,6 +16,7 @@ const SETTABLE: Record<string, string> = {
   retries: 'retries',
   'credits-charged-header': 'credits_charged_header',
   'credits-remaining-header': 'credits_remaining_header',
+  'store-connections': 'store_connections',
 };
 
 export function register(program: Command, kit: CommandKit): void {
@@ -284,7 +285,9 @@ export async function runSet(
             ? config.parseTimeoutMs(value, origin) / SECONDS
             : name === 'retries'
               ? config.parseRetries(value, origin)
-              : config.parseHeaderName(value, origin);
+              : name === 'store-connections'
+                ? config.parseStoreConnections(value, origin)
+                : config.parseHeaderName(value, origin);
   const target = await openForWrite(env, flags);
   const { path, file, profile } = target;
   await config.writeConfigFile(

@@ -136,20 +136,48 @@ export function domainBuyer(
 /** What `api` buys: the endpoint a path names, for its charge rule. */
 export type RawKind = 'domain' | 'lookalike' | 'paid';
 
+/** A whole number a server would read from a query parameter or a JSON body's member. */
+function sizeOf(request: RequestOptions, name: string): number | undefined {
+  const body = typeof request.body === 'object' && request.body !== null ? request.body : {};
+  const raw = request.query?.[name] ?? (body as Record<string, unknown>)[name];
+  const n =
+    typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\+?\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/**
+ * The endpoint without a published price that a raw request is, priced as its command prices it
+ * (a lookalike by k, a search or breakdown by limit); undefined for a domain lookup (its
+ * selection's worst case) or a path of no known endpoint.
+ */
+function rawPriced(
+  request: RequestOptions,
+  kind: RawKind,
+): { endpoint: PricedEndpoint; size: number | undefined } | undefined {
+  if (kind === 'lookalike') return { endpoint: 'lookalike', size: sizeOf(request, 'k') };
+  if (kind !== 'paid' || !/^\/*api\/+search\/*$/i.test(request.path)) return undefined;
+  const body = typeof request.body === 'object' && request.body !== null ? request.body : {};
+  const breakdown =
+    request.query?.breakdown !== undefined || (body as Record<string, unknown>).breakdown !== undefined;
+  return { endpoint: breakdown ? 'breakdown' : 'search', size: sizeOf(request, 'limit') };
+}
+
 /**
  * A raw request of `api` on a paid path, bought like the command of its endpoint: a domain lookup
- * carries max_credits = its hold, and a domain or lookalike not found costs nothing.
+ * carries max_credits = its hold, and a domain or lookalike not found costs nothing; a lookalike,
+ * search or breakdown holds the price learnt for its size, and teaches it.
  */
-export function buyRaw(
+export async function buyRaw(
   ctx: Context,
   purse: Purse,
   request: RequestOptions,
   kind: RawKind,
   worstCase: number,
 ): Promise<Purchase<ApiResponse<unknown>>> {
-  return purchase<ApiResponse<unknown>>({
+  const priced = rawPriced(request, kind);
+  const bought = await purchase<ApiResponse<unknown>>({
     purse,
-    worstCase,
+    worstCase: priced ? Math.max(worstCase, learntPrice(ctx, priced.endpoint, priced.size)) : worstCase,
     send: (maxCredits, onRetry) =>
       ctx.client.request<unknown>({
         ...request,
@@ -165,6 +193,8 @@ export function buyRaw(
           ? lookalikeReported
           : (answer) => answerReported(answer),
   });
+  if (priced && !bought.unreadable) notePrice(ctx, priced.endpoint, priced.size, bought.charged);
+  return bought;
 }
 
 function combine(first: OnRetry, second: OnRetry | undefined): OnRetry {

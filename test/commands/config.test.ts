@@ -178,6 +178,27 @@ const set: CommandCase[] = [
     wantFiles: { [CONFIG]: json({ base_url: 'https://api.example.com' }) },
   },
   {
+    name: 'set store-connections: the PostgreSQL store connections a process opens, as a number',
+    argv: ['config', 'set', 'store-connections', '4'],
+    tty: false,
+    wantCode: 0,
+    wantStdout: '',
+    wantStderr: lines(`Set store-connections = 4 in ${CONFIG_FILE}.`),
+    wantFiles: { [CONFIG]: json({ store_connections: 4 }) },
+  },
+  {
+    name: 'set store-connections below two: exit 2 saying why, no file written',
+    argv: ['config', 'set', 'store-connections', '1'],
+    tty: false,
+    wantCode: 2,
+    wantStdout: '',
+    wantStderr: usageLine(
+      'config set store-connections: store connections must be a whole number from 2 (one holds the process\'s lock, one runs its statements) to 32, got "1"',
+      '',
+    ),
+    wantFiles: { [CONFIG]: null },
+  },
+  {
     name: 'set with an invalid value: exit 2, no file written',
     argv: ['config', 'set', 'format', 'xml'],
     tty: true,
@@ -196,7 +217,7 @@ const set: CommandCase[] = [
     wantCode: 2,
     wantStdout: '',
     wantStderr: usageLine(
-      'unknown setting "api-key"; choose one of base-url, auth-header, format, timeout, retries, credits-charged-header, credits-remaining-header',
+      'unknown setting "api-key"; choose one of base-url, auth-header, format, timeout, retries, credits-charged-header, credits-remaining-header, store-connections',
       'The key is stored with `company-data config set-key` (read from stdin).',
     ),
     wantFiles: { [CONFIG]: null },
