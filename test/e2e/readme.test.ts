@@ -1,7 +1,7 @@
 // Every ```console example of README.md runs here against the sandbox and must print what the
 // README shows, so the README cannot rot. After an intended change of output, refresh it with
 //   README_WRITE=1 npx vitest run test/e2e/readme.test.ts
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
@@ -26,7 +26,12 @@ describe('README examples', () => {
     // One workspace for all, in order: `cat enriched.csv` reads what the batch example wrote.
     const workspace = makeWorkspace();
     const results = [];
-    for (const example of examples) results.push({ example, ...(await runExample(example, workspace)) });
+    try {
+      for (const example of examples) results.push({ example, ...(await runExample(example, workspace)) });
+    } finally {
+      // Nothing left in the temporary directory after a run.
+      rmSync(workspace.dir, { recursive: true, force: true });
+    }
 
     if (write) {
       const lines = text.split('\n');
