@@ -5,12 +5,13 @@
 // at once must share that rate through the store (src/pace/shared.ts, src/store/postgres/rate.ts),
 // or the sandbox's request log shows seconds of up to 360 and 429s by the hundred. Counts are
 // asserted, never times.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/cli.js';
+import { hostIn } from '../helpers/hosts.js';
 import { type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.js';
 import { nextRateWindow, sandboxAndDirForTests } from '../helpers/sandbox.js';
 
@@ -36,23 +37,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** A host of its own: folders no other host sees, and the shared store. */
-function host(name: string, store: string) {
-  const home = join(dir, name);
-  mkdirSync(home, { recursive: true });
-  return {
-    cwd: home,
-    env: {
-      HOME: home,
-      COMPANY_DATA_STORE: store,
-      COMPANY_DATA_BASE_URL: sandbox.url,
-      COMPANY_DATA_API_KEY: sandbox.keys.full,
-      XDG_STATE_HOME: join(home, 'state'),
-      XDG_CONFIG_HOME: join(home, 'config'),
-      XDG_CACHE_HOME: join(home, 'cache'),
-    },
-  };
-}
+const host = (name: string, store: string) => hostIn(join(dir, name), store, sandbox.url, sandbox.keys.full);
 
 const companies = (from: number, to: number) =>
   sandbox.dataset.companies.slice(from, to).map((c) => c.domain);

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
-import { BIN, cleanEnv, ROOT, runCli } from '../helpers/cli.js';
+import { BIN, cleanEnv, ROOT } from '../helpers/cli.js';
+import { caseEnvIn, spentBy } from '../helpers/hosts.js';
 import { StdioStreams } from '../helpers/mcp-client.js';
 
 const DOMAINS = 60;
@@ -38,16 +39,7 @@ afterAll(async () => {
 });
 
 let cases = 0;
-function caseEnv(): Record<string, string> {
-  const home = join(dir, `case-${++cases}`);
-  return {
-    COMPANY_DATA_STORE: join(home, 'store.db'),
-    COMPANY_DATA_BASE_URL: sandbox.url,
-    COMPANY_DATA_API_KEY: sandbox.keys.full,
-    XDG_CONFIG_HOME: join(home, 'config'),
-    XDG_CACHE_HOME: join(home, 'cache'),
-  };
-}
+const caseEnv = () => caseEnvIn(join(dir, `case-${++cases}`), sandbox);
 
 const lookups = (afterSeq = 0) =>
   sandbox.requests().filter((r) => r.path.startsWith('/api/domains/') && r.seq > afterSeq);
@@ -55,14 +47,6 @@ const lookups = (afterSeq = 0) =>
 const until = async (condition: () => boolean) => {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 };
-
-/** Charged plus possibly charged, as `spend` shows them. */
-async function spent(env: Record<string, string>): Promise<number> {
-  const spend = await runCli(['spend', '-o', 'json'], { env });
-  expect(spend.code, spend.stderr).toBe(0);
-  const { total } = JSON.parse(spend.stdout) as { total: { charged: number; possibly_charged: number } };
-  return total.charged + total.possibly_charged;
-}
 
 /**
  * The built server under the SDK's client, over the child's own stdio. No confirmation is asked
@@ -158,7 +142,7 @@ describe('mcp: a stop is a stop (60-domain enrich, lookups of 250 ms)', () => {
       expect(result.arrivedAfter).toBe(0);
       expect(result.takenAfter).toBeLessThanOrEqual(result.inFlight * server.worst);
       expect(result.took).toBeGreaterThan(0);
-      expect(await spent(env)).toBeGreaterThanOrEqual(result.took);
+      expect(await spentBy(env)).toBeGreaterThanOrEqual(result.took);
       // The session goes on: the next call is answered.
       const account = await server.client.callTool({ name: 'account', arguments: {} });
       expect(account.isError).toBeFalsy();
@@ -178,7 +162,7 @@ describe('mcp: a stop is a stop (60-domain enrich, lookups of 250 ms)', () => {
     expect(result.inFlight).toBe(1);
     expect(result.arrivedAfter).toBe(0);
     expect(result.takenAfter).toBeLessThanOrEqual(result.inFlight * result.server.worst);
-    expect(await spent(env)).toBeGreaterThanOrEqual(result.took);
+    expect(await spentBy(env)).toBeGreaterThanOrEqual(result.took);
   }, 60_000);
 
   it('SIGTERM with stdin still open: nothing starts after it, and the process exits by itself once the lookup in flight settles', async () => {
@@ -192,7 +176,7 @@ describe('mcp: a stop is a stop (60-domain enrich, lookups of 250 ms)', () => {
     expect(result.inFlight).toBe(1);
     expect(result.arrivedAfter).toBe(0);
     expect(result.takenAfter).toBeLessThanOrEqual(result.inFlight * result.server.worst);
-    expect(await spent(env)).toBeGreaterThanOrEqual(result.took);
+    expect(await spentBy(env)).toBeGreaterThanOrEqual(result.took);
   }, 60_000);
 
   it('progress: the call with a progressToken receives a notification before each domain', async () => {

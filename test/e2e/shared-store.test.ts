@@ -3,12 +3,13 @@
 // balance counts every credit. A real PostgreSQL server (test/helpers/postgres.ts) and real
 // processes: row locks across sessions, a SIGKILLed host and a stopped server cannot be played
 // in-process.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli, startCli } from '../helpers/cli.js';
+import { hostIn } from '../helpers/hosts.js';
 import { type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 import { listenLocal, overlappingFront } from '../helpers/server.js';
@@ -32,27 +33,9 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** A host of its own: folders no other host sees, and the shared store; the service at `base`. */
-function host(name: string, store: string, base = sandbox.url) {
-  const home = join(dir, name);
-  mkdirSync(home, { recursive: true });
-  return {
-    cwd: home,
-    env: {
-      COMPANY_DATA_STORE: store,
-      COMPANY_DATA_BASE_URL: base,
-      COMPANY_DATA_API_KEY: sandbox.keys.full,
-      XDG_STATE_HOME: join(home, 'state'),
-      XDG_CONFIG_HOME: join(home, 'config'),
-      XDG_CACHE_HOME: join(home, 'cache'),
-    },
-    input(file: string, domains: string[]): string {
-      const path = join(home, file);
-      writeFileSync(path, `domain\n${domains.join('\n')}\n`);
-      return path;
-    },
-  };
-}
+/** A host of its own (test/helpers/hosts.ts), the shared store, the service at `base`. */
+const host = (name: string, store: string, base = sandbox.url) =>
+  hostIn(join(dir, name), store, base, sandbox.keys.full);
 
 const companies = (from: number, to: number) =>
   sandbox.dataset.companies.slice(from, to).map((c) => c.domain);

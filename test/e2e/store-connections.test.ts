@@ -2,7 +2,7 @@
 // processes of the built binary at once, each enriching a batch under a month cap, against a
 // server started with max_connections=40 (37 for ordinary roles), and the message of a server
 // that refuses one more. Real processes and a real server: a connection slot is the server's.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { withoutPassword } from '../../src/store/location.js';
 import { runCli } from '../helpers/cli.js';
+import { hostIn } from '../helpers/hosts.js';
 import { type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.js';
 import { sandboxAndDirForTests } from '../helpers/sandbox.js';
 import { forwardTo, listenLocal } from '../helpers/server.js';
@@ -32,21 +33,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function host(name: string, store: string, base: string) {
-  const home = join(dir, name);
-  mkdirSync(home, { recursive: true });
-  return {
-    cwd: home,
-    env: {
-      COMPANY_DATA_STORE: store,
-      COMPANY_DATA_BASE_URL: base,
-      COMPANY_DATA_API_KEY: sandbox.keys.full,
-      XDG_STATE_HOME: join(home, 'state'),
-      XDG_CONFIG_HOME: join(home, 'config'),
-      XDG_CACHE_HOME: join(home, 'cache'),
-    },
-  };
-}
+const host = (name: string, store: string, base: string) =>
+  hostIn(join(dir, name), store, base, sandbox.keys.full);
 
 describe.runIf(!missing)('connections to a PostgreSQL store', { timeout: 120_000 }, () => {
   it('ten processes at once fit a server of max_connections=40, two connections each; one more is refused by name', async () => {

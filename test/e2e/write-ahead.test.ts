@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
 import { msAfter, runCli, startCli } from '../helpers/cli.js';
+import { caseEnvIn, spentBy } from '../helpers/hosts.js';
 import { mcpClient } from '../helpers/mcp-client.js';
 import { settle } from '../soak/runs.js';
 
@@ -32,26 +33,9 @@ afterAll(async () => {
 });
 
 let cases = 0;
-function caseEnv(): Record<string, string> {
-  const home = join(dir, `case-${++cases}`);
-  return {
-    COMPANY_DATA_STORE: join(home, 'store.db'),
-    COMPANY_DATA_BASE_URL: sandbox.url,
-    COMPANY_DATA_API_KEY: sandbox.keys.full,
-    XDG_CONFIG_HOME: join(home, 'config'),
-    XDG_CACHE_HOME: join(home, 'cache'),
-  };
-}
+const caseEnv = () => caseEnvIn(join(dir, `case-${++cases}`), sandbox);
 
 const paidSent = (path: string) => () => sandbox.requests().filter((r) => r.path.startsWith(path)).length;
-
-/** Charged plus possibly charged, as `spend` shows them. */
-async function spent(env: Record<string, string>): Promise<number> {
-  const spend = await runCli(['spend', '-o', 'json'], { env });
-  expect(spend.code, spend.stderr).toBe(0);
-  const { total } = JSON.parse(spend.stdout) as { total: { charged: number; possibly_charged: number } };
-  return total.charged + total.possibly_charged;
-}
 
 /** Runs `argv` with the paid path slowed, kills it once a paid request is in flight; what the service took. */
 async function killMidRequest(
@@ -125,7 +109,7 @@ describe('a hold is in the store before its request leaves, without a month cap'
       const env = caseEnv();
       const took = await killMidRequest(argv(), path, signal, env);
       expect(took).toBeGreaterThan(0);
-      expect(await spent(env)).toBeGreaterThanOrEqual(took);
+      expect(await spentBy(env)).toBeGreaterThanOrEqual(took);
     },
     60_000,
   );
@@ -142,7 +126,7 @@ describe('a hold is in the store before its request leaves, without a month cap'
     const took = before - sandbox.balances().full;
     // The resume bought again what was in flight at the kill: both purchases are on record.
     expect(took).toBeGreaterThan(24);
-    expect(await spent(env)).toBeGreaterThanOrEqual(took);
+    expect(await spentBy(env)).toBeGreaterThanOrEqual(took);
   }, 90_000);
 });
 
@@ -177,7 +161,7 @@ describe('mcp closed as the SDK client closes it (stdin, then SIGTERM 2 s later)
       }
       const took = before - sandbox.balances().full;
       expect(took, stderr()).toBeGreaterThan(0);
-      expect(await spent(env), stderr()).toBeGreaterThanOrEqual(took);
+      expect(await spentBy(env), stderr()).toBeGreaterThanOrEqual(took);
     },
     60_000,
   );
