@@ -129,15 +129,16 @@ export function parseTimeoutMs(raw: unknown, origin: Origin): number {
 export const DEFAULT_STORE_CONNECTIONS = 2;
 export const MAX_STORE_CONNECTIONS = 32;
 
+/** A whole number as a setting gives it (a JSON number, or digits in text), else NaN. */
+function wholeNumberOf(raw: unknown): number {
+  if (typeof raw === 'number') return Number.isInteger(raw) ? raw : Number.NaN;
+  return typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+}
+
 /** store_connections / COMPANY_DATA_STORE_CONNECTIONS: a whole number from 2 (docs/store.md). */
 export function parseStoreConnections(raw: unknown, origin: Origin): number {
-  const n =
-    typeof raw === 'number'
-      ? raw
-      : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw)
-        ? Number(raw)
-        : Number.NaN;
-  if (!Number.isInteger(n) || n < 2 || n > MAX_STORE_CONNECTIONS) {
+  const n = wholeNumberOf(raw);
+  if (!(n >= 2 && n <= MAX_STORE_CONNECTIONS)) {
     throw invalid(
       origin,
       `store connections must be a whole number from 2 (one holds the process's lock, one runs its statements) to ${MAX_STORE_CONNECTIONS}, got ${JSON.stringify(raw)}`,
@@ -147,13 +148,8 @@ export function parseStoreConnections(raw: unknown, origin: Origin): number {
 }
 
 export function parseRetries(raw: unknown, origin: Origin): number {
-  const n =
-    typeof raw === 'number'
-      ? raw
-      : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw)
-        ? Number(raw)
-        : Number.NaN;
-  if (!Number.isInteger(n) || n < 0 || n > MAX_RETRIES) {
+  const n = wholeNumberOf(raw);
+  if (!(n >= 0 && n <= MAX_RETRIES)) {
     throw invalid(
       origin,
       `retries must be a whole number from 0 to ${MAX_RETRIES}, got ${JSON.stringify(raw)}`,
