@@ -63,3 +63,19 @@ export function lastRunState(path: string): string | undefined {
     db.close();
   }
 }
+
+/** A result store read from the outside between runs, whatever its back end (test/soak/runs.ts). */
+export interface StoreReader {
+  /** Domains with a stored answer (any scope). */
+  storedDomains(): Promise<Set<string>>;
+  /** The state of the newest batch run, undefined before the first. */
+  lastRunState(): Promise<string | undefined>;
+}
+
+/** The SQLite file at `path` as a StoreReader (test/helpers/store-postgres.ts reads a database). */
+export function sqliteReader(path: string): StoreReader {
+  return {
+    storedDomains: async () => storedDomains(path),
+    lastRunState: async () => lastRunState(path),
+  };
+}

@@ -2,7 +2,8 @@
 // a batch against a faulty, rate-limited sandbox, the real binary killed with SIGKILL at seeded
 // random moments and re-run with the same command until it reaches a final state, and the
 // evidence the tests need to check it against a fault-free reference run. The input and the
-// runs live in input.ts and runs.ts.
+// runs live in input.ts and runs.ts. Either back end of the store: a SQLite file per job, or a
+// database per job on one PostgreSQL server of the suite's own (test/helpers/postgres.ts).
 import {
   appendFileSync,
   copyFileSync,
@@ -19,6 +20,9 @@ import { neutraliseFormula } from '../../src/output/sanitize.js';
 import { SANDBOX_KEYS } from '../../src/sandbox/catalogs.js';
 import { mulberry32 } from '../../src/sandbox/dataset.js';
 import { type SandboxHandle, startSandbox } from '../../src/sandbox/index.js';
+import { type Postgres, startPostgres } from '../helpers/postgres.js';
+import { sqliteReader } from '../helpers/store.js';
+import { postgresReader } from '../helpers/store-postgres.js';
 import { costsFrom, parseCsv, writeSoakInput } from './input.js';
 import {
   answeredDomains,
@@ -40,6 +44,8 @@ export interface ChaosSuiteOptions {
   rateLimit: number;
   concurrency: number;
   timeoutMs: number;
+  /** The store's back end (default sqlite); the caller skips postgres where postgresMissing(). */
+  store?: 'sqlite' | 'postgres';
 }
 
 /**
@@ -52,6 +58,8 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
   let input: string[][] = [];
   let reference: { bytes: Buffer; code: number | null; charged: number; costs: Map<string, number> };
   const sandboxes: SandboxHandle[] = [];
+  const backend = o.store ?? 'sqlite';
+  let server: Postgres | undefined;
   const start = async (faulty: boolean) => {
     const options = faulty ? { faultRate: 0.05, rateLimit: o.rateLimit } : {};
     const sandbox = await startSandbox({ port: 0, seed: o.seed, companies, ...options });
@@ -59,14 +67,14 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
     return sandbox;
   };
   /** The command a cron job repeats, with a directory of its own. */
-  const job = (sandbox: SandboxHandle, name: string, extra: string[] = []) => {
+  const job = async (sandbox: SandboxHandle, name: string, extra: string[] = []) => {
     const dir = join(root, name);
     mkdirSync(dir);
     copyFileSync(join(root, 'in.csv'), join(dir, 'in.csv'));
     const argv = ['--base-url', sandbox.url, '--retries', '6', 'enrich', '--input', join(dir, 'in.csv')];
     argv.push('--output', join(dir, 'out.csv'), '--concurrency', String(o.concurrency), ...extra);
     // The job's result store, outside its directory: the directory ends with in.csv and out.csv.
-    const store = join(root, 'home', name, 'store.db');
+    const store = server ? await server.createDatabase(name) : join(root, 'home', name, 'store.db');
     const env = {
       COMPANY_DATA_STORE: store,
       COMPANY_DATA_API_KEY: sandbox.keys.full,
@@ -76,7 +84,7 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
       COMPANY_DATA_RETRY_BASE_MS: '5',
       COMPANY_DATA_RETRY_CAP_MS: '100',
     };
-    return { dir, argv, env, store };
+    return { dir, argv, env, store: server ? postgresReader(store) : sqliteReader(store) };
   };
   /**
    * Every input row exactly once, in order, its cells untouched but for the one rule of CSV
@@ -146,6 +154,7 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'cd-chaos-'));
+    if (backend === 'postgres') server = await startPostgres();
     const found = (await start(false)).dataset.companies.map((c) => c.domain);
     writeSoakInput(join(root, 'in.csv'), { rows: o.rows, distinct: o.distinct, found, seed: o.seed });
     input = parseCsv(readFileSync(join(root, 'in.csv')));
@@ -153,6 +162,7 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
   }, 120_000);
   afterAll(async () => {
     await Promise.all(sandboxes.map((s) => s.close()));
+    await server?.stop();
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
@@ -160,7 +170,7 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
     timeout: o.timeoutMs,
   }, async () => {
     const sandbox = sandboxes[0];
-    const { dir, argv, env } = job(sandbox, 'reference');
+    const { dir, argv, env } = await job(sandbox, 'reference');
     const run = await runBinary(sandbox, argv, env);
     expect(run.code, run.stderr).toBe(6); // the rows whose website is not a domain
     const bytes = readFileSync(join(dir, 'out.csv'));
@@ -178,7 +188,7 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
     timeout: o.timeoutMs,
   }, async () => {
     const sandbox = sandboxes[1];
-    const { dir, ...command } = job(sandbox, 'chaos');
+    const { dir, ...command } = await job(sandbox, 'chaos');
     const random = mulberry32(o.seed);
     const result = await runUntilFinal({ ...o, ...command, sandbox, random, kills: o.kills });
     report('chaos', result, sandbox);
@@ -195,7 +205,7 @@ export function chaosSuite(o: ChaosSuiteOptions): void {
     // Small enough that the killed runs and the final one cannot buy everything between them:
     // at least one run must stop for the budget.
     const budget = Math.ceil(reference.charged / (o.budgetKills + 2));
-    const { dir, ...command } = job(sandbox, 'budget', ['--budget', String(budget)]);
+    const { dir, ...command } = await job(sandbox, 'budget', ['--budget', String(budget)]);
     const random = mulberry32(o.seed + 1);
     const killWithin = budget;
     const result = await runUntilFinal({

@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { startCli } from '../helpers/cli.js';
-import { lastRunState, storedDomains } from '../helpers/store.js';
+import type { StoreReader } from '../helpers/store.js';
 
 export interface KillPlan {
   /** SIGKILL once the sandbox has logged this many requests of the run ... */
@@ -91,8 +91,8 @@ export interface ChaosOptions {
   sandbox: SandboxHandle;
   argv: string[];
   env: Record<string, string>;
-  /** The job's result store. */
-  store: string;
+  /** The job's result store, read from the outside (a SQLite file or a PostgreSQL database). */
+  store: StoreReader;
   random: () => number;
   /** SIGKILLs to land before the runs are left to finish. */
   kills: number;
@@ -132,7 +132,7 @@ export async function runUntilFinal(options: ChaosOptions): Promise<ChaosResult>
   const lost: string[] = [];
   let kills = 0;
   for (let n = 0; n < (options.maxRuns ?? 60); n++) {
-    const stored = storedDomains(options.store);
+    const stored = await options.store.storedDomains();
     let plan: KillPlan = {};
     if (kills < options.kills) {
       const toDo = Math.max(1, Math.min(options.distinct - stored.size, options.killWithin ?? Infinity));
@@ -154,7 +154,7 @@ export async function runUntilFinal(options: ChaosOptions): Promise<ChaosResult>
     if (again.length > 0) violations.push(`${label}: requested stored domains ${again.slice(0, 5)}`);
     const bought = answeredDomains(sandbox, run.firstSeq, run.lastSeq);
     if (new Set(bought).size !== bought.length) violations.push(`${label}: a domain was bought twice`);
-    const kept = storedDomains(options.store);
+    const kept = await options.store.storedDomains();
     const unkept = bought.filter((domain) => !kept.has(domain));
     if (run.signal !== null) {
       if (run.signal !== 'SIGKILL') violations.push(`${label}: died of ${run.signal}: ${run.stderr}`);
@@ -168,7 +168,8 @@ export async function runUntilFinal(options: ChaosOptions): Promise<ChaosResult>
       violations.push(`${label}: unexpected exit: ${run.stderr}`);
       return { runs, kills, violations, final: false, lost };
     }
-    if (lastRunState(options.store) === 'done') return { runs, kills, violations, final: true, lost };
+    if ((await options.store.lastRunState()) === 'done')
+      return { runs, kills, violations, final: true, lost };
   }
   violations.push(`no final state after ${runs.length} runs`);
   return { runs, kills, violations, final: false, lost };
