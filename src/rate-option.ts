@@ -2,7 +2,9 @@
 // seeds): the option as given, else the key's rate limit asked of GET /api/me when the first
 // request is about to go (docs/batch.md, "Pacing").
 import { InvalidArgumentError } from 'commander';
+import { deferredSharedRate, type SharedRate } from './pace/shared.js';
 import { createPacer, MAX_RATE, type Pacer, paceForLimit, parseRate, type RateSource } from './pace.js';
+import { baseOf, isPostgresUrl, keyIdOf } from './store/location.js';
 import type { Context } from './types.js';
 
 /** How long a run without --rate waits for GET /api/me to learn the key's rate limit. */
@@ -51,11 +53,29 @@ export function rateFor(ctx: Context, rate: number | undefined): RateSource {
 }
 
 /**
- * The pacer of a command's requests: --rate or the key's limit (rateFor), and whatever the
- * service's RateLimit headers say on the way (src/pace.ts `observe`).
+ * The turns of every host on this key when the store is a PostgreSQL database, which the hosts of
+ * a fleet share (docs/store.md, "The fleet's shared rate"); undefined for a store of this machine
+ * alone. The database is opened for the first turn asked for (the purchase opens it anyway, for
+ * its hold), under the base URL and key the store keeps answers under (scopeOf).
+ */
+export function fleetRateOf(ctx: Context): SharedRate | undefined {
+  const where = ctx.store.path;
+  if (where === false || !isPostgresUrl(where)) return undefined;
+  return deferredSharedRate(where, async () =>
+    (await ctx.store.open()).sharedRate?.(baseOf(ctx.config), keyIdOf(ctx.config.apiKey?.value)),
+  );
+}
+
+/**
+ * The pacer of a command's requests: --rate or the key's limit (rateFor), the fleet's turns on a
+ * shared store (fleetRateOf), and whatever the service's RateLimit headers say on the way
+ * (src/pace.ts `observe`).
  */
 export function pacerFor(ctx: Context, rate: number | undefined): Pacer {
-  const pacer = createPacer(rateFor(ctx, rate));
+  const pacer = createPacer(rateFor(ctx, rate), {
+    shared: fleetRateOf(ctx),
+    note: (line) => ctx.io.debug(line),
+  });
   ctx.client.watchRateLimits?.((limits) => pacer.observe(limits));
   return pacer;
 }

@@ -21,6 +21,7 @@ import { mayHaveBeenCharged } from '../http/outcome.js';
 import { oneLine } from '../output/sanitize.js';
 import { createPacer, type RateSource, type SharedRate } from '../pace.js';
 import { Problem } from '../problem.js';
+import { fleetRateOf } from '../rate-option.js';
 import { repriceSelection } from '../spend/pricing.js';
 import { type Purse, purseOf } from '../spend/purse.js';
 import { checkMaxCredits, resolveSelection } from '../spend/selection.js';
@@ -277,7 +278,7 @@ async function runBatchOnce(ctx: Context, options: BatchOptions, figures: RunFig
         storePath: ctx.store.path === false ? undefined : store.path,
         seen: await seenSet(),
         // Hosts sharing the store share the key's rate (none with --no-store: a scratch store).
-        sharedRate: ctx.store.path === false ? undefined : store.sharedRate?.(scope.baseUrl, scope.keyId),
+        sharedRate: fleetRateOf(ctx),
         purse,
         run,
         figures,

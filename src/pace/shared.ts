@@ -188,3 +188,26 @@ export function createFleetTurns(source: SharedRate, hooks: FleetHooks): FleetTu
     );
   }
 }
+
+/**
+ * The fleet's turns of a store reached on first use (`open`, which says undefined when the store
+ * keeps no shared rate): a command that may send a single request never opens a database for its
+ * pacing alone. While the store cannot be reached, each request of turns fails and the host paces
+ * alone (createFleetTurns).
+ */
+export function deferredSharedRate(where: string, open: () => Promise<SharedRate | undefined>): SharedRate {
+  let opening: Promise<SharedRate> | undefined;
+  const source = (): Promise<SharedRate> => {
+    opening ??= open().then((found) => {
+      if (!found) throw new Error(`${where} keeps no shared rate`);
+      return found;
+    });
+    return opening;
+  };
+  return {
+    where,
+    reserve: async (count, rate) => (await source()).reserve(count, rate),
+    pause: async (ms) => (await source()).pause(ms),
+    cut: async (rate, growth) => (await source()).cut(rate, growth),
+  };
+}

@@ -97,4 +97,40 @@ describe.runIf(!missing)('a fleet of hosts on one key and one PostgreSQL store',
     );
     expect(rows).toEqual([{ n: 1 }]);
   });
+
+  // search --all, lookalike from many seeds and the MCP server pace through the same pacer
+  // (src/rate-option.ts, pacerFor): three hosts of lookalike, each at 90 a second alone, 270 seeds.
+  it('lookalike from many seeds shares it too: no second above the limit, no 429', async () => {
+    const store = await server.createDatabase('fleet_rate_lookalike');
+    const seeds = 90;
+    const hosts = Array.from({ length: 3 }, (_, i) => {
+      const h = host(`l${i}`, store);
+      writeFileSync(
+        join(h.cwd, 'seeds.csv'),
+        `domain\n${companies(i * seeds, (i + 1) * seeds).join('\n')}\n`,
+      );
+      return h;
+    });
+    await nextRateWindow();
+    const firstSeq = sandbox.requests().at(-1)?.seq ?? 0;
+    const results = await Promise.all(
+      hosts.map((h) =>
+        runCli(['-q', 'lookalike', '--seeds', 'seeds.csv', '-k', '1', '-o', 'json'], {
+          env: h.env,
+          cwd: h.cwd,
+        }),
+      ),
+    );
+    expect(results.map((r) => [r.code, r.stderr])).toEqual(hosts.map(() => [0, '']));
+    const log = sandbox.requests().filter((r) => r.seq > firstSeq && r.key_name !== null);
+    expect(log.filter((r) => r.path.startsWith('/api/lookalike')).length).toBe(3 * seeds);
+    expect(Math.max(...perSecond(log))).toBeLessThanOrEqual(LIMIT);
+    expect(log.filter((r) => r.status === 429)).toEqual([]);
+    const rows = await server.admin(
+      'SELECT count(*)::int AS n FROM company_data.rate_turns',
+      [],
+      'fleet_rate_lookalike',
+    );
+    expect(rows).toEqual([{ n: 1 }]);
+  });
 });

@@ -157,6 +157,23 @@ describe.skipIf(postgresMissing())('the PostgreSQL store', () => {
       expect(exitCodeFor(problem)).toBe(2);
     });
 
+    it('a user without TEMPORARY on the database: a batch claim is refused with the grant it needs', async () => {
+      const url = await server.createDatabase('notemp');
+      await server.admin('REVOKE TEMPORARY ON DATABASE notemp FROM PUBLIC');
+      await server.admin('REVOKE TEMPORARY ON DATABASE notemp FROM company');
+      const store = await openPostgresStore(url, { env });
+      opened.push(store);
+      const id = await store.scopeId(scope);
+      const problem = await rejection(store.claim(id, 'acme.com', { foundSince: 0, notFoundSince: 0 }));
+      expect(problem.message).toBe(
+        `Cannot use the result store: postgres://company@127.0.0.1:${server.port}/notemp: permission denied to create temporary tables in database "notemp"`,
+      );
+      expect(problem.hint).toBe(
+        'A batch\'s claims need the TEMPORARY privilege on the database (a function of its session). Ask its owner: GRANT TEMPORARY ON DATABASE "notemp" TO "company"; or give another store with --store, or run with --no-store.',
+      );
+      expect(exitCodeFor(problem)).toBe(2);
+    });
+
     it('takes what the URL leaves out from the PG* variables', async () => {
       const url = `postgres://127.0.0.1:${server.port}`;
       const store = await openPostgresStore(url, {

@@ -127,5 +127,25 @@ export function failureProblem(
   if (tooManyConnections(error)) return unavailable(shown, tooManyCause(connections), error);
   if (connectionLost(error)) return lostProblem(shown, error, password);
   const { message, code } = error as { message?: string; code?: string };
-  return unavailable(shown, scrub(message || String(code ?? error), password), error);
+  const cause = scrub(message || String(code ?? error), password);
+  if (code === '42501' && /temporary/i.test(message ?? ''))
+    return unavailable(shown, cause, error, tempHint(shown));
+  return unavailable(shown, cause, error);
+}
+
+/**
+ * What to do when the user may not make temporary objects in the database: a batch's claims run a
+ * function each session makes for itself (pg_temp, claims.ts), and that needs the privilege.
+ */
+function tempHint(shown: string): string {
+  let grant = 'GRANT TEMPORARY ON DATABASE <database> TO <user>';
+  try {
+    const url = new URL(shown);
+    const database = decodeURIComponent(url.pathname.slice(1));
+    if (database && url.username)
+      grant = `GRANT TEMPORARY ON DATABASE "${database}" TO "${decodeURIComponent(url.username)}"`;
+  } catch {
+    // A location that is no URL keeps the placeholders.
+  }
+  return `A batch's claims need the TEMPORARY privilege on the database (a function of its session). Ask its owner: ${grant}; or give another store with --store, or run with --no-store.`;
 }
