@@ -22,7 +22,7 @@ import type { StoredAnswer } from '../store/types.js';
 import type { Client } from '../types.js';
 import type { RowResult } from './output.js';
 import { type RunStore, rowOfStored } from './run-store.js';
-import type { Scheduler, Slot } from './scheduler.js';
+import { createScheduler, type Scheduler, type Slot } from './scheduler.js';
 
 export type { StopReason } from '../spend/stops.js';
 
@@ -92,6 +92,9 @@ type Acquired =
   | { kind: 'busy' }
   | { kind: 'claimed'; hold: Hold | null };
 
+/** The domain as a lookup takes it before its request: answered, another run's, or ours with its slot and hold. */
+type Taken = Exclude<Acquired, { kind: 'claimed' }> | { kind: 'ours'; slot: Slot; hold: Hold };
+
 function asProblem(error: unknown): Problem {
   if (isProblem(error)) return error;
   return new Problem({
@@ -133,8 +136,12 @@ export class Lookups {
   /** When the service said to come back (epoch ms), for a stop on `retry_after_too_long`. */
   retryAt: number | undefined;
 
+  /** Claims taken before a slot, one per slot at most (a store whose claims are round trips). */
+  private readonly ahead: Scheduler | undefined;
+
   constructor(private readonly options: LookupOptions) {
     const { scheduler } = options;
+    this.ahead = options.store.claimsAhead ? createScheduler({ concurrency: scheduler.limit }) : undefined;
     this.worstCase = options.worstCase;
     this.retryHook = async (problem, attempt, delayMs) => {
       if (problem.code === 'rate_limited' || problem.status === 429) {
@@ -252,6 +259,7 @@ export class Lookups {
   stop(reason: StopReason): void {
     this.stopReason ??= reason;
     this.options.scheduler.stop();
+    this.ahead?.stop();
     this.options.purse.wake();
   }
 
@@ -260,6 +268,7 @@ export class Lookups {
     if (this.fatal) return;
     this.fatal = problem;
     this.options.scheduler.stop();
+    this.ahead?.stop();
     this.options.purse.wake();
     this.options.onAbort?.(problem);
   }
@@ -286,54 +295,112 @@ export class Lookups {
     return claim.kind === 'claimed' ? { kind: 'claimed', hold } : claim;
   }
 
+  /**
+   * A slot, then the domain acquired in the store (SQLite in this process: a claim costs no round
+   * trip). A claim of ours comes with its slot and its hold; undefined when the run stopped (or
+   * the store failed, or no room came: the run then stops too).
+   */
+  private async slotThenClaim(domain: string): Promise<Taken | undefined> {
+    const { scheduler } = this.options;
+    const slot = scheduler.tryAcquire() ?? (await scheduler.acquire());
+    if (!slot) return undefined;
+    const got = await this.acquireOrFail(domain);
+    const hold = got?.kind === 'claimed' ? await this.roomFor(domain, got.hold) : undefined;
+    if (!hold) scheduler.release(slot, 'success');
+    if (hold) return { kind: 'ours', slot, hold };
+    return got?.kind === 'claimed' ? undefined : got;
+  }
+
+  /**
+   * The domain acquired first, and the room for it, then a slot (a database server: the claim's
+   * round trip overlaps the requests in flight rather than coming between one request's answer
+   * and the next one's send). One claim per slot at most is taken ahead (`ahead`), so at most
+   * `--concurrency` holds wait for a slot; a lookup waiting for room holds no slot, so the
+   * requests that will free it can be sent. A run that stops meanwhile gives the claim and its
+   * hold back: nothing was sent.
+   */
+  private async claimThenSlot(domain: string, ahead: Scheduler): Promise<Taken | undefined> {
+    const { scheduler, purse } = this.options;
+    const turn = ahead.tryAcquire() ?? (await ahead.acquire());
+    if (!turn) return undefined;
+    const got = await this.acquireOrFail(domain);
+    const hold = got?.kind === 'claimed' ? await this.roomFor(domain, got.hold) : undefined;
+    const slot = hold && (scheduler.tryAcquire() ?? (await scheduler.acquire()));
+    ahead.release(turn, 'success');
+    if (hold && slot) return { kind: 'ours', slot, hold };
+    if (hold) {
+      await purse.settle(hold, 0);
+      this.releaseClaim(domain);
+    }
+    return got?.kind === 'claimed' ? undefined : got;
+  }
+
+  /** Stops the run (as for a failure of the store) once the store's claims are no longer ours. */
+  private checkOwned(): void {
+    try {
+      this.options.store.assertOwned();
+    } catch (error) {
+      this.storeFailed(error);
+    }
+  }
+
+  /** acquire(), with a failure of the store handled (the run stops buying): then undefined. */
+  private async acquireOrFail(domain: string): Promise<Acquired | undefined> {
+    try {
+      return await this.acquire(domain);
+    } catch (error) {
+      this.storeFailed(error);
+      return undefined;
+    }
+  }
+
+  /**
+   * The hold for a domain claimed: the one taken with the claim, else one once there is room
+   * (answers in flight may free some: most cost less than their worst case). Without room the
+   * run stops for its budget and the claim is given back: undefined.
+   */
+  private async roomFor(domain: string, held: Hold | null): Promise<Hold | undefined> {
+    if (held) return held;
+    let hold: Hold | null = null;
+    try {
+      hold = await this.options.purse.reserve(this.worstCase, this.stopped);
+    } catch (error) {
+      this.storeFailed(error);
+    }
+    if (hold) return hold;
+    if (!this.stopped()) this.stop('budget_exhausted');
+    this.releaseClaim(domain);
+    return undefined;
+  }
+
   private async request(domain: string): Promise<RowResult> {
     try {
       const { scheduler, purse } = this.options;
       let slot: Slot;
-      let hold: Hold | null;
-      // A slot, then the domain: ours to buy, or answered meanwhile, or another run's to buy (its
+      let hold: Hold;
+      // A slot and the domain: ours to buy, or answered meanwhile, or another run's to buy (its
       // answer is waited for without holding a slot).
       for (let waits = 0; ; waits++) {
-        const acquired = scheduler.tryAcquire() ?? (await scheduler.acquire());
-        if (!acquired) return this.stoppedResult();
-        slot = acquired;
-        let got: Acquired;
-        try {
-          got = await this.acquire(domain);
-        } catch (error) {
-          scheduler.release(slot, 'success');
-          this.storeFailed(error);
-          return this.stoppedResult();
-        }
-        if (got.kind === 'claimed') {
-          hold = got.hold;
+        const taken = this.ahead
+          ? await this.claimThenSlot(domain, this.ahead)
+          : await this.slotThenClaim(domain);
+        if (!taken) return this.stoppedResult();
+        if (taken.kind === 'ours') {
+          ({ slot, hold } = taken);
           break;
         }
-        scheduler.release(slot, 'success');
-        if (got.kind === 'answered') return this.fromStore(domain, got.answer);
+        if (taken.kind === 'answered') return this.fromStore(domain, taken.answer);
         const wait = Math.min(CLAIM_WAIT_MAX_MS, CLAIM_WAIT_FIRST_MS * 2 ** waits);
         await new Promise<void>((resolve) => setTimeout(resolve, wait));
         if (this.stopped()) return this.stoppedResult();
-      }
-      if (!hold) {
-        // No room this moment: answers in flight may free some (most cost less than their worst case).
-        try {
-          hold = await purse.reserve(this.worstCase, this.stopped);
-        } catch (error) {
-          hold = null;
-          this.storeFailed(error);
-        }
-        if (!hold) {
-          if (!this.stopped()) this.stop('budget_exhausted');
-          this.releaseClaim(domain);
-          scheduler.release(slot, 'success');
-          return this.stoppedResult();
-        }
       }
       // The turn in --rate: after the slot and the claim, before the send (a domain another run
       // answers takes no turn).
       const paced = scheduler.pace();
       if (paced) await paced;
+      // A claim taken ahead may be older than the store's last failure: one no longer ours is not
+      // bought (its answer could not be kept, and another host may be buying it).
+      if (this.ahead && !this.stopped()) this.checkOwned();
       if (this.stopped()) {
         // Stopped while waiting for the turn: nothing was sent.
         await purse.settle(hold, 0);
@@ -402,9 +469,12 @@ export class Lookups {
         this.releaseClaim(domain);
         this.abort(unreadable);
       }
-      // Given back once the run knows whether to stop, before the store has committed the answer:
-      // the next request need not wait for that commit (the row's result waits for it below).
-      scheduler.release(slot, 'success');
+      // Given back once the run knows whether to stop. In this process's store (SQLite) that is
+      // before the answer is committed: the next request's claim commits with it or after it, so
+      // the next request never goes before it. Where claims are taken ahead (a database server),
+      // nothing orders them so: the slot is given back once the answer is committed, and a kill
+      // then loses at most `--concurrency` answers, a stalled write stops the buying.
+      if (!this.ahead) scheduler.release(slot, 'success');
       const storeError =
         bought.storeError ??
         (saving &&
@@ -412,6 +482,7 @@ export class Lookups {
             () => undefined,
             (e: unknown) => e,
           )));
+      if (this.ahead) scheduler.release(slot, 'success');
       if (unreadable)
         return timed({ ...errorResult(unreadable.code, unreadable.detail), credits_charged: charged });
       const row: RowResult = timed({

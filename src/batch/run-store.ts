@@ -13,10 +13,17 @@ import type { RowResult } from './output.js';
 
 export interface RunStore {
   readonly runId: number;
+  /**
+   * A claim is a round trip to a database server (PostgreSQL): a lookup takes it before its slot,
+   * so that it overlaps the requests in flight (src/batch/lookup.ts, docs/store.md).
+   */
+  readonly claimsAhead: boolean;
   /** At once where the back end can answer at once (AnswerStore.find). */
   find(domain: string): StoredAnswer | undefined | Promise<StoredAnswer | undefined>;
   /** The claim on `domain`, and with `hold` the month's hold, in one transaction. */
   claim(domain: string, hold?: HoldRequest): Promise<Claim>;
+  /** Throws once what the store claimed may be taken over (AnswerStore.assertOwned). */
+  assertOwned(): void;
   /** The answer, the claim dropped and the purchase settled, in one transaction. */
   save(
     domain: string,
@@ -37,8 +44,10 @@ export function runStoreOf(
 ): RunStore {
   return {
     runId: run.id,
+    claimsAhead: store.backend === 'postgres',
     find: (domain) => store.find(scope, domain, fresh),
     claim: (domain, hold) => store.claim(scope, domain, fresh, hold),
+    assertOwned: () => store.assertOwned(),
     save: (domain, answer, settlement) =>
       store.save(scope, domain, { ...answer, boughtAt: now(), run: run.id }, settlement),
     release: (domain) => store.release(scope, domain),

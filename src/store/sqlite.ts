@@ -154,6 +154,9 @@ export class SqliteStore implements AnswerStore {
     return row && isFresh(row, fresh) ? answerOf(row) : undefined;
   }
 
+  /** Claims of this process are kept by its own file locks: never lost while it runs. */
+  assertOwned(): void {}
+
   /** Queued: answered once the transaction of this turn has committed, before any request is sent. */
   async claim(scope: number, domain: string, fresh: Freshness, hold?: HoldRequest): Promise<Claim> {
     const s = this.statements;

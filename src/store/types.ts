@@ -188,6 +188,12 @@ export interface AnswerStore {
    * `hold`, a claim of ours also takes the month hold in the same transaction (see reserve).
    */
   claim(scope: number, domain: string, fresh: Freshness, hold?: HoldRequest): Promise<Claim>;
+  /**
+   * Throws `store_lost` once what this store claimed may be taken over by others (PostgreSQL: the
+   * session that shows this process alive is gone), so a claim taken earlier is not bought on
+   * (its answer could not be kept). A store in this process (SQLite) never loses its claims.
+   */
+  assertOwned(): void;
   /** Stores the answer, drops our claim and settles `settlement`, in one transaction. */
   save(scope: number, domain: string, answer: StoredAnswer, settlement?: Settlement): Promise<void>;
   /** Drops our claim (the request failed: nothing is stored). */

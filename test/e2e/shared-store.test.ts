@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { runCli, startCli } from '../helpers/cli.js';
@@ -189,6 +190,47 @@ describe.runIf(!missing)('a PostgreSQL store shared by hosts', { timeout: 60_000
     expect(total).toBeGreaterThanOrEqual(domains.length);
     expect(total).toBeLessThanOrEqual(domains.length + concurrency);
     expect(column(join(b.cwd, 'out.csv'), 'found').every((cell) => cell === 'true')).toBe(true);
+  });
+
+  // A write the database holds up (a lock of an administrator's, a slow disk) must hold the buying
+  // up too: an answer bought and not yet kept is paid again after a kill. Six connections, so that
+  // claims still find one while the saves wait on theirs.
+  it('a save the database holds up stops the buying: killed then, at most --concurrency answers are bought again', async () => {
+    const store = await newStore();
+    const a = host('a6', store);
+    const domains = companies(2700, 2900);
+    const input = a.input('in.csv', domains);
+    const concurrency = 4;
+    const argv = ['-q', 'enrich', '--input', input, '--output', 'out.csv', '--rate', '0'];
+    argv.push('--concurrency', String(concurrency));
+    const env = { ...a.env, COMPANY_DATA_STORE_CONNECTIONS: '6' };
+    const before = balance();
+    const sent = lookupsSent();
+    const running = startCli(argv, { env, cwd: a.cwd, input: 'ignore', stdout: 'ignore' });
+    for (let waited = 0; lookupsSent() < sent + 40 && waited < 30_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const locker = new pg.Client({ connectionString: store });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE company_data.answers IN EXCLUSIVE MODE');
+      const atLock = lookupsSent();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Each slot sends at most once more: its next answer waits for the lock, and so does it.
+      expect(lookupsSent() - atLock).toBeLessThanOrEqual(concurrency);
+      running.child.kill('SIGKILL');
+      expect((await running.done).signal).toBe('SIGKILL');
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    const resumed = await runCli(argv, { env: a.env, cwd: a.cwd });
+    expect([resumed.code, resumed.stderr]).toEqual([0, '']);
+    // Every domain once, and again only the answers the killed run had not kept: one a slot.
+    const total = before - balance();
+    expect(total).toBeGreaterThanOrEqual(domains.length);
+    expect(total).toBeLessThanOrEqual(domains.length + concurrency);
   });
 
   it('the server stopped mid-run: exit 5 with the resume command; after a restart the resume completes, paying once', async () => {

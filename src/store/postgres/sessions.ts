@@ -6,14 +6,25 @@ import type pg from 'pg';
 import { refOf } from './connection.js';
 import { connectionLost } from './errors.js';
 
+/**
+ * Which waiting statement gets the next free connection. A save first: until it commits, a kill
+ * loses an answer that was paid for, and its slot waits for it (a batch takes its claims ahead of
+ * its slots: docs/store.md, "Claims ahead"). Then a claim, which a request is waiting for; then
+ * the rest (finds, which the batch asks far ahead).
+ */
+export enum Priority {
+  Save = 0,
+  Claim = 1,
+  Other = 2,
+}
+
 export class Sessions {
   /** Whether a statement is on its way on the lock's connection. */
   private lockBusy = false;
   /** Statements on their way, at most one a connection (the lock's and the pool's). */
   private running = 0;
-  /** Statements waiting for a connection: the urgent (a claim, which a request waits for) first. */
-  private readonly urgent: Array<() => void> = [];
-  private readonly others: Array<() => void> = [];
+  /** Statements waiting for a connection, by priority (Priority): the first non-empty queue goes next. */
+  private readonly queues: Array<Array<() => void>> = [[], [], []];
 
   constructor(
     private readonly pool: pg.Pool,
@@ -25,15 +36,13 @@ export class Sessions {
   ) {}
 
   /**
-   * Runs one statement (or a few, each standing alone); `urgent` ones (a claim with its hold, which
-   * a request waits for before it is sent) get the next free connection before the others (saves
-   * and finds, which no request waits for). One the server picked as a deadlock's victim (two
-   * hosts' saves moving the counters of two months in another order) changed nothing: it runs
-   * again, three tries in all.
+   * Runs one statement (or a few, each standing alone), when a connection is free, the waiting ones
+   * by `priority`. One the server picked as a deadlock's victim (two hosts' saves moving the
+   * counters of two months in another order) changed nothing: it runs again, three tries in all.
    */
-  async run<T>(work: (db: pg.ClientBase) => Promise<T>, urgent = false): Promise<T> {
+  async run<T>(work: (db: pg.ClientBase) => Promise<T>, priority: Priority = Priority.Other): Promise<T> {
     if (this.running < this.connections) this.running++;
-    else await new Promise<void>((resolve) => (urgent ? this.urgent : this.others).push(resolve));
+    else await new Promise<void>((resolve) => this.queues[priority].push(resolve));
     try {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -44,7 +53,7 @@ export class Sessions {
       }
     } finally {
       // The connection goes to the next waiting statement, if any.
-      const next = this.urgent.shift() ?? this.others.shift();
+      const next = this.queues.find((queue) => queue.length > 0)?.shift();
       if (next) next();
       else this.running--;
     }

@@ -39,7 +39,7 @@ import { inTransaction, refOf } from './connection.js';
 import { failureProblem, lostProblem } from './errors.js';
 import { answerOf, dropLapsed, entryOf, holdIn, orphan, type SaveRow, saveRow, saveRows } from './ledger.js';
 import { sharedRateOf } from './rate.js';
-import { Sessions } from './sessions.js';
+import { Priority, Sessions } from './sessions.js';
 import { type AnswerRow, type HeldRow, named } from './sql.js';
 
 const fresh = (row: AnswerRow, f: Freshness) => isFresh(answerOf(row), f);
@@ -146,13 +146,17 @@ export class PostgresStore implements AnswerStore {
     return { kind: 'claimed', reservation: { id: row.o_hold, amount: hold.amount, at: hold.at } };
   }
 
+  assertOwned(): void {
+    this.mustOwn();
+  }
+
   private readonly claims = batched<ClaimItem, ClaimRow>((group, items) =>
-    this.session((db) => claimRows(db, this.owner, group, items), true),
+    this.session((db) => claimRows(db, this.owner, group, items), Priority.Claim),
   );
 
   /** Where a statement runs: the lock's connection when idle, else the pool's (sessions.ts). */
-  private session<T>(work: (db: pg.ClientBase) => Promise<T>, urgent = false): Promise<T> {
-    return this.sessions.run(work, urgent);
+  private session<T>(work: (db: pg.ClientBase) => Promise<T>, priority?: Priority): Promise<T> {
+    return this.sessions.run(work, priority);
   }
 
   /** Batched with the saves and settlements of the same moment (batches.ts): one statement for them all. */
@@ -161,7 +165,7 @@ export class PostgresStore implements AnswerStore {
   }
 
   private readonly saves = batched<SaveRow, void>(async (_group, rows) => {
-    await this.session((db) => saveRows(db, this.owner, rows));
+    await this.session((db) => saveRows(db, this.owner, rows), Priority.Save);
     return rows.map(() => undefined);
   });
 
