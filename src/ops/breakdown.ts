@@ -9,11 +9,10 @@ import {
   BUCKET_MEMBERS,
   noListProblem,
 } from '../api/search.js';
-import { explainProblem, type FilterFlags, fieldsForChecks, filtersFromFlags } from '../search/options.js';
+import { type FilterFlags, fieldsForChecks, filtersFromFlags } from '../search/options.js';
 import { buyBreakdown } from '../spend/buy.js';
-import { purseOf } from '../spend/purse.js';
 import type { Context, Credits } from '../types.js';
-import type { BuyWith } from './search.js';
+import { type BuyWith, boughtWith } from './search.js';
 
 /** What a breakdown is asked: the segment's filters, who counts, and how many buckets. */
 export interface BreakdownInput extends FilterFlags {
@@ -58,14 +57,9 @@ export async function breakdownOnce(
   request: BreakdownRequest,
   how: BuyWith = {},
 ): Promise<BreakdownAnswer> {
-  const purse = how.purse ?? (await purseOf(ctx, { budgetMonth: how.budgetMonth }));
-  let bought: Awaited<ReturnType<typeof buyBreakdown>>;
-  try {
-    bought = await buyBreakdown(ctx, purse, request, { signal: how.signal });
-  } catch (error) {
-    throw await explainProblem(ctx, error, request);
-  }
-  const { response, charged } = bought;
+  const { response, charged } = await boughtWith(ctx, request, how, (purse) =>
+    buyBreakdown(ctx, purse, request, { signal: how.signal }),
+  );
   const result = adaptBreakdownResponse(response.data);
   // Never the raw body as buckets: a script would read it as such.
   if (!result) throw noListProblem('/api/search?breakdown', 'buckets', BUCKET_MEMBERS);

@@ -14,7 +14,13 @@ import {
 import type { CsvFlags } from '../csv/options.js';
 import { withoutExcluded } from '../exclusions.js';
 import { usageError } from '../problem.js';
-import { explainProblem, type FilterFlags, fieldsForChecks, filtersFromFlags } from '../search/options.js';
+import {
+  explainProblem,
+  type FilterFlags,
+  fieldsForChecks,
+  filtersFromFlags,
+  type ProblemContext,
+} from '../search/options.js';
 import { buySearch } from '../spend/buy.js';
 import { type Purse, purseOf } from '../spend/purse.js';
 import type { Context, Credits } from '../types.js';
@@ -62,6 +68,24 @@ export interface BuyWith extends OpControl {
   spinner?: false;
 }
 
+/**
+ * `buy` with the purse `how` names, else one under its month cap; a problem about filters or
+ * limits comes back explained with the catalog (explainProblem). A search's and a breakdown's.
+ */
+export async function boughtWith<R>(
+  ctx: Context,
+  request: ProblemContext,
+  how: BuyWith,
+  buy: (purse: Purse) => Promise<R>,
+): Promise<R> {
+  const purse = how.purse ?? (await purseOf(ctx, { budgetMonth: how.budgetMonth }));
+  try {
+    return await buy(purse);
+  } catch (error) {
+    throw await explainProblem(ctx, error, request);
+  }
+}
+
 export interface SearchAnswer {
   result: SearchResult;
   /** The rows, without any naming an excluded domain. */
@@ -78,14 +102,9 @@ export async function searchOnce(
   request: SearchRequest,
   how: BuyWith = {},
 ): Promise<SearchAnswer> {
-  const purse = how.purse ?? (await purseOf(ctx, { budgetMonth: how.budgetMonth }));
-  let bought: Awaited<ReturnType<typeof buySearch>>;
-  try {
-    bought = await buySearch(ctx, purse, request, { signal: how.signal, spinner: how.spinner });
-  } catch (error) {
-    throw await explainProblem(ctx, error, request);
-  }
-  const { response, charged } = bought;
+  const { response, charged } = await boughtWith(ctx, request, how, (purse) =>
+    buySearch(ctx, purse, request, { signal: how.signal, spinner: how.spinner }),
+  );
   const result = adaptSearchResponse(response.data, response.credits);
   // Never the raw body as rows: a script would read it as such.
   if (!result) throw noListProblem('/api/search', 'rows', ROW_MEMBERS);
