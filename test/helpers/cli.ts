@@ -62,6 +62,29 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 }
 
 /**
+ * `company-data <args>` as a test's MCP client starts it (either SDK's stdio transport takes these):
+ * the built CLI, a clean environment, stderr piped for `collected`.
+ */
+export function builtServer(args: string[], env: Record<string, string | undefined>) {
+  return {
+    command: process.execPath,
+    args: [BIN, ...args],
+    env: cleanEnv(env) as Record<string, string>,
+    cwd: ROOT,
+    stderr: 'pipe' as const,
+  };
+}
+
+/** What a stream carries from now on, collected: the text so far. */
+export function collected(stream: NodeJS.EventEmitter | null | undefined): () => string {
+  let text = '';
+  stream?.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  return () => text;
+}
+
+/**
  * A condition for `signalWhen` that holds from `ms` milliseconds after `started()` first held (a
  * run's first lookup reached the service, say), however slow the process was to get there.
  */

@@ -14,7 +14,7 @@ import {
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, expect } from 'vitest';
-import { BIN, cleanEnv, ROOT } from './cli.js';
+import { builtServer, collected } from './cli.js';
 import { type SandboxHandle, sandboxAndDirForTests } from './sandbox.js';
 
 /** The protocol versions the server serves (docs/mcp.md). */
@@ -59,17 +59,8 @@ export async function connectBuilt(
   env: Record<string, string | undefined>,
   options: BuiltOptions,
 ): Promise<BuiltSession> {
-  const transport = new RecordingTransport({
-    command: process.execPath,
-    args: [BIN, ...args],
-    env: cleanEnv(env) as Record<string, string>,
-    cwd: ROOT,
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
+  const transport = new RecordingTransport(builtServer(args, env));
+  const stderrSoFar = collected(transport.stderr);
   const modern = options.protocol === '2026-07-28';
   const client = new Client(
     { name: 'company-data-test', version: '2.0.0' },
@@ -97,7 +88,7 @@ export async function connectBuilt(
     sent: transport.sent,
     questions,
     errors,
-    stderr: () => stderr,
+    stderr: stderrSoFar,
     close: () => client.close(),
   };
 }

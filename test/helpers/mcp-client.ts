@@ -8,7 +8,7 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { main } from '../../src/cli.js';
-import { BIN, cleanEnv, ROOT } from './cli.js';
+import { builtServer, cleanEnv, collected } from './cli.js';
 
 export interface McpProcess {
   client: Client;
@@ -23,19 +23,10 @@ export function mcpClient(
 ): McpProcess & {
   transport: StdioClientTransport;
 } {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, ...args],
-    env: cleanEnv(env) as Record<string, string>,
-    cwd: ROOT,
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
+  const transport = new StdioClientTransport(builtServer(args, env));
+  const stderr = collected(transport.stderr);
   const client = new Client({ name: 'company-data-test', version: '1.0.0' });
-  return { client, transport, stderr: () => stderr };
+  return { client, transport, stderr };
 }
 
 /**
